@@ -1,0 +1,3 @@
+import AsyncWebImage
+
+print("awi-bench: scenarios are being written")

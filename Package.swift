@@ -1,0 +1,59 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Settings every Swift target of the package shares.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "AsyncWebImage",
+    products: [
+        .library(name: "AsyncWebImage", targets: ["AsyncWebImage"]),
+        .executable(name: "awi-bench", targets: ["awi-bench"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CTurboJPEG",
+            pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSpng",
+            pkgConfig: "spng",
+            providers: [.apt(["libspng-dev"])]
+        ),
+        .target(
+            name: "AsyncWebImage",
+            dependencies: ["CCurl", "CTurboJPEG", "CSpng"],
+            swiftSettings: swiftSettings
+        ),
+        // A real HTTP/1.1 server on 127.0.0.1 with programmable faults, shared
+        // by the tests and the benchmark. Not a product: it is test support.
+        .target(
+            name: "LoopbackServer",
+            path: "Sources/LoopbackServer",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "awi-bench",
+            dependencies: ["AsyncWebImage", "LoopbackServer", "CTurboJPEG", "CSpng", "CCurl"],
+            path: "Benchmarks/awi-bench",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AsyncWebImageTests",
+            dependencies: ["AsyncWebImage", "LoopbackServer", "CTurboJPEG", "CSpng"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,55 @@
+public import Foundation
+
+/// The decoders and encoders a loader tries, in order: custom coders first,
+/// then the built-in JPEG and PNG coders (SDWebImage's coders manager, as a value).
+public struct ImageCoderRegistry: Sendable {
+    /// Decoders in the order they are asked.
+    public private(set) var decoders: [any ImageDecoding]
+    /// Encoders in the order they are asked.
+    public private(set) var encoders: [any ImageEncoding]
+
+    /// The built-in coders: ``JPEGCoder`` then ``PNGCoder``.
+    public static let builtIn = ImageCoderRegistry(decoders: [JPEGCoder(), PNGCoder()], encoders: [JPEGCoder(), PNGCoder()])
+
+    /// Creates a registry with exactly these coders.
+    public init(decoders: [any ImageDecoding], encoders: [any ImageEncoding]) {
+        self.decoders = decoders
+        self.encoders = encoders
+    }
+
+    /// Puts `decoder` in front of every decoder already registered.
+    public mutating func add(decoder: any ImageDecoding) {
+        decoders.insert(decoder, at: 0)
+    }
+
+    /// Puts `encoder` in front of every encoder already registered.
+    public mutating func add(encoder: any ImageEncoding) {
+        encoders.insert(encoder, at: 0)
+    }
+
+    /// The first decoder that accepts `data`.
+    public func decoder(for data: Data) -> (any ImageDecoding)? {
+        decoders.first { $0.canDecode(data) }
+    }
+
+    /// The first encoder that writes `format`.
+    public func encoder(for format: ImageFormat) -> (any ImageEncoding)? {
+        encoders.first { $0.canEncode(format) }
+    }
+
+    /// Decodes `data` with the first decoder that accepts it.
+    ///
+    /// - Throws: ``ImageError/unsupportedFormat(_:)`` when none does, or the decoder's error.
+    public func decode(_ data: Data, options: ImageDecodingOptions = .init()) throws -> Image {
+        guard let decoder = decoder(for: data) else { throw ImageError.unsupportedFormat(ImageFormat.detect(data)) }
+        return try decoder.decode(data, options: options)
+    }
+
+    /// Encodes `image` with the first encoder that writes `format`.
+    ///
+    /// - Throws: ``ImageError/encodingFailed(_:_:)`` when none does, or the encoder's error.
+    public func encode(_ image: Image, as format: ImageFormat, quality: Double = 0.9) throws -> Data {
+        guard let encoder = encoder(for: format) else { throw ImageError.encodingFailed(format, "no encoder registered") }
+        return try encoder.encode(image, as: format, quality: quality)
+    }
+}

@@ -1,0 +1,54 @@
+public import Foundation
+
+/// Something that turns encoded data of some format into an ``Image``.
+///
+/// Decoders are values shared across tasks; `decode` runs off every actor, on
+/// the loader's bounded decode pool, and may be called concurrently.
+public protocol ImageDecoding: Sendable {
+    /// Whether this decoder handles `data`, usually judged by magic bytes
+    /// (see ``ImageFormat/detect(_:)``). Must be cheap.
+    func canDecode(_ data: Data) -> Bool
+
+    /// Decodes the whole image.
+    ///
+    /// - Throws: ``ImageError`` (`.undecodable`, `.tooLarge`, ...).
+    func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image
+
+    /// A decoder for the bytes of a download in progress, or `nil` when this
+    /// format has no useful previews.
+    func makeProgressiveDecoder(options: ImageDecodingOptions) -> (any ProgressiveImageDecoding)?
+}
+
+extension ImageDecoding {
+    /// No progressive decoding unless a decoder provides it.
+    public func makeProgressiveDecoder(options: ImageDecodingOptions) -> (any ProgressiveImageDecoding)? { nil }
+}
+
+/// Something that turns an ``Image`` into encoded data.
+public protocol ImageEncoding: Sendable {
+    /// Whether this encoder can write `format`.
+    func canEncode(_ format: ImageFormat) -> Bool
+
+    /// Encodes `image` as `format`.
+    ///
+    /// - Parameters:
+    ///   - quality: 0...1 for lossy formats (ignored by lossless ones).
+    /// - Throws: ``ImageError/encodingFailed(_:_:)``.
+    func encode(_ image: Image, as format: ImageFormat, quality: Double) throws -> Data
+}
+
+/// Makes previews from the bytes of a download in progress.
+///
+/// Fed the bytes received so far each time more arrive, it returns a preview
+/// only when one is worth making: a new progressive JPEG scan, a new Adam7
+/// pass, or (for sequential images) more rows than the last preview had.
+/// It is a value with its own state; one instance serves one transfer.
+public protocol ProgressiveImageDecoding: Sendable {
+    /// Returns a preview for `data` (all bytes received so far, growing from
+    /// call to call), or `nil` when nothing new is worth decoding yet.
+    ///
+    /// A preview has the size the final image will have (or the thumbnail
+    /// size) and ``Image/isPreview`` set.
+    /// - Throws: ``ImageError`` when the data can already be seen to be bad.
+    mutating func preview(for data: Data) throws -> Image?
+}

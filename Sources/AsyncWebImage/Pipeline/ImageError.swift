@@ -1,0 +1,124 @@
+public import Foundation
+
+/// Every failure AsyncWebImage reports, as cases a caller can switch on.
+///
+/// Cancellation is not an `ImageError`: a cancelled load throws
+/// `CancellationError`. Descriptions carry the underlying library's own
+/// message (curl's, TurboJPEG's `tjGetErrorStr2`, spng's `spng_strerror`).
+public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The URL could not be parsed or has no host where one is needed.
+    case invalidURL(String)
+    /// The URL failed before for a reason retrying will not fix; pass `.retryFailed` to try anyway.
+    case blockedURL(URL)
+    /// The URL's scheme is not in the allow-list (http and https by default).
+    case unsupportedScheme(String)
+    /// The destination address is refused by the destination guard (private, loopback, ...).
+    case destinationNotAllowed(String)
+    /// A request modifier refused the request.
+    case requestRejected(String)
+    /// A response modifier rejected the response (for example a non-image `Content-Type`).
+    case responseRejected(String)
+    /// The server answered with an HTTP status of 400 or more.
+    case httpStatus(Int)
+    /// The transfer failed below HTTP; carries curl's code and message.
+    case network(NetworkFailure)
+    /// Connecting took too long, or the transfer stalled, past the configured timeout.
+    case timeout(String)
+    /// A limit was exceeded: bytes received, or pixels declared by the header.
+    case tooLarge(LimitKind, limit: Int64, actual: Int64?)
+    /// The data is in a known format but could not be decoded; carries the codec's message.
+    case undecodable(ImageFormat, String)
+    /// No registered decoder handles this format (`.unknown` for data that is not an image at all).
+    case unsupportedFormat(ImageFormat)
+    /// Pixel bytes and dimensions given to `Image` do not agree.
+    case invalidImage(String)
+    /// Encoding failed; carries the codec's message.
+    case encodingFailed(ImageFormat, String)
+    /// `.fromCacheOnly` was set and no cache had the image.
+    case cacheMiss
+    /// A transformer failed; carries its key and the reason.
+    case transformFailed(key: String, reason: String)
+    /// A cache file operation failed; carries the path and `errno`.
+    case diskIO(path: String, errno: Int32, message: String)
+
+    /// What a ``tooLarge(_:limit:actual:)`` limit counts.
+    public enum LimitKind: String, Sendable, Hashable {
+        /// Bytes of a response body.
+        case bytes
+        /// Pixels declared by an image header.
+        case pixels
+        /// Bytes a decoded image would occupy.
+        case decodedBytes
+    }
+
+    /// A failure of the transfer itself, below HTTP.
+    public struct NetworkFailure: Sendable, Hashable, CustomStringConvertible {
+        /// Broad classes of network failure a caller may treat differently.
+        public enum Kind: String, Sendable, Hashable {
+            /// The host name did not resolve.
+            case cannotResolveHost
+            /// No connection could be made.
+            case cannotConnect
+            /// TLS handshake or certificate verification failed.
+            case tls
+            /// More redirects than allowed, or a redirect loop.
+            case tooManyRedirects
+            /// The connection dropped or the body ended early.
+            case connectionLost
+            /// The server sent something that is not valid HTTP.
+            case protocolError
+            /// Anything else.
+            case other
+        }
+
+        /// Which class of failure this is.
+        public var kind: Kind
+        /// curl's `CURLcode` value (0 when the failure did not come from curl).
+        public var code: Int
+        /// curl's message for the failure, with its error buffer when it had one.
+        public var message: String
+
+        /// Creates a network failure.
+        public init(kind: Kind, code: Int, message: String) {
+            self.kind = kind
+            self.code = code
+            self.message = message
+        }
+
+        public var description: String { "\(kind.rawValue) (curl \(code)): \(message)" }
+    }
+
+    /// Whether retrying the same URL cannot help: HTTP 4xx other than 408 and
+    /// 429, data that is not a decodable image, or a size over a limit. Only
+    /// these put a URL on the loader's failed-URL list.
+    public var isPermanent: Bool {
+        switch self {
+        case .httpStatus(let code): (400..<500).contains(code) && code != 408 && code != 429
+        case .undecodable, .unsupportedFormat, .tooLarge, .invalidURL, .unsupportedScheme: true
+        default: false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url): "invalid URL: \(url)"
+        case .blockedURL(let url): "URL failed before and is blocked until retried with .retryFailed: \(url.absoluteString)"
+        case .unsupportedScheme(let scheme): "URL scheme not allowed: \(scheme)"
+        case .destinationNotAllowed(let address): "destination address not allowed: \(address)"
+        case .requestRejected(let reason): "request refused by the request modifier: \(reason)"
+        case .responseRejected(let reason): "response rejected: \(reason)"
+        case .httpStatus(let code): "HTTP status \(code)"
+        case .network(let failure): "network error: \(failure)"
+        case .timeout(let message): "timed out: \(message)"
+        case .tooLarge(let kind, let limit, let actual):
+            "too large: \(actual.map { "\($0)" } ?? "more than \(limit)") \(kind.rawValue), limit \(limit)"
+        case .undecodable(let format, let message): "cannot decode \(format) data: \(message)"
+        case .unsupportedFormat(let format): "no decoder for \(format) data"
+        case .invalidImage(let message): "invalid image: \(message)"
+        case .encodingFailed(let format, let message): "cannot encode \(format): \(message)"
+        case .cacheMiss: "not in cache (.fromCacheOnly)"
+        case .transformFailed(let key, let reason): "transform \(key) failed: \(reason)"
+        case .diskIO(let path, let code, let message): "cache file error on \(path): \(message) (errno \(code))"
+        }
+    }
+}
