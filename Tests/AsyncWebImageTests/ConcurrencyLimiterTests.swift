@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+@testable import AsyncWebImage
+
+@Suite("ConcurrencyLimiter", .timeLimit(.minutes(1)))
+struct ConcurrencyLimiterTests {
+    @Test("never more than the limit hold a permit at once")
+    func bounded() async throws {
+        // Given a limit of 3 and 40 tasks that each hold a permit briefly
+        let limiter = ConcurrencyLimiter(limit: 3)
+        let counts = Locked((current: 0, peak: 0, done: 0))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<40 {
+                group.addTask {
+                    try await limiter.withPermit {
+                        counts.withLock { $0.current += 1; $0.peak = max($0.peak, $0.current) }
+                        await Task.yield()
+                        counts.withLock { $0.current -= 1; $0.done += 1 }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        // Then all ran, the peak is the limit at most, and every permit is back
+        let final = counts.withLock { $0 }
+        #expect(final.done == 40)
+        #expect(final.peak <= 3)
+        #expect(limiter.availablePermits == 3)
+        #expect(limiter.waitingCount == 0)
+    }
+
+    @Test("waiters are served first in, first out")
+    func fifo() async throws {
+        // Given the only permit held and five waiters queued one after another
+        let limiter = ConcurrencyLimiter(limit: 1)
+        try await limiter.acquire()
+        let order = Locked<[Int]>([])
+        var tasks: [Task<Void, any Error>] = []
+        for index in 0..<5 {
+            tasks.append(Task {
+                try await limiter.acquire()
+                order.withLock { $0.append(index) }
+                limiter.release()
+            })
+            #expect(await eventually { limiter.waitingCount == index + 1 })
+        }
+        // When the permit is released
+        limiter.release()
+        for task in tasks { try await task.value }
+        // Then they ran in arrival order
+        #expect(order.withLock { $0 } == [0, 1, 2, 3, 4])
+        #expect(limiter.availablePermits == 1)
+    }
+
+    @Test("a cancelled waiter leaves the queue with CancellationError and takes no permit")
+    func cancellation() async throws {
+        // Given the only permit held and two waiters
+        let limiter = ConcurrencyLimiter(limit: 1)
+        try await limiter.acquire()
+        let cancelled = Task { try await limiter.acquire() }
+        #expect(await eventually { limiter.waitingCount == 1 })
+        let served = Task { try await limiter.withPermit { 42 } }
+        #expect(await eventually { limiter.waitingCount == 2 })
+        // When the first waiter is cancelled
+        cancelled.cancel()
+        // Then it throws CancellationError and leaves the queue
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        #expect(limiter.waitingCount == 1)
+        // And when the permit is released, the second waiter gets it, then gives it back
+        limiter.release()
+        #expect(try await served.value == 42)
+        #expect(limiter.availablePermits == 1)
+    }
+
+    @Test("a task cancelled before it waits throws at once")
+    func cancelledBeforeWaiting() async throws {
+        let limiter = ConcurrencyLimiter(limit: 1)
+        try await limiter.acquire()
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await limiter.acquire()
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(limiter.waitingCount == 0)
+        limiter.release()
+        #expect(limiter.availablePermits == 1)
+    }
+
+    @Test("the default limit is the number of active processors")
+    func defaultLimit() {
+        #expect(ConcurrencyLimiter().limit == ProcessInfo.processInfo.activeProcessorCount)
+        #expect(ConcurrencyLimiter(limit: 0).limit == 1)
+    }
+}
