@@ -1,19 +1,92 @@
 public import Foundation
+import CSpng
 
 /// PNG decoding and encoding on libspng.
+///
+/// Decodes every colour type and bit depth of the PNG standard, with tRNS
+/// transparency and Adam7 interlacing, to the smallest ``PixelFormat`` that
+/// holds the image without loss (straight alpha):
+/// grey → `.gray8`; grey with tRNS or alpha → `.grayAlpha8`; RGB or palette
+/// → `.rgb8`; RGB or palette with tRNS, and RGBA → `.rgba8`. 16-bit samples
+/// are rounded to 8 bits. Gamma and ICC profiles are not applied. The
+/// orientation comes from an eXIf chunk when there is one.
+///
+/// Safety on hostile input:
+/// - the header is read and ``ImageDecodingOptions/maxPixelCount`` checked
+///   before any pixel buffer is allocated;
+/// - ancillary chunks are limited to 4 MiB each (decompressed, for zTXt,
+///   iTXt and iCCP) and 16 MiB in all, so a compressed-text bomb fails with
+///   ``ImageError/undecodable(_:_:)`` instead of inflating; image data is
+///   inflated only into the pixel buffer, so an IDAT bomb cannot grow memory;
+/// - CRC and Adler-32 mismatches are errors;
+/// - a truncated file is an error, ``ImageError/undecodable(_:_:)`` whose
+///   message starts with "truncated", unless all of its image data arrived
+///   (a file cut after its last IDAT decodes).
+///
+/// Thumbnails and ``ImageDecodingOptions/scaleDownLargeImages`` decode the
+/// full image, then resample it with an area filter (PNG has no cheaper
+/// reduced decode).
 public struct PNGCoder: ImageDecoding, ImageEncoding {
     /// Creates the coder.
     public init() {}
 
+    /// Whether `data` starts with the PNG signature.
     public func canDecode(_ data: Data) -> Bool { ImageFormat.detect(data) == .png }
 
+    /// Decodes a whole PNG, then applies the thumbnail, scale-down and
+    /// orientation options.
+    ///
+    /// - Throws: ``ImageError/tooLarge(_:limit:actual:)`` when the header
+    ///   declares more than ``ImageDecodingOptions/maxPixelCount`` pixels;
+    ///   ``ImageError/undecodable(_:_:)`` with libspng's message for anything
+    ///   else (including data that is not PNG at all).
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
-        throw ImageError.undecodable(.png, "PNG decoding is being written")
+        let image = try data.withUnsafeBytes { buffer in
+            let context = try SpngContext(decoding: buffer)
+            let plan = try PNGDecodePlan(ihdr: context.header(), hasTransparencyChunk: try context.hasTransparencyChunk())
+            try options.checkPixelLimit(PixelSize(width: plan.width, height: plan.height))
+            let decoded = try Image.make(width: plan.width, height: plan.height, pixelFormat: plan.pixelFormat, format: .png) {
+                pixels in
+                try Self.decodePixels(context, plan: plan, into: pixels)
+            }
+            return decoded.with(orientation: context.exifOrientation())
+        }
+        return Self.finish(image, options: options)
     }
 
+    /// Writes every pixel of the image into `pixels`.
+    private static func decodePixels(_ context: SpngContext, plan: PNGDecodePlan, into pixels: UnsafeMutableRawBufferPointer) throws(ImageError) {
+        if plan.isSixteenBit {
+            try PNGRowDecoder.start(context, plan: plan)
+            _ = try PNGRowDecoder.decodeRows(context, plan: plan, into: pixels, toleratingTruncation: false)
+            return
+        }
+        // 8-bit output: one libspng call straight into the image's storage.
+        var expected = 0
+        try context.check(spng_decoded_image_size(context.raw, plan.spngFormat, &expected))
+        guard expected == plan.rowBytes * plan.height, pixels.count >= expected else {
+            throw .undecodable(.png, "libspng expects \(expected) bytes for \(plan.width)×\(plan.height) \(plan.pixelFormat)")
+        }
+        try context.check(spng_decode_image(context.raw, pixels.baseAddress, expected, plan.spngFormat, plan.spngFlags))
+    }
+
+    /// Applies the size and orientation options to a decoded image.
+    static func finish(_ image: Image, options: ImageDecodingOptions) -> Image {
+        var result = image
+        if let target = options.targetSize(forStored: result.size, orientation: result.orientation) {
+            result = ImageResampler.resample(result, to: target)
+        }
+        if options.applyOrientation {
+            result = result.applyingOrientation()
+        }
+        return result
+    }
+
+    /// A ``PNGProgressiveDecoder`` for a download in progress.
+    public func makeProgressiveDecoder(options: ImageDecodingOptions) -> (any ProgressiveImageDecoding)? {
+        PNGProgressiveDecoder(options: options)
+    }
+
+    /// Whether `format` is `.png`.
     public func canEncode(_ format: ImageFormat) -> Bool { format == .png }
-
-    public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws -> Data {
-        throw ImageError.encodingFailed(.png, "PNG encoding is being written")
-    }
 }
