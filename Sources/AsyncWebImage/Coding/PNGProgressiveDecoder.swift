@@ -68,6 +68,9 @@ public struct PNGProgressiveDecoder: ProgressiveImageDecoding {
         let plan = try PNGDecodePlan(ihdr: context.header(), hasTransparencyChunk: try context.hasTransparencyChunk())
         try options.checkPixelLimit(PixelSize(width: plan.width, height: plan.height))
         guard try PNGRowDecoder.start(context, plan: plan, toleratingTruncation: true) else { return nil }
+        // Now, while libspng has read every chunk before the image data and
+        // not yet run into the end of the received bytes.
+        let orientation = context.exifOrientation()
         var progress = PNGRowDecoder.Progress()
         let (lastRows, lastPasses) = (previewedRows, previewedPasses)
         let decoded = try Image.make(width: plan.width, height: plan.height, pixelFormat: plan.pixelFormat, format: .png) {
@@ -93,7 +96,7 @@ public struct PNGProgressiveDecoder: ProgressiveImageDecoding {
             guard progress.rows > lastRows, progress.rows >= lastRows + step || progress.isComplete else { return nil }
             previewedRows = progress.rows
         }
-        let preview = decoded.with(orientation: context.exifOrientation(), isPreview: true)
+        let preview = decoded.with(orientation: orientation, isPreview: true)
         return PNGCoder.finish(preview, options: options)
     }
 
