@@ -1,0 +1,107 @@
+import Synchronization
+
+/// The glue between one load's producer task and its one consumer: a
+/// Mutex-guarded ``ImageEventBuffer`` plus the consumer's waiting
+/// continuation. The producer never blocks; the consumer gets the newest
+/// state when it asks.
+final class ImageEventChannel: Sendable {
+    private struct State {
+        var buffer = ImageEventBuffer()
+        var waiter: CheckedContinuation<ImageEvent?, any Error>?
+        var onTermination: (@Sendable () -> Void)?
+        var terminated = false
+        var endDelivered = false
+    }
+
+    private let state = Mutex(State())
+
+    init() {}
+
+    /// Registers what to do when the consumer goes away (typically: cancel
+    /// the producer task). Runs at once if it has already gone.
+    func onTermination(_ action: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state -> Bool in
+            if state.terminated { return true }
+            state.onTermination = action
+            return false
+        }
+        if runNow { action() }
+    }
+
+    /// Delivers or queues an event; ignored once the channel is closed.
+    func send(_ event: ImageEvent) {
+        let waiter = state.withLock { state -> CheckedContinuation<ImageEvent?, any Error>? in
+            guard !state.buffer.isClosed else { return nil }
+            if let waiter = state.waiter, state.buffer.isEmpty {
+                state.waiter = nil
+                return waiter
+            }
+            state.buffer.append(event)
+            return nil
+        }
+        waiter?.resume(returning: event)
+    }
+
+    /// Ends the sequence after the queued events, with `error` if given.
+    func finish(throwing error: (any Error)? = nil) {
+        let waiter = state.withLock { state -> CheckedContinuation<ImageEvent?, any Error>? in
+            guard !state.buffer.isClosed else { return nil }
+            state.buffer.close(error.map { .failed($0) } ?? .finished)
+            guard state.buffer.isEmpty, let waiter = state.waiter else { return nil }
+            state.waiter = nil
+            state.endDelivered = true
+            return waiter
+        }
+        if let error { waiter?.resume(throwing: error) } else { waiter?.resume(returning: nil) }
+    }
+
+    /// The consumer has gone (cancelled, or stopped iterating): drop what is
+    /// queued and tell the producer.
+    func terminate() {
+        let (waiter, action) = state.withLock { state in
+            state.buffer.cancel()
+            state.terminated = true
+            defer { state.waiter = nil; state.onTermination = nil }
+            return (state.waiter, state.onTermination)
+        }
+        waiter?.resume(throwing: CancellationError())
+        action?()
+    }
+
+    /// The next event, `nil` at the end; throws the load's error, or
+    /// `CancellationError` when the consuming task is cancelled.
+    func next() async throws -> ImageEvent? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ImageEvent?, any Error>) in
+                enum Action { case deliver(ImageEvent), end, fail(any Error), wait }
+                let action = state.withLock { state -> Action in
+                    if let event = state.buffer.popFirst() { return .deliver(event) }
+                    if state.endDelivered { return .end }
+                    if state.terminated {
+                        state.endDelivered = true
+                        return .fail(CancellationError())
+                    }
+                    switch state.buffer.end {
+                    case .finished?:
+                        state.endDelivered = true
+                        return .end
+                    case .failed(let error)?:
+                        state.endDelivered = true
+                        return .fail(error)
+                    case nil:
+                        state.waiter = continuation
+                        return .wait
+                    }
+                }
+                switch action {
+                case .deliver(let event): continuation.resume(returning: event)
+                case .end: continuation.resume(returning: nil)
+                case .fail(let error): continuation.resume(throwing: error)
+                case .wait: break
+                }
+            }
+        } onCancel: {
+            terminate()
+        }
+    }
+}

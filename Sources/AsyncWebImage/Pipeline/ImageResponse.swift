@@ -1,0 +1,23 @@
+public import Foundation
+
+/// The result of a load: the image, its encoded data when known, and where it came from.
+public struct ImageResponse: Sendable {
+    /// The decoded image. With `.avoidDecodeImage` nothing is decoded and this is `nil`;
+    /// otherwise it is always set.
+    public let image: Image?
+    /// The encoded data: the downloaded (and decrypted) bytes, the disk
+    /// cache's bytes, or `nil` for a memory hit without `.queryMemoryData`.
+    public let data: Data?
+    /// Where the result came from: `.none` (the network), `.memory` or `.disk`.
+    public let cacheType: ImageCacheType
+    /// The URL that was asked for.
+    public let url: URL
+
+    /// Creates a response.
+    public init(image: Image?, data: Data?, cacheType: ImageCacheType, url: URL) {
+        self.image = image
+        self.data = data
+        self.cacheType = cacheType
+        self.url = url
+    }
+}
