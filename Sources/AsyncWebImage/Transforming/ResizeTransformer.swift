@@ -1,0 +1,111 @@
+/// Scales the image to a target size (SDWebImage's
+/// `SDImageResizingTransformer`, Nuke's `ImageProcessors.Resize`).
+///
+/// Sizes are in display pixels (the orientation is applied first). The
+/// filter is ``ResamplingFilter/area`` by default: exact area averaging when
+/// shrinking (no aliasing, no ringing), smooth interpolation when enlarging,
+/// alpha premultiplied. The pixel format is kept.
+public struct ResizeTransformer: ImageTransformer {
+    /// How the image's aspect ratio meets the target size.
+    public enum Mode: String, Sendable, Hashable, CaseIterable {
+        /// Keep the aspect ratio and fit inside the target: one side equals
+        /// the target, the other is at most the target (aspect fit).
+        case fit
+        /// Keep the aspect ratio and cover the target, then crop the centre:
+        /// the result is exactly the target size (aspect fill).
+        case fill
+        /// Scale each axis independently to exactly the target size.
+        case stretch
+    }
+
+    /// The target size.
+    public let size: PixelSize
+    /// How the aspect ratio is treated.
+    public let mode: Mode
+    /// Whether the image may be enlarged. With `false` (the default, as in
+    /// Nuke and imgproxy) a scale above 1 is capped at 1: `fit` returns a
+    /// smaller image unchanged, `fill` crops the centre without scaling
+    /// (at most the target size), `stretch` caps each axis at the image's.
+    public let upscale: Bool
+    /// The resampling filter.
+    public let filter: ResamplingFilter
+
+    /// Creates a resize to `size`.
+    public init(size: PixelSize, mode: Mode = .fit, upscale: Bool = false, filter: ResamplingFilter = .area) {
+        self.size = size
+        self.mode = mode
+        self.upscale = upscale
+        self.filter = filter
+    }
+
+    /// Creates a resize to `width` × `height`.
+    public init(width: Int, height: Int, mode: Mode = .fit, upscale: Bool = false, filter: ResamplingFilter = .area) {
+        self.init(size: PixelSize(width: width, height: height), mode: mode, upscale: upscale, filter: filter)
+    }
+
+    /// `resize(w=…,h=…,mode=…,upscale=…,filter=…)`.
+    public var key: String {
+        "resize(w=\(size.width),h=\(size.height),mode=\(mode.rawValue),upscale=\(upscale),filter=\(filter.rawValue))"
+    }
+
+    /// Returns the resized image (the image itself when no scaling is needed).
+    ///
+    /// - Throws: ``ImageError/transformFailed(key:reason:)`` for a target
+    ///   that is empty or larger than ``Image/maximumTransformPixelCount``.
+    public func transform(_ image: Image) throws -> Image {
+        try Image.checkTransformSize(width: size.width, height: size.height, key: key)
+        let image = image.uprightForTransform()
+        let (w, h) = (Double(image.width), Double(image.height))
+        let (tw, th) = (Double(size.width), Double(size.height))
+        switch mode {
+        case .stretch:
+            let target = upscale
+                ? size
+                : PixelSize(width: min(size.width, image.width), height: min(size.height, image.height))
+            return ImageResampler.resample(image, to: target, filter: filter)
+        case .fit:
+            var scale = min(tw / w, th / h)
+            if !upscale { scale = min(scale, 1) }
+            // The side that meets the target is exact; the other rounds.
+            let target = PixelSize(
+                width: tw / w == scale ? size.width : max(1, min(size.width, Int((w * scale).rounded()))),
+                height: th / h == scale ? size.height : max(1, min(size.height, Int((h * scale).rounded())))
+            )
+            return ImageResampler.resample(image, to: target, filter: filter)
+        case .fill:
+            var scale = max(tw / w, th / h)
+            if !upscale { scale = min(scale, 1) }
+            // Crop the source region that scales to the target (centred),
+            // then resample only that: cheaper than scaling then cropping.
+            let target = PixelSize(
+                width: min(size.width, max(1, Int((w * scale).rounded()))),
+                height: min(size.height, max(1, Int((h * scale).rounded())))
+            )
+            let cropWidth = min(image.width, max(1, Int((Double(target.width) / scale).rounded())))
+            let cropHeight = min(image.height, max(1, Int((Double(target.height) / scale).rounded())))
+            let region = PixelRect(
+                x: (image.width - cropWidth) / 2, y: (image.height - cropHeight) / 2,
+                width: cropWidth, height: cropHeight
+            )
+            return ImageResampler.resample(image.cropped(to: region), to: target, filter: filter)
+        }
+    }
+}
+
+extension ImageTransformer where Self == ResizeTransformer {
+    /// A resize to `width` × `height`; see ``ResizeTransformer``.
+    public static func resize(
+        width: Int, height: Int, mode: ResizeTransformer.Mode = .fit, upscale: Bool = false,
+        filter: ResamplingFilter = .area
+    ) -> ResizeTransformer {
+        ResizeTransformer(width: width, height: height, mode: mode, upscale: upscale, filter: filter)
+    }
+
+    /// A resize to `size`; see ``ResizeTransformer``.
+    public static func resize(
+        _ size: PixelSize, mode: ResizeTransformer.Mode = .fit, upscale: Bool = false,
+        filter: ResamplingFilter = .area
+    ) -> ResizeTransformer {
+        ResizeTransformer(size: size, mode: mode, upscale: upscale, filter: filter)
+    }
+}

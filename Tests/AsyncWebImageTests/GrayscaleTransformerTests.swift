@@ -1,0 +1,39 @@
+import Testing
+@testable import AsyncWebImage
+
+@Suite("GrayscaleTransformer", .timeLimit(.minutes(1)))
+struct GrayscaleTransformerTests {
+    @Test("weights red, green and blue by Rec. 709 or Rec. 601")
+    func weights() throws {
+        // Given pure red, green, blue, white and black
+        let image = try Image(width: 5, height: 1, pixelFormat: .rgb8, pixels: [255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255, 0, 0, 0])
+        // When converted, Then each is its luma weight × 255, white stays 255, black 0
+        let rec709 = try GrayscaleTransformer.grayscale().transform(image)
+        #expect(rec709.pixelFormat == .gray8 && rec709.pixels == [54, 182, 18, 255, 0])
+        let rec601 = try GrayscaleTransformer(luma: .rec601).transform(image)
+        #expect(rec601.pixels == [76, 150, 29, 255, 0])
+    }
+
+    @Test("keeps alpha, in rows with padding")
+    func alpha() throws {
+        let image = TransformImages.numbered(width: 5, height: 3, format: .rgba8, padding: 7)
+        let out = try GrayscaleTransformer().transform(image)
+        #expect(out.pixelFormat == .grayAlpha8 && out.size == image.size)
+        for y in 0..<3 {
+            for x in 0..<5 {
+                let p = image.pixel(x: x, y: y)!
+                let expected = (0.2126 * Double(p[0]) + 0.7152 * Double(p[1]) + 0.0722 * Double(p[2])).rounded()
+                #expect(abs(Double(out.pixel(x: x, y: y)![0]) - expected) <= 1)
+                #expect(out.pixel(x: x, y: y)![1] == p[3])
+            }
+        }
+    }
+
+    @Test("gray images are returned as they are")
+    func gray() throws {
+        let image = TransformImages.numbered(width: 4, height: 4, format: .grayAlpha8)
+        #expect(try GrayscaleTransformer().transform(image).storage === image.storage)
+        #expect(GrayscaleTransformer.grayscale(.rec601).key == "grayscale(luma=rec601)")
+        #expect(GrayscaleTransformer().key == "grayscale(luma=rec709)")
+    }
+}
