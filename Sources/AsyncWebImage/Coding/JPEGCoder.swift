@@ -1,19 +1,74 @@
 public import Foundation
 
 /// JPEG decoding and encoding on libjpeg-turbo's TurboJPEG API.
+///
+/// Decodes baseline, progressive and arithmetic-coded JPEGs, any chroma
+/// subsampling; grayscale to ``PixelFormat/gray8``, everything else to
+/// ``PixelFormat/rgb8``, including CMYK and YCCK (Adobe-inverted) files,
+/// converted to RGB. Reads the EXIF orientation into ``Image/orientation``
+/// (and applies it with ``ImageDecodingOptions/applyOrientation``).
+/// Thumbnails and scale-down decode at the smallest DCT scale that still
+/// covers the target, then resample exactly.
+///
+/// Truncated or corrupt data is an ``ImageError/undecodable(_:_:)`` error
+/// for a full decode, never a half-grey image; harmless libjpeg warnings
+/// are accepted (see `decodeImage` for the exact rule). The
+/// ``JPEGProgressiveDecoder`` from ``makeProgressiveDecoder(options:)``
+/// turns partial data into previews instead.
+///
+/// - Important: a stateless value: every call makes its own TurboJPEG
+///   handle, so one coder may decode and encode on any number of threads.
 public struct JPEGCoder: ImageDecoding, ImageEncoding {
     /// Creates the coder.
     public init() {}
 
+    /// Whether `data` starts with the JPEG signature (`FF D8 FF`).
     public func canDecode(_ data: Data) -> Bool { ImageFormat.detect(data) == .jpeg }
 
+    /// Decodes a complete JPEG file.
+    ///
+    /// - Parameters:
+    ///   - data: the whole file.
+    ///   - options: thumbnail size, scale-down, pixel limit, orientation.
+    /// - Throws: ``ImageError/tooLarge(_:limit:actual:)`` when the header
+    ///   declares more than ``ImageDecodingOptions/maxPixelCount`` pixels
+    ///   (checked before any pixel memory is allocated);
+    ///   ``ImageError/undecodable(_:_:)`` with libjpeg's message for data
+    ///   that is not JPEG, is truncated or is corrupt.
+    /// - Complexity: one TurboJPEG decode into the image's own storage (no
+    ///   extra copy), plus a resample for thumbnails and an orientation pass
+    ///   when applying it.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
-        throw ImageError.undecodable(.jpeg, "JPEG decoding is being written")
+        try data.withUnsafeBytes { bytes throws(ImageError) in
+            try Self.decodeImage(bytes, options: options, completeness: .required)
+        }
     }
 
+    /// A ``JPEGProgressiveDecoder`` for a download of JPEG data.
+    public func makeProgressiveDecoder(options: ImageDecodingOptions) -> (any ProgressiveImageDecoding)? {
+        JPEGProgressiveDecoder(options: options)
+    }
+
+    /// Whether `format` is ``ImageFormat/jpeg``.
     public func canEncode(_ format: ImageFormat) -> Bool { format == .jpeg }
 
+    /// Encodes `image` as a baseline JPEG with 4:2:0 chroma subsampling
+    /// (grayscale images as single-channel JPEGs).
+    ///
+    /// Alpha cannot be stored in JPEG, so ``PixelFormat/rgba8`` and
+    /// ``PixelFormat/grayAlpha8`` images are flattened over white, the way
+    /// a transparent PNG looks on a web page. An orientation other than
+    /// ``ImageOrientation/up`` is written as an EXIF APP1 segment, so the
+    /// file displays (and decodes back) the same way.
+    ///
+    /// - Parameters:
+    ///   - format: must be ``ImageFormat/jpeg``.
+    ///   - quality: 0...1, mapped linearly to libjpeg's 1...100 (0.9 → 90);
+    ///     values outside are clamped.
+    /// - Throws: ``ImageError/encodingFailed(_:_:)`` with TurboJPEG's message,
+    ///   or for a format other than JPEG or sides above 65535 pixels.
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws -> Data {
-        throw ImageError.encodingFailed(.jpeg, "JPEG encoding is being written")
+        guard format == .jpeg else { throw ImageError.encodingFailed(format, "JPEGCoder writes only JPEG") }
+        return try Self.encodeImage(image, quality: quality)
     }
 }

@@ -1,0 +1,124 @@
+import CTurboJPEG
+
+extension JPEGCoder {
+    /// What a decode does when the data runs out or is damaged.
+    enum Completeness {
+        /// A final image: data that ran out or is corrupt is an error.
+        case required
+        /// A preview of a download in progress: decode what is there (libjpeg
+        /// fills what is missing) and mark the image as a preview.
+        case partialAllowed
+    }
+
+    /// Decodes JPEG bytes: header, pixel limit, DCT-scaled decompression
+    /// straight into the image's storage, exact resampling, orientation.
+    ///
+    /// The order matters for hostile input: the header is parsed and the
+    /// pixel limit checked before any pixel buffer exists, so a small file
+    /// declaring 64250×64250 fails in microseconds.
+    ///
+    /// ## Truncated and corrupt data (``Completeness/required``)
+    /// libjpeg decodes nearly anything, filling what it cannot read with
+    /// grey and reporting a *warning*. A final image must not be half grey,
+    /// so warnings that mean pixels were lost are errors:
+    /// "Premature end of JPEG file" (the data ran out, including a file that
+    /// lacks only its EOI marker — libjpeg cannot tell the difference),
+    /// "premature end of data segment" (a scan ended early), bad Huffman or
+    /// arithmetic codes, and a missing restart marker. Every other warning
+    /// (extraneous bytes between markers, an unknown JFIF revision or Adobe
+    /// transform, a bogus progression or ICC marker, odd SOS parameters) is
+    /// harmless and is accepted — but since TurboJPEG reports only the
+    /// *first* warning, the data is then also checked to end with an EOI
+    /// marker, so a harmless warning cannot hide a truncation.
+    ///
+    /// - Throws: ``ImageError/undecodable(_:_:)`` with libjpeg's message;
+    ///   ``ImageError/tooLarge(_:limit:actual:)`` over the pixel limit.
+    static func decodeImage(
+        _ jpeg: UnsafeRawBufferPointer,
+        options: ImageDecodingOptions,
+        completeness: Completeness
+    ) throws(ImageError) -> Image {
+        guard jpeg.count >= 3, jpeg[0] == 0xFF, jpeg[1] == 0xD8 else {
+            throw .undecodable(.jpeg, jpeg.isEmpty ? "no data" : "not JPEG data (no SOI marker)")
+        }
+        let handle = try TurboJPEGHandle(.decompressor)
+        let header = try handle.readHeader(jpeg)
+        // TurboJPEG "succeeds" with 0×0 on data that ends before the frame header.
+        guard header.size.width > 0, header.size.height > 0 else { throw .undecodable(.jpeg, "no frame header") }
+        try options.checkPixelLimit(header.size)
+
+        // Markers up to the first scan only: the EXIF orientation. A malformed
+        // segment here only costs the orientation; libjpeg judges the data.
+        var markers = JPEGMarkerScanner()
+        try? markers.advance(jpeg, stopAtFirstScan: true)
+        let orientation = markers.orientation ?? .up
+
+        let target = options.targetSize(forStored: header.size, orientation: orientation)
+        let scale = target.map { JPEGScale.smallestCovering($0, from: header.size) } ?? .one
+        var (image, warning) = try decompress(jpeg, header: header, scale: scale, handle: handle)
+
+        if let warning, completeness == .required {
+            try judge(warning: warning, jpeg: jpeg)
+        }
+        if let target, target != image.size {
+            image = ImageResampler.resample(image, to: target)
+        }
+        image = image.with(orientation: orientation, isPreview: completeness == .partialAllowed)
+        return options.applyOrientation ? image.applyingOrientation() : image
+    }
+
+    /// Decompresses at `scale` into a new image, converting CMYK to RGB.
+    private static func decompress(
+        _ jpeg: UnsafeRawBufferPointer,
+        header: TurboJPEGHandle.Header,
+        scale: JPEGScale,
+        handle: borrowing TurboJPEGHandle
+    ) throws(ImageError) -> (Image, warning: String?) {
+        let size = scale.apply(to: header.size)
+        // Errors cannot leave `Image.make`'s fill closure typed, so the
+        // outcome is carried out of it instead.
+        var outcome: Result<String?, ImageError> = .success(nil)
+        if header.isCMYK {
+            // TurboJPEG has no CMYK → RGB conversion: decode CMYK into a
+            // scratch buffer, then convert into the image's storage.
+            let pitch = size.width * 4
+            let cmyk = [UInt8](unsafeUninitializedCapacity: pitch * size.height) { buffer, initialized in
+                outcome = Result { () throws(ImageError) in
+                    try handle.decompress(jpeg, into: UnsafeMutableRawBufferPointer(buffer), size: size, pitch: pitch, pixelFormat: TJPF_CMYK)
+                }
+                initialized = buffer.count
+            }
+            let warning = try outcome.get()
+            let image = cmyk.withUnsafeBytes { source in
+                Image.make(width: size.width, height: size.height, pixelFormat: .rgb8, format: .jpeg) { destination in
+                    CMYKConverter.convert(source, to: destination, count: size.pixelCount)
+                }
+            }
+            return (image, warning)
+        }
+        let (pixelFormat, tjFormat) = header.isGray ? (PixelFormat.gray8, TJPF_GRAY) : (.rgb8, TJPF_RGB)
+        // Decoded straight into the image's storage, never zero-filled:
+        // TurboJPEG writes every byte (grey where data is missing).
+        let image = Image.make(width: size.width, height: size.height, pixelFormat: pixelFormat, format: .jpeg) { destination in
+            outcome = Result { () throws(ImageError) in
+                try handle.decompress(jpeg, into: destination, size: size, pitch: size.width * pixelFormat.bytesPerPixel, pixelFormat: tjFormat)
+            }
+        }
+        return (image, try outcome.get())
+    }
+
+    /// Throws unless libjpeg's `warning` is harmless for a final image (see
+    /// ``decodeImage(_:options:completeness:)``).
+    static func judge(warning: String, jpeg: UnsafeRawBufferPointer) throws(ImageError) {
+        let lowered = warning.lowercased()
+        let lostPixels = ["premature end", "bad huffman code", "bad arithmetic code", "instead of rst"]
+        if lostPixels.contains(where: { lowered.contains($0) }) {
+            throw .undecodable(.jpeg, "truncated or corrupt data: \(warning)")
+        }
+        var markers = JPEGMarkerScanner()
+        try markers.advance(jpeg)
+        guard markers.sawEndOfImage else {
+            throw .undecodable(.jpeg, "truncated data: no EOI marker (libjpeg also warned: \(warning))")
+        }
+    }
+}

@@ -1,0 +1,174 @@
+/// Walks the marker structure of JPEG data that may still be arriving.
+///
+/// Each call to ``advance(_:stopAtFirstScan:)`` resumes where the previous
+/// one stopped, so feeding a download chunk by chunk costs O(total bytes),
+/// never a rescan from 0. It reads what the rest of the coder needs without
+/// decoding anything: the frame header (size, progressive or not), the EXIF
+/// orientation, how many scans are complete, how many entropy-coded bytes
+/// have arrived, and whether the end-of-image marker was seen.
+///
+/// JPEG structure, as far as this scanner is concerned: `SOI`, then
+/// segments (`FF xx` + 16-bit length + payload) and standalone markers;
+/// each `SOS` segment is followed by entropy-coded data, in which `FF` only
+/// appears as `FF 00` (a stuffed byte) or `FF D0`–`FF D7` (restart markers),
+/// so the first other marker ends the scan. Bytes between segments that are
+/// not a marker are skipped, as libjpeg does (with a warning).
+struct JPEGMarkerScanner: Sendable {
+    /// Where the scanner is in the structure.
+    enum Phase: Sendable, Equatable {
+        /// Before the `SOI` marker.
+        case start
+        /// Between segments, expecting a marker.
+        case segments
+        /// Inside a scan's entropy-coded data.
+        case entropy
+        /// After `EOI`: the image is complete.
+        case end
+    }
+
+    /// What the start-of-frame segment declares.
+    struct Frame: Sendable, Equatable {
+        /// Declared width and height.
+        var size: PixelSize
+        /// Number of colour components (1 gray, 3 YCbCr/RGB, 4 CMYK/YCCK).
+        var components: Int
+        /// Whether the frame is progressive (`SOF2`, `SOF6`, `SOF10`, `SOF14`).
+        var isProgressive: Bool
+    }
+
+    /// Where the scanner is in the structure.
+    private(set) var phase = Phase.start
+    /// How many bytes have been examined; the next call starts here.
+    private(set) var offset = 0
+    /// The frame header, once it has arrived.
+    private(set) var frame: Frame?
+    /// The orientation from the first APP1 Exif segment, once it has arrived.
+    private(set) var orientation: ImageOrientation?
+    /// Scans whose entropy-coded data has fully arrived (the marker after it has been seen).
+    private(set) var completedScans = 0
+    /// The offset where the last completed scan's data ends (the next marker starts).
+    private(set) var completedScansEnd = 0
+    /// Entropy-coded bytes of all completed scans.
+    private(set) var completedEntropyBytes = 0
+    /// Start of the current scan's entropy-coded data while in ``Phase/entropy``.
+    private var scanDataStart = 0
+
+    /// Entropy-coded bytes received so far when the data is `count` bytes long,
+    /// including the part of a scan still arriving.
+    func entropyBytes(receivedCount count: Int) -> Int {
+        completedEntropyBytes + (phase == .entropy ? max(0, count - scanDataStart) : 0)
+    }
+
+    /// Whether the end-of-image marker has been seen.
+    var sawEndOfImage: Bool { phase == .end }
+
+    /// Examines the bytes from ``offset`` to the end of `bytes`, which must
+    /// extend (not replace) the bytes given before.
+    ///
+    /// - Parameters:
+    ///   - stopAtFirstScan: stop at the first `SOS` (all a header reader needs).
+    /// - Throws: ``ImageError/undecodable(_:_:)`` when the data cannot be a
+    ///   JPEG: no `SOI` marker, or a segment length below 2.
+    mutating func advance(_ bytes: UnsafeRawBufferPointer, stopAtFirstScan: Bool = false) throws(ImageError) {
+        let count = bytes.count
+        while offset < count {
+            switch phase {
+            case .start:
+                guard count >= 2 else { return }
+                guard bytes[0] == 0xFF, bytes[1] == 0xD8 else { throw .undecodable(.jpeg, "not JPEG data (no SOI marker)") }
+                offset = 2
+                phase = .segments
+            case .segments:
+                guard try readSegment(bytes) else { return }
+            case .entropy:
+                if stopAtFirstScan { return }
+                guard skipEntropyData(bytes) else { return }
+            case .end:
+                return
+            }
+        }
+    }
+
+    /// Reads one marker segment at ``offset``; `false` when more bytes are needed.
+    private mutating func readSegment(_ bytes: UnsafeRawBufferPointer) throws(ImageError) -> Bool {
+        let count = bytes.count
+        // Skip anything that is not a marker, then fill bytes (FF FF ...).
+        var at = offset
+        while at < count, bytes[at] != 0xFF { at += 1 }
+        while at + 1 < count, bytes[at + 1] == 0xFF { at += 1 }
+        offset = at
+        guard at + 1 < count else { return false }
+        let marker = bytes[at + 1]
+        switch marker {
+        case 0xD9:
+            offset = at + 2
+            phase = .end
+            return true
+        case 0x01, 0xD0...0xD8:
+            // Standalone markers carry no length (a stray SOI or RST is ignored).
+            offset = at + 2
+            return true
+        default:
+            break
+        }
+        guard at + 3 < count else { return false }
+        let length = Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+        guard length >= 2 else { throw .undecodable(.jpeg, "bad length \(length) of marker 0x\(String(marker, radix: 16))") }
+        let payloadStart = at + 4
+        let end = at + 2 + length
+        guard end <= count else { return false }
+        let payload = UnsafeRawBufferPointer(rebasing: bytes[payloadStart..<end])
+        switch marker {
+        case 0xC0...0xC3, 0xC5...0xC7, 0xC9...0xCB, 0xCD...0xCF:
+            // SOFn: precision, height, width, component count.
+            if frame == nil, payload.count >= 6 {
+                let height = Int(payload[1]) << 8 | Int(payload[2])
+                let width = Int(payload[3]) << 8 | Int(payload[4])
+                frame = Frame(
+                    size: PixelSize(width: width, height: height),
+                    components: Int(payload[5]),
+                    isProgressive: [0xC2, 0xC6, 0xCA, 0xCE].contains(marker)
+                )
+            }
+        case 0xE1:
+            if orientation == nil { orientation = ExifOrientationReader.orientation(inAPP1: payload) }
+        case 0xDA:
+            phase = .entropy
+            scanDataStart = end
+        default:
+            break
+        }
+        offset = end
+        return true
+    }
+
+    /// Skips entropy-coded data up to the marker that ends the scan; `false`
+    /// when the data ends first (``offset`` then rests on the last byte
+    /// that could still start that marker).
+    private mutating func skipEntropyData(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let count = bytes.count
+        var at = offset
+        while at < count {
+            guard bytes[at] == 0xFF else {
+                at += 1
+                continue
+            }
+            guard at + 1 < count else { break }
+            switch bytes[at + 1] {
+            case 0x00, 0xD0...0xD7:
+                at += 2 // a stuffed zero or a restart marker: still inside the scan
+            case 0xFF:
+                at += 1 // fill byte before a marker
+            default:
+                completedScans += 1
+                completedEntropyBytes += at - scanDataStart
+                completedScansEnd = at
+                offset = at
+                phase = .segments
+                return true
+            }
+        }
+        offset = at
+        return false
+    }
+}

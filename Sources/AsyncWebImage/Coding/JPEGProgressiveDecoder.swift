@@ -1,0 +1,87 @@
+public import Foundation
+
+/// Makes previews of a JPEG download in progress; returned by
+/// ``JPEGCoder/makeProgressiveDecoder(options:)``.
+///
+/// Each call scans only the bytes that arrived since the previous call
+/// (a ``JPEGMarkerScanner`` keeps its place), and decodes only when a
+/// preview is worth it:
+/// - **Progressive JPEG**: when at least one more scan has fully arrived
+///   (its entropy-coded data and the marker after it). The preview decodes
+///   the data up to the end of that scan, so every block has at least its
+///   DC value: the whole frame is covered, at the quality the scans so far
+///   give, never grey at the bottom.
+/// - **Sequential (baseline) JPEG**: rows arrive top to bottom, and the
+///   entropy-coded bytes received are the measure of rows. A preview is made
+///   once 8 KiB of them have arrived, then each time they have grown by half
+///   (and by 8 KiB) since the last preview. Rows not yet received are grey.
+///   Since a preview costs about one full decode, geometric steps bound
+///   the preview work of a download to O(log(size)) decodes.
+///
+/// At most ``maximumPreviews`` previews are made per download (a hostile
+/// progressive file may declare hundreds of scans), none once the EOI
+/// marker has arrived (the final decode follows), and each is a real image
+/// of the final size, or of the thumbnail size the options ask for, with
+/// ``Image/isPreview`` set.
+///
+/// - Important: a value with its own state: use one per download, feed it
+///   the growing data from one task at a time.
+public struct JPEGProgressiveDecoder: ProgressiveImageDecoding {
+    /// The most previews one download gets.
+    public static let maximumPreviews = 16
+
+    /// Entropy-coded bytes of a sequential JPEG before its first preview,
+    /// and the least growth between two previews.
+    static let sequentialStep = 8 * 1024
+
+    private let options: ImageDecodingOptions
+    private var scanner = JPEGMarkerScanner()
+    private var previewedScans = 0
+    private var previewedEntropyBytes = 0
+    private var previewCount = 0
+
+    /// Creates a decoder for one download.
+    ///
+    /// - Parameter options: the options of the final decode; previews get
+    ///   the same size and orientation handling.
+    public init(options: ImageDecodingOptions = .init()) {
+        self.options = options
+    }
+
+    /// Returns a preview of `data` (all bytes received so far), or `nil`
+    /// when nothing new is worth decoding yet.
+    ///
+    /// If `data` is shorter than what an earlier call saw, the download was
+    /// restarted: the decoder starts over.
+    /// - Throws: ``ImageError/undecodable(_:_:)`` when the data is not JPEG
+    ///   or is damaged beyond decoding; ``ImageError/tooLarge(_:limit:actual:)``
+    ///   as soon as the frame header declares too many pixels.
+    public mutating func preview(for data: Data) throws -> Image? {
+        try data.withUnsafeBytes { bytes throws(ImageError) in try preview(in: bytes) }
+    }
+
+    private mutating func preview(in bytes: UnsafeRawBufferPointer) throws(ImageError) -> Image? {
+        if bytes.count < scanner.offset { self = JPEGProgressiveDecoder(options: options) }
+        try scanner.advance(bytes)
+        guard let frame = scanner.frame else { return nil }
+        try options.checkPixelLimit(frame.size)
+        guard !scanner.sawEndOfImage, previewCount < Self.maximumPreviews else { return nil }
+
+        let prefixEnd: Int
+        if frame.isProgressive {
+            guard scanner.completedScans > previewedScans else { return nil }
+            previewedScans = scanner.completedScans
+            prefixEnd = scanner.completedScansEnd
+        } else {
+            let received = scanner.entropyBytes(receivedCount: bytes.count)
+            let wanted = max(previewedEntropyBytes + Self.sequentialStep, previewedEntropyBytes + previewedEntropyBytes / 2)
+            guard received >= wanted else { return nil }
+            previewedEntropyBytes = received
+            prefixEnd = bytes.count
+        }
+        previewCount += 1
+        return try JPEGCoder.decodeImage(
+            UnsafeRawBufferPointer(rebasing: bytes[..<prefixEnd]), options: options, completeness: .partialAllowed
+        )
+    }
+}

@@ -1,0 +1,46 @@
+import CTurboJPEG
+
+/// A DCT-domain scaling factor TurboJPEG can decode at (`num/denom`, 1/8 to 2).
+///
+/// Scaling inside the IDCT skips most of the work of a full decode (1/8
+/// reads only the DC coefficient of each block), which is what makes JPEG
+/// thumbnails cheap.
+struct JPEGScale: Sendable, Hashable, CustomStringConvertible {
+    /// Numerator of the factor.
+    var numerator: Int
+    /// Denominator of the factor.
+    var denominator: Int
+
+    /// No scaling.
+    static let one = JPEGScale(numerator: 1, denominator: 1)
+
+    /// The factors TurboJPEG supports that shrink (≤ 1), smallest first.
+    static let reducing: [JPEGScale] = {
+        var count: Int32 = 0
+        guard let list = tjGetScalingFactors(&count), count > 0 else { return [.one] }
+        let factors = (0..<Int(count))
+            .map { JPEGScale(numerator: Int(list[$0].num), denominator: Int(list[$0].denom)) }
+            .filter { $0.numerator > 0 && $0.denominator > 0 && $0.numerator <= $0.denominator }
+        return factors.sorted { $0.numerator * $1.denominator < $1.numerator * $0.denominator }
+    }()
+
+    /// The smallest supported factor whose output still covers `target` in
+    /// both dimensions, so only a downscale (never an upscale) remains for
+    /// the resampler; `.one` when none smaller does.
+    static func smallestCovering(_ target: PixelSize, from size: PixelSize) -> JPEGScale {
+        reducing.first { scale in
+            let scaled = scale.apply(to: size)
+            return scaled.width >= target.width && scaled.height >= target.height
+        } ?? .one
+    }
+
+    /// The size TurboJPEG produces at this factor (its `TJSCALED` macro: rounded up).
+    func apply(to size: PixelSize) -> PixelSize {
+        PixelSize(
+            width: (size.width * numerator + denominator - 1) / denominator,
+            height: (size.height * numerator + denominator - 1) / denominator
+        )
+    }
+
+    var description: String { "\(numerator)/\(denominator)" }
+}

@@ -1,0 +1,367 @@
+import Foundation
+import Testing
+@testable import AsyncWebImage
+
+@Suite("JPEGCoder", .timeLimit(.minutes(2)))
+struct JPEGCoderTests {
+    let coder = JPEGCoder()
+
+    // MARK: Pixels against djpeg
+
+    @Test("decodes every colour layout exactly as djpeg does", arguments: [
+        "baseline-420", "baseline-422", "baseline-444", "baseline-restart", "baseline-arithmetic", "progressive",
+    ])
+    func matchesDjpeg(name: String) throws {
+        // Given a JPEG and djpeg's decode of it (same islow IDCT, same fancy upsampling)
+        let data = try JPEGFixtures.data("\(name).jpg")
+        let reference = try JPEGFixtures.reference("\(name).ppm")
+        // When it is decoded
+        let image = try coder.decode(data, options: .init())
+        // Then the pixels are identical
+        #expect(image.pixelFormat == .rgb8)
+        #expect(image.format == .jpeg)
+        #expect(image.orientation == .up)
+        #expect(!image.isPreview)
+        #expect(image.size == PixelSize(width: 96, height: 64))
+        #expect(image.maximumChannelDifference(from: reference) == 0)
+    }
+
+    @Test("decodes grayscale to gray8, exactly as djpeg does")
+    func gray() throws {
+        let image = try coder.decode(try JPEGFixtures.data("gray.jpg"), options: .init())
+        #expect(image.pixelFormat == .gray8)
+        #expect(image.bytesPerRow == 96)
+        #expect(image.maximumChannelDifference(from: try JPEGFixtures.reference("gray.pgm")) == 0)
+    }
+
+    @Test("converts Adobe CMYK and YCCK to RGB (inverted samples)", arguments: ["cmyk", "ycck"])
+    func cmyk(name: String) throws {
+        // Given a Photoshop-style CMYK or YCCK JPEG (made by ImageMagick / libjpeg)
+        let image = try coder.decode(try JPEGFixtures.data("\(name).jpg"), options: .init())
+        // Then it is RGB, equal to djpeg's R = C·K/255 conversion (which
+        // ImageMagick agrees with to ±1, checked by the fixture script)
+        #expect(image.pixelFormat == .rgb8)
+        #expect(image.maximumChannelDifference(from: try JPEGFixtures.reference("\(name).ppm")) == 0)
+        // And the corner blocks have their colours: red, green, blue, yellow
+        // (JPEG quality 90, so within a small tolerance)
+        let corners: [((Int, Int), [Int])] = [((4, 4), [255, 0, 0]), ((91, 4), [0, 255, 0]), ((4, 59), [0, 0, 255]), ((91, 59), [255, 255, 0])]
+        for ((x, y), expected) in corners {
+            let pixel = try #require(image.pixel(x: x, y: y)).map(Int.init)
+            #expect(zip(pixel, expected).allSatisfy { abs($0 - $1) <= 24 }, "\(name) (\(x),\(y)) is \(pixel), expected \(expected)")
+        }
+    }
+
+    // MARK: Orientation
+
+    /// Colour of each corner of the upright 64×40 orientation picture.
+    static let uprightCorners: [((Int, Int), [Int])] = [
+        ((3, 3), [255, 0, 0]), ((60, 3), [0, 255, 0]), ((3, 36), [0, 0, 255]), ((60, 36), [255, 255, 0]),
+    ]
+
+    @Test("reads every EXIF orientation, in both byte orders", arguments: 1...8)
+    func readsOrientation(value: Int) throws {
+        // Given a file stored for orientation `value` (odd: II EXIF, even: MM)
+        let data = try JPEGFixtures.data("orientation-\(value).jpg")
+        // When decoded without applying it
+        let image = try coder.decode(data, options: .init())
+        // Then the orientation is reported and the pixels stay as stored
+        #expect(image.orientation.rawValue == UInt8(value))
+        #expect(image.size == (value >= 5 ? PixelSize(width: 40, height: 64) : PixelSize(width: 64, height: 40)))
+        #expect(image.orientedSize == PixelSize(width: 64, height: 40))
+    }
+
+    @Test("applies every EXIF orientation: each corner lands where it belongs", arguments: 1...8)
+    func appliesOrientation(value: Int) throws {
+        let data = try JPEGFixtures.data("orientation-\(value).jpg")
+        // When decoded with applyOrientation
+        let image = try coder.decode(data, options: .init(applyOrientation: true))
+        // Then the picture is upright: 64×40, red top-left, green top-right, blue bottom-left, yellow bottom-right
+        #expect(image.orientation == .up)
+        #expect(image.size == PixelSize(width: 64, height: 40))
+        for ((x, y), expected) in Self.uprightCorners {
+            let pixel = try #require(image.pixel(x: x, y: y)).map(Int.init)
+            #expect(zip(pixel, expected).allSatisfy { abs($0 - $1) <= 24 }, "orientation \(value): (\(x),\(y)) is \(pixel), expected \(expected)")
+        }
+    }
+
+    // MARK: Thumbnails and scale-down
+
+    @Test("picks the smallest DCT scale that still covers the target")
+    func scaleChoice() {
+        let full = PixelSize(width: 640, height: 480)
+        #expect(JPEGScale.smallestCovering(PixelSize(width: 100, height: 75), from: full) == JPEGScale(numerator: 1, denominator: 4))
+        #expect(JPEGScale.smallestCovering(PixelSize(width: 80, height: 60), from: full) == JPEGScale(numerator: 1, denominator: 8))
+        #expect(JPEGScale.smallestCovering(PixelSize(width: 81, height: 60), from: full) == JPEGScale(numerator: 1, denominator: 4))
+        #expect(JPEGScale.smallestCovering(PixelSize(width: 400, height: 300), from: full) == JPEGScale(numerator: 5, denominator: 8))
+        #expect(JPEGScale.smallestCovering(PixelSize(width: 639, height: 479), from: full) == .one)
+        // Every factor offered shrinks, smallest first.
+        #expect(JPEGScale.reducing.first == JPEGScale(numerator: 1, denominator: 8))
+        #expect(JPEGScale.reducing.last == .one)
+    }
+
+    @Test("a thumbnail at exactly 1/4 scale is djpeg -scale 1/4, untouched by the resampler")
+    func dctScaledDecode() throws {
+        // Given the 640×480 image and djpeg's DCT-domain 1/4 decode
+        let data = try JPEGFixtures.data("large.jpg")
+        let reference = try JPEGFixtures.reference("large-quarter.ppm")
+        // When a 160×120 thumbnail is asked for
+        let image = try coder.decode(data, options: .init(thumbnailPixelSize: PixelSize(width: 160, height: 120)))
+        // Then it is the DCT-scaled decode itself
+        #expect(image.size == PixelSize(width: 160, height: 120))
+        #expect(image.maximumChannelDifference(from: reference) == 0)
+    }
+
+    @Test("thumbnails have the exact size and aspect, and look like the full image resized")
+    func thumbnail() throws {
+        let data = try JPEGFixtures.data("large.jpg")
+        // When a thumbnail fitting 100×100 is asked for
+        let thumbnail = try coder.decode(data, options: .init(thumbnailPixelSize: PixelSize(width: 100, height: 100)))
+        // Then it is 100×75 (4:3 kept)
+        #expect(thumbnail.size == PixelSize(width: 100, height: 75))
+        #expect(thumbnail.pixelFormat == .rgb8)
+        // And close to a full decode resampled to the same size (DCT scaling
+        // then area averaging differs from area averaging alone only slightly)
+        let full = try coder.decode(data, options: .init())
+        let resized = ImageResampler.resample(full, to: thumbnail.size)
+        let mean = try #require(JPEGFixtures.meanDifference(thumbnail, resized, rows: 0..<75))
+        #expect(mean < 2.5, "mean difference \(mean)")
+
+        // Without preserving the aspect ratio, exactly the size asked for
+        let stretched = try coder.decode(data, options: .init(thumbnailPixelSize: PixelSize(width: 50, height: 50), preserveAspectRatio: false))
+        #expect(stretched.size == PixelSize(width: 50, height: 50))
+
+        // Never enlarged
+        let small = try coder.decode(try JPEGFixtures.data("baseline-420.jpg"), options: .init(thumbnailPixelSize: PixelSize(width: 500, height: 500)))
+        #expect(small.size == PixelSize(width: 96, height: 64))
+    }
+
+    @Test("thumbnail sizes are in displayed pixels for rotated images")
+    func orientedThumbnail() throws {
+        // Given a file stored 40×64 that displays 64×40 (EXIF 6)
+        let data = try JPEGFixtures.data("orientation-6.jpg")
+        // When a 32×32 thumbnail is asked for
+        let stored = try coder.decode(data, options: .init(thumbnailPixelSize: PixelSize(width: 32, height: 32)))
+        let upright = try coder.decode(data, options: .init(thumbnailPixelSize: PixelSize(width: 32, height: 32), applyOrientation: true))
+        // Then it displays 32×20
+        #expect(stored.size == PixelSize(width: 20, height: 32))
+        #expect(stored.orientation == .right)
+        #expect(upright.size == PixelSize(width: 32, height: 20))
+        #expect(upright.orientation == .up)
+        // And the red corner is still top-left once upright
+        let red = try #require(upright.pixel(x: 1, y: 1)).map(Int.init)
+        #expect(red[0] > 180 && red[1] < 80 && red[2] < 80, "\(red)")
+    }
+
+    @Test("scaleDownLargeImages keeps the decoded bytes under the limit")
+    func scaleDown() throws {
+        let data = try JPEGFixtures.data("large.jpg")
+        // When the limit is 100 000 bytes (640×480×4 is 1 228 800)
+        let image = try coder.decode(data, options: .init(scaleDownLargeImages: true, scaleDownLimitBytes: 100_000))
+        // Then the image is scaled down, aspect kept, to fit 4 bytes per pixel under the limit
+        #expect(image.width * image.height * 4 <= 100_000)
+        #expect(image.width >= 170 && image.height >= 125)
+        #expect(abs(Double(image.width) / Double(image.height) - 4.0 / 3.0) < 0.02)
+        // And an image under the limit is left alone
+        let untouched = try coder.decode(data, options: .init(scaleDownLargeImages: true))
+        #expect(untouched.size == PixelSize(width: 640, height: 480))
+    }
+
+    // MARK: Limits and bad input
+
+    @Test("a header declaring 65500×65500 fails with tooLarge before any allocation")
+    func hugeHeader() throws {
+        // Given a 30 KB file whose SOF claims 65500×65500 (libjpeg's largest;
+        // 100000×100000 does not fit the header's 16-bit fields)
+        for (width, height) in [(65_500, 65_500), (64_250, 64_250)] {
+            let data = try JPEGFixtures.withDeclaredSize(try JPEGFixtures.data("large.jpg"), width: width, height: height)
+            // When decoded, then it fails on the pixel limit, naming the declared count
+            #expect(throws: ImageError.tooLarge(.pixels, limit: 100_000_000, actual: Int64(width * height))) {
+                try coder.decode(data, options: .init())
+            }
+        }
+        // And sides libjpeg refuses (65501...65535) are undecodable
+        let widest = try JPEGFixtures.withDeclaredSize(try JPEGFixtures.data("large.jpg"), width: 65_535, height: 65_535)
+        #expect(throws: ImageError.undecodable(.jpeg, "Maximum supported image dimension is 65500 pixels")) {
+            try coder.decode(widest, options: .init())
+        }
+        // And a lowered limit applies to ordinary files too
+        #expect(throws: ImageError.tooLarge(.pixels, limit: 1000, actual: 640 * 480)) {
+            try coder.decode(try JPEGFixtures.data("large.jpg"), options: .init(maxPixelCount: 1000))
+        }
+    }
+
+    @Test("rejects data that is not JPEG with a typed error")
+    func notJPEG() throws {
+        var generator = SystemRandomNumberGenerator()
+        let random = Data((0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let inputs: [Data] = [
+            Data(), Data([0xFF]), Data([0xFF, 0xD8]), Data([0xFF, 0xD8, 0xFF]), random,
+            Data("<!DOCTYPE html><html><head><title>404 Not Found</title></head><body>nope</body></html>".utf8),
+            Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x01]), // impossible segment length
+        ]
+        for input in inputs {
+            #expect(throws: ImageError.self) { try coder.decode(input, options: .init()) }
+            do {
+                _ = try coder.decode(input, options: .init())
+            } catch let error as ImageError {
+                guard case .undecodable(.jpeg, let message) = error else {
+                    Issue.record("\(input.count) bytes: \(error)")
+                    continue
+                }
+                #expect(!message.isEmpty)
+            }
+        }
+    }
+
+    @Test("truncated data is an error in a full decode, never a half-grey image", arguments: [0.1, 0.3, 0.5, 0.8, 0.95])
+    func truncated(fraction: Double) throws {
+        for name in ["large.jpg", "large-progressive.jpg", "cmyk.jpg"] {
+            let data = try JPEGFixtures.data(name)
+            let cut = data.prefix(Int(Double(data.count) * fraction))
+            do {
+                let image = try coder.decode(cut, options: .init())
+                Issue.record("\(name) cut to \(cut.count) bytes decoded to \(image)")
+            } catch let error as ImageError {
+                guard case .undecodable(.jpeg, let message) = error else {
+                    Issue.record("\(error)")
+                    continue
+                }
+                #expect(message.contains("truncated") || message.contains("Premature"), "\(message)")
+            }
+        }
+    }
+
+    @Test("a file lacking only its EOI marker counts as truncated")
+    func missingEOI() throws {
+        let data = try JPEGFixtures.data("baseline-420.jpg")
+        #expect(data.suffix(2) == Data([0xFF, 0xD9]))
+        #expect(throws: ImageError.self) { try coder.decode(data.dropLast(2), options: .init()) }
+    }
+
+    @Test("harmless libjpeg warnings do not reject valid files")
+    func harmlessWarnings() throws {
+        // Given a valid file with junk bytes before its SOS marker (libjpeg
+        // warns "extraneous bytes before marker") and trailing garbage after EOI
+        let data = try JPEGFixtures.data("baseline-444.jpg")
+        let bytes = [UInt8](data)
+        let sos = try #require((0..<(bytes.count - 1)).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA })
+        let damaged = Data(bytes[..<sos] + [0x11, 0x22, 0x33] + bytes[sos...] + Array("trailing junk".utf8))
+        // When decoded, then it decodes to the same pixels
+        let image = try coder.decode(damaged, options: .init())
+        #expect(image.maximumChannelDifference(from: try JPEGFixtures.reference("baseline-444.ppm")) == 0)
+
+        // But the same junk plus a truncation is still caught (libjpeg only
+        // reports its first warning, the extraneous bytes)
+        let truncated = Data(bytes[..<sos] + [0x11, 0x22, 0x33] + bytes[sos..<(bytes.count - 600)])
+        #expect(throws: ImageError.self) { try coder.decode(truncated, options: .init()) }
+    }
+
+    @Test("corrupt entropy data is an error")
+    func corrupt() throws {
+        // Given a file whose entropy-coded data has a run of bytes overwritten
+        var bytes = [UInt8](try JPEGFixtures.data("large.jpg"))
+        for index in 12_000..<12_400 { bytes[index] = UInt8(truncatingIfNeeded: index &* 37) | 0x80 }
+        // Then decoding fails or, if libjpeg found nothing wrong, still yields a full image
+        do {
+            let image = try coder.decode(Data(bytes), options: .init())
+            #expect(image.size == PixelSize(width: 640, height: 480))
+        } catch let error as ImageError {
+            guard case .undecodable(.jpeg, _) = error else { throw error }
+        }
+    }
+
+    // MARK: Encoding
+
+    @Test("encode then decode round-trips within JPEG's error")
+    func roundTrip() throws {
+        // Given a decoded photo-like image
+        let original = try coder.decode(try JPEGFixtures.data("large.jpg"), options: .init())
+        // When encoded at 0.9 and decoded again
+        let data = try coder.encode(original, as: .jpeg, quality: 0.9)
+        let decoded = try coder.decode(data, options: .init())
+        // Then it is a 4:2:0 JPEG of the same size and nearly the same pixels
+        #expect(ImageFormat.detect(data) == .jpeg)
+        #expect(decoded.size == original.size)
+        let mean = try #require(JPEGFixtures.meanDifference(decoded, original, rows: 0..<480))
+        #expect(mean < 2.0, "mean difference \(mean)")
+        // And lower quality means fewer bytes
+        let small = try coder.encode(original, as: .jpeg, quality: 0.2)
+        #expect(small.count < data.count)
+        #expect(JPEGCoder.libjpegQuality(0) == 1 && JPEGCoder.libjpegQuality(1) == 100 && JPEGCoder.libjpegQuality(0.9) == 90)
+        #expect(JPEGCoder.libjpegQuality(7) == 100 && JPEGCoder.libjpegQuality(-1) == 1)
+    }
+
+    @Test("gray images encode as single-channel JPEGs")
+    func grayRoundTrip() throws {
+        let original = try coder.decode(try JPEGFixtures.data("gray.jpg"), options: .init())
+        let decoded = try coder.decode(try coder.encode(original, as: .jpeg, quality: 0.95), options: .init())
+        #expect(decoded.pixelFormat == .gray8)
+        let mean = try #require(JPEGFixtures.meanDifference(decoded, original, rows: 0..<64))
+        #expect(mean < 2.0, "mean difference \(mean)")
+    }
+
+    @Test("alpha is flattened over white", arguments: [PixelFormat.rgba8, .grayAlpha8])
+    func alpha(format: PixelFormat) throws {
+        // Given a 16×16 image: left half opaque black, right half fully transparent black,
+        // with padded rows
+        let channels = format.channelCount
+        let bytesPerRow = 16 * channels + 5
+        var pixels = [UInt8](repeating: 0, count: bytesPerRow * 16)
+        for y in 0..<16 { for x in 0..<8 { pixels[y * bytesPerRow + x * channels + channels - 1] = 255 } }
+        let image = try Image(width: 16, height: 16, pixelFormat: format, bytesPerRow: bytesPerRow, pixels: pixels)
+        // When encoded and decoded
+        let decoded = try coder.decode(try coder.encode(image, as: .jpeg, quality: 1), options: .init())
+        // Then opaque black stays black and transparent becomes white
+        #expect(decoded.pixelFormat == (format == .rgba8 ? .rgb8 : .gray8))
+        #expect(try #require(decoded.pixel(x: 2, y: 8)).allSatisfy { $0 < 12 })
+        #expect(try #require(decoded.pixel(x: 13, y: 8)).allSatisfy { $0 > 243 })
+    }
+
+    @Test("the orientation survives encoding as an EXIF segment")
+    func orientationRoundTrip() throws {
+        let original = try coder.decode(try JPEGFixtures.data("orientation-6.jpg"), options: .init())
+        let decoded = try coder.decode(try coder.encode(original, as: .jpeg, quality: 0.9), options: .init(applyOrientation: true))
+        #expect(decoded.size == PixelSize(width: 64, height: 40))
+        let red = try #require(decoded.pixel(x: 3, y: 3)).map(Int.init)
+        #expect(red[0] > 200 && red[1] < 60 && red[2] < 60, "\(red)")
+    }
+
+    @Test("refuses formats other than JPEG")
+    func encodeOtherFormat() throws {
+        let image = try Image(width: 1, height: 1, pixelFormat: .rgb8, pixels: [1, 2, 3])
+        #expect(!coder.canEncode(.png))
+        #expect(throws: ImageError.encodingFailed(.png, "JPEGCoder writes only JPEG")) {
+            try coder.encode(image, as: .png, quality: 0.9)
+        }
+    }
+
+    // MARK: Concurrency
+
+    @Test("decodes and encodes concurrently from many tasks with identical results")
+    func concurrent() async throws {
+        // Given one coder shared by 12 tasks, half decoding, half encoding
+        let data = try JPEGFixtures.data("large-progressive.jpg")
+        let expected = try coder.decode(data, options: .init())
+        let expectedEncoding = try coder.encode(expected, as: .jpeg, quality: 0.8)
+        let coder = self.coder
+        let (decoded, encoded) = try await withThrowingTaskGroup(of: (Image?, Data?).self) { group in
+            for index in 0..<12 {
+                group.addTask { () throws -> (Image?, Data?) in
+                    if index.isMultiple(of: 2) {
+                        return (try coder.decode(data, options: .init()), nil)
+                    }
+                    return (nil, try coder.encode(expected, as: .jpeg, quality: 0.8))
+                }
+            }
+            var decoded: [Image] = [], encoded: [Data] = []
+            for try await (image, data) in group {
+                if let image { decoded.append(image) }
+                if let data { encoded.append(data) }
+            }
+            return (decoded, encoded)
+        }
+        // Then every result is what a lone call produces
+        #expect(decoded.count == 6 && decoded.allSatisfy { $0 == expected })
+        #expect(encoded.count == 6 && encoded.allSatisfy { $0 == expectedEncoding })
+    }
+}
