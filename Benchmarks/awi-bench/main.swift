@@ -1,3 +1,5 @@
-import AsyncWebImage
+import Glibc
 
-print("awi-bench: scenarios are being written")
+// Everything lives in BenchmarkRunner; top-level code only hands over the
+// arguments and the exit code.
+exit(await BenchmarkRunner.main(arguments: Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,29 @@
+/// What every scenario gets: the options, the corpus, the progress display.
+struct BenchmarkContext: Sendable {
+    let options: BenchmarkOptions
+    let corpus: Corpus
+    let progress: ProgressReporter
+
+    /// `plan` adjusted for `--quick` and `--duration-scale`.
+    func plan(warmup: Int, minIterations: Int, maxIterations: Int, budget: Double) -> MeasurementPlan {
+        MeasurementPlan(warmup: warmup, minIterations: minIterations, maxIterations: maxIterations, budget: budget)
+            .scaled(by: options)
+    }
+
+    /// Runs one case: resets the peak-RSS counter, tells the progress display,
+    /// and turns an error into an error row so the other cases still run.
+    func measureCase(scenario: String, caseName: String, _ body: () async throws -> ResultRow) async -> ResultRow {
+        progress.beginCase(caseName)
+        ResourceUsage.resetPeakRSS()
+        var row: ResultRow
+        do {
+            row = try await body()
+        } catch {
+            row = .failure(scenario: scenario, caseName: caseName, error: error)
+        }
+        if row.peakRSS == nil { row.peakRSS = ResourceUsage.peakRSSBytes() }
+        let summary = row.ratio.map { "ratio " + Format.ratio($0) } ?? row.note ?? "done"
+        progress.endCase(summary)
+        return row
+    }
+}

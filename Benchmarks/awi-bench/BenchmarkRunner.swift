@@ -1,0 +1,70 @@
+import Foundation
+
+/// Runs the selected scenarios and prints the table.
+enum BenchmarkRunner {
+    /// The whole program; returns the exit code (0 even when targets are missed).
+    static func main(arguments: [String]) async -> Int32 {
+        let options: BenchmarkOptions
+        let scenarios: [any Scenario]
+        do {
+            options = try BenchmarkOptions.parse(arguments)
+            if options.helpOnly {
+                print(BenchmarkOptions.usage)
+                return 0
+            }
+            if options.listOnly {
+                print(ScenarioRegistry.listing)
+                return 0
+            }
+            scenarios = try ScenarioRegistry.select(options.scenarios)
+        } catch {
+            printError("awi-bench: \(error)\n\n\(BenchmarkOptions.usage)")
+            return 2
+        }
+
+        var environment = RunEnvironment.capture()
+        let start = ResourceUsage.wallSeconds()
+        let progress = ProgressReporter(scenarioCount: scenarios.count)
+        let corpus: Corpus
+        do {
+            corpus = try Corpus.load(directory: options.corpusDirectory, progress: progress)
+        } catch {
+            printError("awi-bench: cannot prepare the corpus: \(error)")
+            return 1
+        }
+        progress.message("corpus: \(corpus.images.count) images in \(corpus.directory)")
+        let context = BenchmarkContext(options: options, corpus: corpus, progress: progress)
+
+        var table = ResultTable()
+        for (index, scenario) in scenarios.enumerated() {
+            progress.beginScenario(scenario.name, index: index)
+            do {
+                table.rows += try await scenario.run(in: context)
+            } catch {
+                table.rows.append(.failure(scenario: scenario.name, caseName: "-", error: error))
+            }
+        }
+        progress.finish()
+
+        environment.loadAverageAtEnd = RunEnvironment.loadAverage()
+        environment.wallSeconds = ResourceUsage.wallSeconds() - start
+        print(table.render())
+        print("")
+        print("ratio = baseline time / our time on the row's clock (cpu: per-thread or process CPU time; wall: elapsed)")
+        print(environment.line)
+        print(table.summaryLine)
+        if let path = options.jsonPath {
+            do {
+                try table.json(options: options, environment: environment).write(to: URL(fileURLWithPath: path))
+            } catch {
+                printError("awi-bench: cannot write \(path): \(error)")
+                return 1
+            }
+        }
+        return 0
+    }
+
+    static func printError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}

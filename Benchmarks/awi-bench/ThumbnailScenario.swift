@@ -1,0 +1,59 @@
+@_spi(Benchmarks) import AsyncWebImage
+import Foundation
+
+/// A 256-pixel thumbnail of a 12 MP JPEG through `thumbnailPixelSize`
+/// (TurboJPEG DCT-domain scaling, then an area resample to the exact size)
+/// against what a user without it would do: decode the full image with the
+/// same coder, then resize it with the same resampler to the same size.
+struct ThumbnailScenario: Scenario {
+    let name = "thumbnail"
+    let summary = "256 px thumbnail of a 12 MP JPEG via thumbnailPixelSize vs full decode then resize (target ≥ 4×)"
+
+    func run(in context: BenchmarkContext) async throws -> [ResultRow] {
+        var rows: [ResultRow] = []
+        var seen = Set<String>()
+        for variant in [CorpusImage.Variant.baseline, .progressive] {
+            guard let file = context.corpus.image(.jpeg, variant, megapixels: 12), seen.insert(file.path).inserted else { continue }
+            rows.append(await context.measureCase(scenario: name, caseName: file.label + " → 256px") {
+                try await measure(file, context: context)
+            })
+        }
+        return rows
+    }
+
+    private func measure(_ file: CorpusImage, context: BenchmarkContext) async throws -> ResultRow {
+        let data = try context.corpus.data(of: file)
+        let coder = JPEGCoder()
+        let thumbnailOptions = ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 256, height: 256))
+        let fullOptions = ImageDecodingOptions()
+
+        // Both sides must produce the same size, or the comparison is void.
+        let thumbnail = try coder.decode(data, options: thumbnailOptions)
+        let full = try coder.decode(data, options: fullOptions)
+        let target = thumbnailOptions.targetSize(forStored: full.size, orientation: full.orientation) ?? full.size
+        guard thumbnail.size == target else {
+            throw CorpusError("thumbnail is \(thumbnail.size), expected \(target)")
+        }
+
+        let plan = context.plan(warmup: 2, minIterations: 5, maxIterations: 30, budget: 8)
+        let measurement = try await InterleavedMeasurement.run(
+            plan: plan, progress: context.progress,
+            ours: {
+                Sample.onThread { blackHole(try? coder.decode(data, options: thumbnailOptions)) }
+            },
+            baseline: {
+                try Sample.onThread {
+                    let image = try coder.decode(data, options: fullOptions)
+                    blackHole(ImageResampler.resample(image, to: target, filter: .area))
+                }
+            }
+        )
+        var row = ResultRow(
+            scenario: name, caseName: file.label + " → 256px", measurement: measurement,
+            unitsPerOperation: 1, unit: "img/s", basis: .cpu,
+            baseline: "full decode+resize", target: .ratioAtLeast(4)
+        )
+        row.note = "\(file.name) → \(target.width)×\(target.height); both sides JPEGCoder + area resampler"
+        return row
+    }
+}
