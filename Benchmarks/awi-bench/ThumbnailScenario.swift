@@ -44,7 +44,7 @@ struct ThumbnailScenario: Scenario {
             baseline: {
                 try Sample.onThread {
                     let image = try coder.decode(data, options: fullOptions)
-                    blackHole(ImageResampler.resample(image, to: target, filter: .area))
+                    blackHole(image.resampled(to: target, filter: .area))
                 }
             }
         )

@@ -6,17 +6,13 @@ import Foundation
 /// Colour channels are weighted by alpha while filtering (premultiplied),
 /// then divided back, so a transparent pixel's colour never bleeds into its
 /// visible neighbours.
-///
-/// Exposed to the benchmark as SPI (`@_spi(Benchmarks) import`) so that its
-/// "full decode then resize" baseline uses the same resampler as the thumbnail
-/// path it is compared with; not part of the public API.
-@_spi(Benchmarks) public enum ImageResampler {
+enum ImageResampler {
     /// Resamples `image` to `size` with `filter`; returns the image itself
     /// when the size is unchanged. Metadata (orientation, format, preview
     /// flag) is kept.
     ///
     /// - Complexity: O(source pixels × horizontal taps + output pixels × vertical taps).
-    @_spi(Benchmarks) public static func resample(_ image: Image, to size: PixelSize, filter: ResamplingFilter = .area) -> Image {
+    static func resample(_ image: Image, to size: PixelSize, filter: ResamplingFilter = .area) -> Image {
         precondition(size.width > 0 && size.height > 0, "resample target must not be empty")
         if size == image.size { return image }
         let horizontal = Contributions(source: image.width, destination: size.width, filter: filter)
