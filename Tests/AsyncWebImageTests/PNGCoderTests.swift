@@ -260,6 +260,10 @@ struct PNGCoderTests {
         #expect(throws: ImageError.tooLarge(.pixels, limit: 100_000_000, actual: 10_000_000_000)) {
             try coder.decode(data, options: .init())
         }
+        // With the pixel limit lifted, an absolute ceiling still refuses it before allocating
+        #expect(throws: ImageError.tooLarge(.decodedBytes, limit: 1 << 34, actual: 80_000_000_000)) {
+            try coder.decode(data, options: .init(maxPixelCount: .max))
+        }
         // A tighter limit applies to ordinary images too
         #expect(throws: ImageError.tooLarge(.pixels, limit: 100, actual: 851)) {
             try coder.decode(try PNGFixture.data("rgb8"), options: .init(maxPixelCount: 100))

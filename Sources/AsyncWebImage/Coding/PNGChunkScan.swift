@@ -1,7 +1,7 @@
 /// What the chunk structure of a PNG received so far contains: enough to
 /// decide cheaply, without inflating anything, whether decoding a preview is
 /// worth trying, and to make a partly received IDAT chunk decodable.
-struct PNGChunkScan: Sendable, Equatable {
+struct PNGChunkScan: Sendable {
     /// The eight bytes every PNG starts with.
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
@@ -15,13 +15,6 @@ struct PNGChunkScan: Sendable, Equatable {
     var isComplete = false
     /// The offset and received payload bytes of an IDAT chunk the data ends in.
     var partialImageChunk: (offset: Int, payload: Int)?
-
-    static func == (lhs: PNGChunkScan, rhs: PNGChunkScan) -> Bool {
-        lhs.size == rhs.size && lhs.isInterlaced == rhs.isInterlaced && lhs.imageDataBytes == rhs.imageDataBytes
-            && lhs.isComplete == rhs.isComplete
-            && lhs.partialImageChunk?.offset == rhs.partialImageChunk?.offset
-            && lhs.partialImageChunk?.payload == rhs.partialImageChunk?.payload
-    }
 
     /// Walks the chunk headers of `bytes`.
     ///

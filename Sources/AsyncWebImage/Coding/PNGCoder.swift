@@ -43,8 +43,10 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         let image = try data.withUnsafeBytes { buffer in
             let context = try SpngContext(decoding: buffer)
-            let plan = try PNGDecodePlan(ihdr: context.header(), hasTransparencyChunk: try context.hasTransparencyChunk())
-            try options.checkPixelLimit(PixelSize(width: plan.width, height: plan.height))
+            // The header alone first: nothing else is read or allocated for an oversized image.
+            let header = try context.header()
+            try options.checkPixelLimit(PixelSize(width: Int(header.width), height: Int(header.height)))
+            let plan = try PNGDecodePlan(ihdr: header, hasTransparencyChunk: try context.hasTransparencyChunk())
             let decoded = try Image.make(width: plan.width, height: plan.height, pixelFormat: plan.pixelFormat, format: .png) {
                 pixels in
                 try Self.decodePixels(context, plan: plan, into: pixels)

@@ -35,13 +35,28 @@ struct PNGDecodePlan: Sendable {
     /// ``reduce(_:to:count:)`` must round to 8 bits.
     let isSixteenBit: Bool
 
+    /// A ceiling on `width × height × 8` that holds whatever
+    /// ``ImageDecodingOptions/maxPixelCount`` says: 16 GiB, so that no
+    /// header can make a size computation overflow or an allocation fail.
+    static let maximumDecodedBytes = 1 << 34
+
     /// Plans the decode of a PNG with header `ihdr`.
     ///
     /// - Throws: ``ImageError/undecodable(_:_:)`` for a colour type libspng
-    ///   would have refused already (defensive: never traps).
+    ///   would have refused already (defensive: never traps);
+    ///   ``ImageError/tooLarge(_:limit:actual:)`` when the decoded bytes
+    ///   would not fit in memory at all (only reachable with a raised
+    ///   ``ImageDecodingOptions/maxPixelCount``).
     init(ihdr: spng_ihdr, hasTransparencyChunk: Bool) throws(ImageError) {
         width = Int(ihdr.width)
         height = Int(ihdr.height)
+        // 8 bytes per pixel covers the widest row libspng writes (RGBA16),
+        // so every later size computation stays below this product.
+        let (rowBytes, rowOverflow) = width.multipliedReportingOverflow(by: 8)
+        let (bytes, overflow) = rowBytes.multipliedReportingOverflow(by: height)
+        guard !rowOverflow, !overflow, bytes <= Self.maximumDecodedBytes else {
+            throw .tooLarge(.decodedBytes, limit: Int64(Self.maximumDecodedBytes), actual: overflow || rowOverflow ? nil : Int64(bytes))
+        }
         isInterlaced = ihdr.interlace_method != 0
         isSixteenBit = ihdr.bit_depth == 16
         let trns = Int32(SPNG_DECODE_TRNS.rawValue)

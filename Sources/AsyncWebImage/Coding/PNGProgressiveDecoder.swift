@@ -49,6 +49,7 @@ public struct PNGProgressiveDecoder: ProgressiveImageDecoding {
         try data.withUnsafeBytes { bytes in
             let scan = try PNGChunkScan(bytes)
             guard let size = scan.size else { return nil }
+            guard size.width > 0, size.height > 0 else { throw ImageError.undecodable(.png, "the header declares \(size) pixels") }
             try options.checkPixelLimit(size)
             let grown = scan.imageDataBytes * 2 >= attemptedImageBytes * 3 && scan.imageDataBytes > attemptedImageBytes
             guard scan.imageDataBytes > 0, grown || (scan.isComplete && scan.imageDataBytes > attemptedImageBytes) else {
@@ -65,8 +66,9 @@ public struct PNGProgressiveDecoder: ProgressiveImageDecoding {
     /// Decodes as much of `bytes` as possible and makes a preview if it is worth one.
     private mutating func attempt(_ bytes: UnsafeRawBufferPointer) throws -> Image? {
         let context = try SpngContext(decoding: bytes)
-        let plan = try PNGDecodePlan(ihdr: context.header(), hasTransparencyChunk: try context.hasTransparencyChunk())
-        try options.checkPixelLimit(PixelSize(width: plan.width, height: plan.height))
+        let header = try context.header()
+        try options.checkPixelLimit(PixelSize(width: Int(header.width), height: Int(header.height)))
+        let plan = try PNGDecodePlan(ihdr: header, hasTransparencyChunk: try context.hasTransparencyChunk())
         guard try PNGRowDecoder.start(context, plan: plan, toleratingTruncation: true) else { return nil }
         // Now, while libspng has read every chunk before the image data and
         // not yet run into the end of the received bytes.

@@ -25,6 +25,7 @@ final class SpngContext {
     ///
     /// - Throws: ``ImageError/undecodable(_:_:)`` if libspng refuses.
     init(decoding buffer: UnsafeRawBufferPointer) throws(ImageError) {
+        guard !buffer.isEmpty else { throw .undecodable(.png, "no data") }
         guard let raw = spng_ctx_new(0) else { throw .undecodable(.png, "libspng could not allocate a context") }
         self.raw = raw
         self.isEncoder = false
