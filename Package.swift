@@ -31,9 +31,11 @@ let package = Package(
             pkgConfig: "spng",
             providers: [.apt(["libspng-dev"])]
         ),
+        // <sys/xattr.h>, which Swift's Glibc module leaves out (glibc itself, nothing to link).
+        .systemLibrary(name: "CXattr"),
         .target(
             name: "AsyncWebImage",
-            dependencies: ["CCurl", "CTurboJPEG", "CSpng"],
+            dependencies: ["CCurl", "CTurboJPEG", "CSpng", "CXattr"],
             swiftSettings: swiftSettings
         ),
         // A real HTTP/1.1 server on 127.0.0.1 with programmable faults, shared
@@ -49,9 +51,16 @@ let package = Package(
             path: "Benchmarks/awi-bench",
             swiftSettings: swiftSettings
         ),
+        // A second process for the disk store's shared-directory test (test support, not a product).
+        .executableTarget(
+            name: "awi-cache-stress",
+            dependencies: ["AsyncWebImage"],
+            path: "Tests/CacheStressHelper",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "AsyncWebImageTests",
-            dependencies: ["AsyncWebImage", "LoopbackServer", "CTurboJPEG", "CSpng"],
+            dependencies: ["AsyncWebImage", "awi-cache-stress", "LoopbackServer", "CTurboJPEG", "CSpng"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
