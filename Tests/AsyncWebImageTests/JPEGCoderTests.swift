@@ -86,19 +86,6 @@ struct JPEGCoderTests {
 
     // MARK: Thumbnails and scale-down
 
-    @Test("picks the smallest DCT scale that still covers the target")
-    func scaleChoice() {
-        let full = PixelSize(width: 640, height: 480)
-        #expect(JPEGScale.smallestCovering(PixelSize(width: 100, height: 75), from: full) == JPEGScale(numerator: 1, denominator: 4))
-        #expect(JPEGScale.smallestCovering(PixelSize(width: 80, height: 60), from: full) == JPEGScale(numerator: 1, denominator: 8))
-        #expect(JPEGScale.smallestCovering(PixelSize(width: 81, height: 60), from: full) == JPEGScale(numerator: 1, denominator: 4))
-        #expect(JPEGScale.smallestCovering(PixelSize(width: 400, height: 300), from: full) == JPEGScale(numerator: 5, denominator: 8))
-        #expect(JPEGScale.smallestCovering(PixelSize(width: 639, height: 479), from: full) == .one)
-        // Every factor offered shrinks, smallest first.
-        #expect(JPEGScale.reducing.first == JPEGScale(numerator: 1, denominator: 8))
-        #expect(JPEGScale.reducing.last == .one)
-    }
-
     @Test("a thumbnail at exactly 1/4 scale is djpeg -scale 1/4, untouched by the resampler")
     func dctScaledDecode() throws {
         // Given the 640×480 image and djpeg's DCT-domain 1/4 decode
@@ -218,15 +205,20 @@ struct JPEGCoderTests {
         for name in ["large.jpg", "large-progressive.jpg", "cmyk.jpg"] {
             let data = try JPEGFixtures.data(name)
             let cut = data.prefix(Int(Double(data.count) * fraction))
+            // A plain truncation is caught by the EOI check, before any pixel allocation
+            #expect(throws: ImageError.undecodable(.jpeg, "truncated data: no EOI marker")) {
+                try coder.decode(cut, options: .init())
+            }
+            // With an EOI stuck on the end, libjpeg's own warning rejects it
             do {
-                let image = try coder.decode(cut, options: .init())
+                let image = try coder.decode(cut + [0xFF, 0xD9], options: .init())
                 Issue.record("\(name) cut to \(cut.count) bytes decoded to \(image)")
             } catch let error as ImageError {
                 guard case .undecodable(.jpeg, let message) = error else {
                     Issue.record("\(error)")
                     continue
                 }
-                #expect(message.contains("truncated") || message.contains("Premature"), "\(message)")
+                #expect(message.hasPrefix("truncated or corrupt data: "), "\(message)")
             }
         }
     }
@@ -236,6 +228,13 @@ struct JPEGCoderTests {
         let data = try JPEGFixtures.data("baseline-420.jpg")
         #expect(data.suffix(2) == Data([0xFF, 0xD9]))
         #expect(throws: ImageError.self) { try coder.decode(data.dropLast(2), options: .init()) }
+    }
+
+    @Test("decodes from a Data slice that does not start at index 0")
+    func slice() throws {
+        let data = Data("padding".utf8) + (try JPEGFixtures.data("baseline-444.jpg"))
+        let image = try coder.decode(data[7...], options: .init())
+        #expect(image.maximumChannelDifference(from: try JPEGFixtures.reference("baseline-444.ppm")) == 0)
     }
 
     @Test("harmless libjpeg warnings do not reject valid files")
@@ -256,18 +255,26 @@ struct JPEGCoderTests {
         #expect(throws: ImageError.self) { try coder.decode(truncated, options: .init()) }
     }
 
-    @Test("corrupt entropy data is an error")
-    func corrupt() throws {
-        // Given a file whose entropy-coded data has a run of bytes overwritten
+    @Test("corrupt entropy data is an error", arguments: [(12_000, 400, false), (12_000, 10, true), (2_000, 64, false)])
+    func corrupt(start: Int, count: Int, markers: Bool) throws {
+        // Given a file whose entropy-coded data has a run of bytes overwritten,
+        // with garbage or with bogus FF xx markers (TurboJPEG then reports a
+        // fatal error with a *warning* code, after libjpeg's first warning)
         var bytes = [UInt8](try JPEGFixtures.data("large.jpg"))
-        for index in 12_000..<12_400 { bytes[index] = UInt8(truncatingIfNeeded: index &* 37) | 0x80 }
-        // Then decoding fails or, if libjpeg found nothing wrong, still yields a full image
+        for index in start..<(start + count) {
+            bytes[index] = markers ? (index.isMultiple(of: 2) ? 0xFF : 0x12) : UInt8(truncatingIfNeeded: index &* 37) | 0x80
+        }
+        // Then the full decode fails with libjpeg's message
         do {
             let image = try coder.decode(Data(bytes), options: .init())
-            #expect(image.size == PixelSize(width: 640, height: 480))
+            Issue.record("corrupt data decoded to \(image)")
         } catch let error as ImageError {
-            guard case .undecodable(.jpeg, _) = error else { throw error }
+            guard case .undecodable(.jpeg, let message) = error else { throw error }
+            #expect(message.hasPrefix("truncated or corrupt data: "), "\(message)")
         }
+        // While a preview of the same bytes is allowed to show what libjpeg made of them
+        var decoder = JPEGProgressiveDecoder()
+        _ = try? decoder.preview(for: Data(bytes[..<(start + count + 9000)]))
     }
 
     // MARK: Encoding

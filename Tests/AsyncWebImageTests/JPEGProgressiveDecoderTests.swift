@@ -96,33 +96,6 @@ struct JPEGProgressiveDecoderTests {
         #expect(previews.allSatisfy { $0.image.size == PixelSize(width: 64, height: 48) && $0.image.isPreview })
     }
 
-    @Test("every chunking reaches the same scanner state as one pass")
-    func incrementalScanning() throws {
-        // Given the progressive file scanned in one pass
-        let data = try JPEGFixtures.data("large-progressive.jpg")
-        var whole = JPEGMarkerScanner()
-        try data.withUnsafeBytes { bytes in try whole.advance(bytes) }
-        #expect(whole.completedScans == 10)
-        #expect(whole.sawEndOfImage)
-        #expect(whole.frame == JPEGMarkerScanner.Frame(size: PixelSize(width: 640, height: 480), components: 3, isProgressive: true))
-        // When scanned in chunks of 1, 7 and 1000 bytes
-        for chunk in [1, 7, 1000] {
-            var scanner = JPEGMarkerScanner()
-            var previousOffset = 0
-            for end in stride(from: chunk, through: data.count + chunk - 1, by: chunk) {
-                try data.prefix(min(end, data.count)).withUnsafeBytes { bytes in try scanner.advance(bytes) }
-                // never stepping back, so never rescanning
-                #expect(scanner.offset >= previousOffset)
-                previousOffset = scanner.offset
-            }
-            // Then it ends in the same state
-            #expect(scanner.completedScans == whole.completedScans)
-            #expect(scanner.completedEntropyBytes == whole.completedEntropyBytes)
-            #expect(scanner.completedScansEnd == whole.completedScansEnd)
-            #expect(scanner.sawEndOfImage)
-        }
-    }
-
     @Test("bad data is reported as soon as it can be seen")
     func badData() throws {
         // Not JPEG: the first two bytes tell

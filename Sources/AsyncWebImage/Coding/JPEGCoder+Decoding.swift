@@ -19,17 +19,28 @@ extension JPEGCoder {
     ///
     /// ## Truncated and corrupt data (``Completeness/required``)
     /// libjpeg decodes nearly anything, filling what it cannot read with
-    /// grey and reporting a *warning*. A final image must not be half grey,
-    /// so warnings that mean pixels were lost are errors:
-    /// "Premature end of JPEG file" (the data ran out, including a file that
-    /// lacks only its EOI marker — libjpeg cannot tell the difference),
-    /// "premature end of data segment" (a scan ended early), bad Huffman or
-    /// arithmetic codes, and a missing restart marker. Every other warning
-    /// (extraneous bytes between markers, an unknown JFIF revision or Adobe
-    /// transform, a bogus progression or ICC marker, odd SOS parameters) is
-    /// harmless and is accepted — but since TurboJPEG reports only the
-    /// *first* warning, the data is then also checked to end with an EOI
-    /// marker, so a harmless warning cannot hide a truncation.
+    /// grey, and TurboJPEG then reports a *warning*. A final image must not
+    /// be half grey, so only warnings known to be harmless are accepted:
+    /// extraneous bytes between markers, an unknown JFIF revision or Adobe
+    /// transform code, odd SOS parameters, an inconsistent progression, a
+    /// bad ICC marker, a JFIF thumbnail of the wrong size. Every other
+    /// warning is an error: "Premature end of JPEG file" (the data ran out,
+    /// including a file that lacks only its EOI marker — libjpeg cannot
+    /// tell them apart), "premature end of data segment" (a scan ended
+    /// early), bad Huffman or arithmetic codes, a missing restart marker.
+    ///
+    /// A truncated download is caught before libjpeg is involved: data that
+    /// does not end with the EOI marker (true of nearly every complete file)
+    /// is scanned for one, and without it the decode fails before any pixel
+    /// memory is allocated.
+    ///
+    /// Two TurboJPEG quirks shape the rule. It keeps only the *first*
+    /// warning's text; the EOI check above ensures a truncation cannot hide
+    /// behind an earlier harmless warning. And a fatal error after a warning
+    /// is still reported with the warning code, but with the fatal message —
+    /// which is not on the list, so it is rejected too. What remains
+    /// undetected: entropy data corrupted *after* a harmless warning in a
+    /// file that still ends properly.
     ///
     /// - Throws: ``ImageError/undecodable(_:_:)`` with libjpeg's message;
     ///   ``ImageError/tooLarge(_:limit:actual:)`` over the pixel limit.
@@ -46,6 +57,13 @@ extension JPEGCoder {
         // TurboJPEG "succeeds" with 0×0 on data that ends before the frame header.
         guard header.size.width > 0, header.size.height > 0 else { throw .undecodable(.jpeg, "no frame header") }
         try options.checkPixelLimit(header.size)
+        if completeness == .required, !endsWithEOI(jpeg) {
+            // Trailing bytes after EOI, or a truncated download: tell them
+            // apart before allocating pixels for a decode that would fail.
+            var markers = JPEGMarkerScanner()
+            try markers.advance(jpeg)
+            guard markers.sawEndOfImage else { throw .undecodable(.jpeg, "truncated data: no EOI marker") }
+        }
 
         // Markers up to the first scan only: the EXIF orientation. A malformed
         // segment here only costs the orientation; libjpeg judges the data.
@@ -58,7 +76,7 @@ extension JPEGCoder {
         var (image, warning) = try decompress(jpeg, header: header, scale: scale, handle: handle)
 
         if let warning, completeness == .required {
-            try judge(warning: warning, jpeg: jpeg)
+            try judge(warning: warning)
         }
         if let target, target != image.size {
             image = ImageResampler.resample(image, to: target)
@@ -107,18 +125,30 @@ extension JPEGCoder {
         return (image, try outcome.get())
     }
 
+    /// Whether the data's last two bytes are the EOI marker (true of nearly
+    /// every complete file; the rest get a marker scan).
+    static func endsWithEOI(_ jpeg: UnsafeRawBufferPointer) -> Bool {
+        jpeg.count >= 4 && jpeg[jpeg.count - 2] == 0xFF && jpeg[jpeg.count - 1] == 0xD9
+    }
+
+    /// The libjpeg warnings that do not cost pixels (lowercased fragments of
+    /// the messages in libjpeg-turbo's `jerror.h`).
+    static let harmlessWarnings = [
+        "extraneous bytes before marker", // JWRN_EXTRANEOUS_DATA: junk between segments, common in camera files
+        "unknown jfif revision", // JWRN_JFIF_MAJOR
+        "unknown adobe color transform", // JWRN_ADOBE_XFORM
+        "invalid sos parameters for sequential", // JWRN_NOT_SEQUENTIAL
+        "inconsistent progression sequence", // JWRN_BOGUS_PROGRESSION
+        "bad icc marker", // JWRN_BOGUS_ICC
+        "thumbnail image size does not match", // JFIF thumbnail length
+    ]
+
     /// Throws unless libjpeg's `warning` is harmless for a final image (see
     /// ``decodeImage(_:options:completeness:)``).
-    static func judge(warning: String, jpeg: UnsafeRawBufferPointer) throws(ImageError) {
+    static func judge(warning: String) throws(ImageError) {
         let lowered = warning.lowercased()
-        let lostPixels = ["premature end", "bad huffman code", "bad arithmetic code", "instead of rst"]
-        if lostPixels.contains(where: { lowered.contains($0) }) {
+        guard harmlessWarnings.contains(where: { lowered.contains($0) }) else {
             throw .undecodable(.jpeg, "truncated or corrupt data: \(warning)")
-        }
-        var markers = JPEGMarkerScanner()
-        try markers.advance(jpeg)
-        guard markers.sawEndOfImage else {
-            throw .undecodable(.jpeg, "truncated data: no EOI marker (libjpeg also warned: \(warning))")
         }
     }
 }

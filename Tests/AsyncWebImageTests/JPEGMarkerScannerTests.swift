@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+@testable import AsyncWebImage
+
+@Suite("JPEGMarkerScanner", .timeLimit(.minutes(1)))
+struct JPEGMarkerScannerTests {
+    /// Scans `bytes` in one pass.
+    static func scan(_ bytes: [UInt8], stopAtFirstScan: Bool = false) throws -> JPEGMarkerScanner {
+        var scanner = JPEGMarkerScanner()
+        try bytes.withUnsafeBytes { try scanner.advance($0, stopAtFirstScan: stopAtFirstScan) }
+        return scanner
+    }
+
+    @Test("every chunking reaches the same scanner state as one pass")
+    func incrementalScanning() throws {
+        // Given the progressive file scanned in one pass
+        let data = try JPEGFixtures.data("large-progressive.jpg")
+        var whole = JPEGMarkerScanner()
+        try data.withUnsafeBytes { try whole.advance($0) }
+        #expect(whole.completedScans == 10)
+        #expect(whole.sawEndOfImage)
+        #expect(whole.frame == JPEGMarkerScanner.Frame(size: PixelSize(width: 640, height: 480), components: 3, isProgressive: true))
+        // When scanned in chunks of 1, 7 and 1000 bytes
+        for chunk in [1, 7, 1000] {
+            var scanner = JPEGMarkerScanner()
+            var previousOffset = 0
+            for end in stride(from: chunk, through: data.count + chunk - 1, by: chunk) {
+                try data.prefix(min(end, data.count)).withUnsafeBytes { try scanner.advance($0) }
+                // never stepping back, so never rescanning
+                #expect(scanner.offset >= previousOffset)
+                previousOffset = scanner.offset
+            }
+            // Then it ends in the same state
+            #expect(scanner.completedScans == whole.completedScans)
+            #expect(scanner.completedEntropyBytes == whole.completedEntropyBytes)
+            #expect(scanner.completedScansEnd == whole.completedScansEnd)
+            #expect(scanner.sawEndOfImage)
+        }
+    }
+
+    @Test("restart markers and stuffed bytes stay inside the scan")
+    func restartMarkers() throws {
+        // Given a baseline file with a restart marker after every MCU row
+        let bytes = [UInt8](try JPEGFixtures.data("baseline-restart.jpg"))
+        let restarts = (0..<(bytes.count - 1)).filter { bytes[$0] == 0xFF && (0xD0...0xD7).contains(bytes[$0 + 1]) }
+        #expect(restarts.count >= 3)
+        // When scanned
+        let scanner = try Self.scan(bytes)
+        // Then there is one scan, ending right before EOI
+        #expect(scanner.completedScans == 1)
+        #expect(scanner.sawEndOfImage)
+        #expect(scanner.completedScansEnd == bytes.count - 2)
+        #expect(scanner.frame?.isProgressive == false)
+        #expect(scanner.frame?.components == 3)
+    }
+
+    @Test("fill bytes and junk between segments are skipped, as libjpeg does")
+    func junkBetweenSegments() throws {
+        // Given a file with junk and FF fill bytes before its SOS marker
+        let bytes = [UInt8](try JPEGFixtures.data("progressive.jpg"))
+        let clean = try Self.scan(bytes)
+        let sos = try #require((0..<(bytes.count - 1)).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA })
+        let damaged = Array(bytes[..<sos]) + [0x00, 0x42, 0xFF, 0xFF, 0xFF] + Array(bytes[sos...])
+        // When scanned, then it sees the same structure
+        let scanner = try Self.scan(damaged)
+        #expect(scanner.completedScans == clean.completedScans)
+        #expect(scanner.completedEntropyBytes == clean.completedEntropyBytes)
+        #expect(scanner.frame == clean.frame)
+        #expect(scanner.sawEndOfImage)
+    }
+
+    @Test("reads the frame and the orientation, and can stop at the first scan")
+    func headersOnly() throws {
+        let scanner = try Self.scan([UInt8](try JPEGFixtures.data("orientation-6.jpg")), stopAtFirstScan: true)
+        #expect(scanner.orientation == .right)
+        #expect(scanner.frame == JPEGMarkerScanner.Frame(size: PixelSize(width: 40, height: 64), components: 3, isProgressive: false))
+        #expect(scanner.phase == .entropy)
+        #expect(scanner.completedScans == 0)
+        let gray = try Self.scan([UInt8](try JPEGFixtures.data("gray.jpg")))
+        #expect(gray.frame?.components == 1)
+        #expect(gray.orientation == nil)
+    }
+
+    @Test("counts entropy-coded bytes while a scan arrives")
+    func entropyProgress() throws {
+        let bytes = [UInt8](try JPEGFixtures.data("large.jpg"))
+        var scanner = JPEGMarkerScanner()
+        try bytes[..<5000].withUnsafeBytes { try scanner.advance($0) }
+        let early = scanner.entropyBytes(receivedCount: 5000)
+        try bytes[..<20000].withUnsafeBytes { try scanner.advance($0) }
+        let later = scanner.entropyBytes(receivedCount: 20000)
+        #expect(early > 0 && later - early == 15000)
+        try bytes.withUnsafeBytes { try scanner.advance($0) }
+        #expect(scanner.entropyBytes(receivedCount: bytes.count) == scanner.completedEntropyBytes)
+        #expect(scanner.completedEntropyBytes > 25_000 && scanner.completedEntropyBytes < bytes.count)
+    }
+
+    @Test("refuses what cannot be JPEG, waits on what is merely short")
+    func malformed() throws {
+        #expect(throws: ImageError.undecodable(.jpeg, "not JPEG data (no SOI marker)")) { try Self.scan(Array("<html>".utf8)) }
+        #expect(throws: ImageError.self) { try Self.scan([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x01]) }
+        // Short data is not an error: the scanner waits for more.
+        let short = try Self.scan([0xFF, 0xD8, 0xFF, 0xE1, 0x10])
+        #expect(short.phase == .segments && short.frame == nil)
+        #expect(try Self.scan([0xFF]).phase == .start)
+        // Random bytes after a signature: errors or waiting, never a trap or a loop.
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let noise = [0xFF, 0xD8] + (0..<512).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            _ = try? Self.scan(noise)
+        }
+    }
+}
