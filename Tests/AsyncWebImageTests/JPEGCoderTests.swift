@@ -122,6 +122,18 @@ struct JPEGCoderTests {
         #expect(small.size == PixelSize(width: 96, height: 64))
     }
 
+    @Test("CMYK and gray thumbnails scale in the DCT domain too", arguments: ["cmyk.jpg", "ycck.jpg", "gray.jpg"])
+    func otherLayoutThumbnails(name: String) throws {
+        let image = try coder.decode(try JPEGFixtures.data(name), options: .init(thumbnailPixelSize: PixelSize(width: 30, height: 30)))
+        #expect(image.size == PixelSize(width: 30, height: 20))
+        #expect(image.pixelFormat == (name == "gray.jpg" ? .gray8 : .rgb8))
+        if name != "gray.jpg" {
+            // the red top-left block survives the 96→48 (1/2 DCT) → 30 path
+            let red = try #require(image.pixel(x: 1, y: 1)).map(Int.init)
+            #expect(red[0] > 200 && red[1] < 60 && red[2] < 60, "\(red)")
+        }
+    }
+
     @Test("thumbnail sizes are in displayed pixels for rotated images")
     func orientedThumbnail() throws {
         // Given a file stored 40×64 that displays 64×40 (EXIF 6)
