@@ -1,0 +1,231 @@
+public import Foundation
+
+/// The memory cache and the disk tier together: query by key through both,
+/// decode disk hits off every actor, store to the tiers you choose.
+///
+/// ```swift
+/// let cache = ImageCache(name: "avatars")
+/// try await cache.store(image, data: downloaded, forKey: key, waitsForDisk: true)
+/// if let hit = try await cache.query(forKey: key) {
+///     print(hit.cacheType)                      // .memory, or .disk after a restart
+/// }
+/// ```
+///
+/// A class, not an actor: it owns no mutable state of its own, so a memory
+/// hit costs exactly one hop into ``MemoryCache``. Disk data is decoded on
+/// the cooperative pool under ``decodeLimiter`` (never inside an actor), and
+/// the result lands in memory. Concurrent queries of one key are not
+/// coalesced here; the loader coalesces them above.
+public final class ImageCache: Sendable {
+    /// The decoded-image tier.
+    public let memory: MemoryCache
+    /// The encoded-data tier; `nil` for a memory-only cache.
+    public let disk: (any DataCaching)?
+    /// Decoders for disk data and encoders for images stored without data.
+    public let coders: ImageCoderRegistry
+    /// Bounds concurrent decodes and encodes (shared with the loader when it passes its own).
+    public let decodeLimiter: ConcurrencyLimiter
+
+    /// A cache with default limits, its disk tier in the `default` store
+    /// (`~/.cache/AsyncWebImage/default`), and the built-in coders.
+    public static let shared = ImageCache(name: "default")
+
+    /// Creates a cache from its parts.
+    ///
+    /// - Parameters:
+    ///   - memory: The memory tier.
+    ///   - disk: The disk tier, or `nil` for none.
+    ///   - coders: Decoders and encoders; the built-in JPEG and PNG coders by default.
+    ///   - decodeLimiter: Bounds concurrent decodes; one permit per active processor by default.
+    public init(
+        memory: MemoryCache,
+        disk: (any DataCaching)?,
+        coders: ImageCoderRegistry = .builtIn,
+        decodeLimiter: ConcurrencyLimiter = ConcurrencyLimiter()
+    ) {
+        self.memory = memory
+        self.disk = disk
+        self.coders = coders
+        self.decodeLimiter = decodeLimiter
+    }
+
+    /// Creates a cache with a ``MemoryCache`` and a ``DiskStore`` named `name`
+    /// in the default cache directory.
+    ///
+    /// - Parameters:
+    ///   - name: The disk store's folder name.
+    ///   - memoryConfiguration: Limits of the memory tier.
+    ///   - diskConfiguration: Limits and policies of the disk tier.
+    public convenience init(
+        name: String,
+        memoryConfiguration: MemoryCache.Configuration = .init(),
+        diskConfiguration: DiskStore.Configuration = .init()
+    ) {
+        self.init(
+            memory: MemoryCache(configuration: memoryConfiguration),
+            disk: DiskStore(name: name, configuration: diskConfiguration))
+    }
+
+    // MARK: Querying
+
+    /// Looks `key` up in memory, then on disk; a disk hit is decoded (off
+    /// every actor, under ``decodeLimiter``) and put in memory.
+    ///
+    /// Damaged disk data (not decodable) is removed from the disk tier and
+    /// reported as a miss, so the next load downloads it again.
+    /// - Parameters:
+    ///   - key: The cache key, used as it is for both tiers.
+    ///   - cacheType: The tiers to look in: ``ImageCacheType/all`` by default;
+    ///     ``ImageCacheType/none`` returns `nil` at once.
+    ///   - options: Data, extended data, decoding.
+    /// - Returns: What was found and where, or `nil` on a miss.
+    /// - Throws: `CancellationError` when the task is cancelled before the
+    ///   decode; ``ImageError/tooLarge(_:limit:actual:)`` when the data exceeds
+    ///   the decoding limits (the entry is kept);
+    ///   ``ImageError/diskIO(path:errno:message:)`` when the disk tier cannot be read.
+    /// - Complexity: a memory hit is O(1); a disk hit reads and decodes the entry.
+    public func query(
+        forKey key: String,
+        cacheType: ImageCacheType = .all,
+        options: QueryOptions = .init()
+    ) async throws -> QueryResult? {
+        if cacheType.includesMemory, let image = await memory.image(forKey: key) {
+            var result = QueryResult(image: image, data: nil, extendedData: nil, cacheType: .memory)
+            if let disk {
+                // Best effort: the memory hit stands even if the disk cannot be read.
+                if options.queryMemoryData || options.avoidDecode {
+                    let entry = try? await disk.dataWithExtendedData(forKey: key)
+                    result.data = entry?.data
+                    result.extendedData = options.includeExtendedData ? entry?.extendedData : nil
+                } else if options.includeExtendedData {
+                    result.extendedData = try? await disk.extendedData(forKey: key)
+                }
+            }
+            return result
+        }
+        guard cacheType.includesDisk, let disk else { return nil }
+        let entry: (data: Data, extendedData: Data?)?
+        if options.includeExtendedData {
+            entry = try await disk.dataWithExtendedData(forKey: key)
+        } else {
+            entry = try await disk.data(forKey: key).map { ($0, nil) }
+        }
+        guard let entry else { return nil }
+        if options.avoidDecode {
+            return QueryResult(image: nil, data: entry.data, extendedData: entry.extendedData, cacheType: .disk)
+        }
+        try Task.checkCancellation()
+        let image: Image
+        do {
+            image = try await decode(entry.data, options: options.decoding)
+        } catch let error as ImageError {
+            switch error {
+            case .undecodable, .unsupportedFormat, .invalidImage:
+                try? await disk.removeData(forKey: key)
+                return nil
+            default:
+                throw error
+            }
+        }
+        if options.storesDecodedImageInMemory {
+            await memory.setImage(image, forKey: key)
+        }
+        return QueryResult(image: image, data: entry.data, extendedData: entry.extendedData, cacheType: .disk)
+    }
+
+    /// Where `key` is cached now, without reading or decoding anything.
+    ///
+    /// - Parameters:
+    ///   - key: The cache key.
+    ///   - cacheType: The tiers to look in.
+    /// - Returns: ``ImageCacheType/memory``, ``ImageCacheType/disk`` or ``ImageCacheType/none``.
+    public func containsImage(forKey key: String, cacheType: ImageCacheType = .all) async -> ImageCacheType {
+        if cacheType.includesMemory, await memory.contains(key) { return .memory }
+        if cacheType.includesDisk, let disk, await disk.contains(key) { return .disk }
+        return .none
+    }
+
+    // MARK: Storing
+
+    /// Stores an image and/or its encoded data under `key`.
+    ///
+    /// The image goes to memory (previews are refused there). The data goes to
+    /// disk; when `data` is `nil` and an image is given, the image is encoded
+    /// first (in its source format when an encoder writes it, PNG otherwise),
+    /// off every actor under ``decodeLimiter``.
+    /// - Parameters:
+    ///   - image: The decoded image, or `nil` to store data only.
+    ///   - data: The encoded data, or `nil`.
+    ///   - extendedData: Metadata to keep with the disk entry (`ETag`, ...).
+    ///   - key: The cache key.
+    ///   - cacheType: The tiers to store to: ``ImageCacheType/all`` by default.
+    ///   - waitsForDisk: Return only once the disk write is done (`.waitStoreCache`),
+    ///     and throw its error. `false` by default: the write then finishes in
+    ///     the background even if the caller is cancelled, and its failure is
+    ///     counted in the disk store's statistics only.
+    /// - Throws: with `waitsForDisk`, ``ImageError/diskIO(path:errno:message:)``
+    ///   or ``ImageError/encodingFailed(_:_:)``.
+    public func store(
+        _ image: Image?,
+        data: Data?,
+        extendedData: Data? = nil,
+        forKey key: String,
+        cacheType: ImageCacheType = .all,
+        waitsForDisk: Bool = false
+    ) async throws {
+        if cacheType.includesMemory, let image {
+            await memory.setImage(image, forKey: key)
+        }
+        guard cacheType.includesDisk, let disk, data != nil || image.map({ !$0.isPreview }) == true else { return }
+        let write: @Sendable () async throws -> Void = { [coders, decodeLimiter] in
+            let bytes: Data
+            if let data {
+                bytes = data
+            } else {
+                bytes = try await Self.encode(image!, coders: coders, limiter: decodeLimiter)
+            }
+            try await disk.setData(bytes, forKey: key, extendedData: extendedData)
+        }
+        if waitsForDisk {
+            try await write()
+        } else {
+            Task { try? await write() }
+        }
+    }
+
+    // MARK: Removing
+
+    /// Removes the image and data stored under `key` from the chosen tiers.
+    ///
+    /// - Parameters:
+    ///   - key: The cache key.
+    ///   - cacheType: The tiers to remove from: ``ImageCacheType/all`` by default.
+    /// - Throws: ``ImageError/diskIO(path:errno:message:)`` when the disk entry cannot be removed.
+    public func removeImage(forKey key: String, cacheType: ImageCacheType = .all) async throws {
+        if cacheType.includesMemory { await memory.removeImage(forKey: key) }
+        if cacheType.includesDisk, let disk { try await disk.removeData(forKey: key) }
+    }
+
+    /// Empties the chosen tiers.
+    ///
+    /// - Parameter cacheType: The tiers to empty: ``ImageCacheType/all`` by default.
+    /// - Throws: ``ImageError/diskIO(path:errno:message:)`` when disk entries cannot be removed.
+    public func removeAll(cacheType: ImageCacheType = .all) async throws {
+        if cacheType.includesMemory { await memory.removeAll() }
+        if cacheType.includesDisk, let disk { try await disk.removeAll() }
+    }
+
+    // MARK: Coding
+
+    /// Decodes on the cooperative pool, never on the caller's actor.
+    @concurrent
+    private func decode(_ data: Data, options: ImageDecodingOptions) async throws -> Image {
+        try await decodeLimiter.withPermit { try coders.decode(data, options: options) }
+    }
+
+    @concurrent
+    private static func encode(_ image: Image, coders: ImageCoderRegistry, limiter: ConcurrencyLimiter) async throws -> Data {
+        let format = coders.encoder(for: image.format) != nil ? image.format : .png
+        return try await limiter.withPermit { try coders.encode(image, as: format) }
+    }
+}
