@@ -235,6 +235,30 @@ struct JPEGCoderTests {
         }
     }
 
+    @Test("mutated files yield a typed error or a whole image, never a crash", arguments: ["baseline-420.jpg", "progressive.jpg", "ycck.jpg", "orientation-5.jpg"])
+    func mutations(name: String) throws {
+        // Given 150 copies of a file, each with a few random bytes changed
+        // (seeded, so a failure reproduces)
+        let original = [UInt8](try JPEGFixtures.data(name))
+        var random = SeededGenerator(seed: UInt64(name.utf8.count) &* 0x9E37_79B9)
+        for round in 0..<150 {
+            var bytes = original
+            for _ in 0..<Int.random(in: 1...6, using: &random) {
+                bytes[Int.random(in: 2..<bytes.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+            }
+            // When decoded fully and as a preview
+            do {
+                let image = try coder.decode(Data(bytes), options: .init(thumbnailPixelSize: round.isMultiple(of: 3) ? PixelSize(width: 20, height: 20) : nil))
+                // Then a successful decode is a whole, consistent image
+                #expect(image.width > 0 && image.height > 0 && image.cost >= image.bytesPerRow * image.height)
+            } catch is ImageError {
+                // a typed error is fine
+            }
+            var decoder = JPEGProgressiveDecoder()
+            _ = try? decoder.preview(for: Data(bytes.dropLast(bytes.count / 3)))
+        }
+    }
+
     @Test("a file lacking only its EOI marker counts as truncated")
     func missingEOI() throws {
         let data = try JPEGFixtures.data("baseline-420.jpg")
@@ -382,5 +406,20 @@ struct JPEGCoderTests {
         // Then every result is what a lone call produces
         #expect(decoded.count == 6 && decoded.allSatisfy { $0 == expected })
         #expect(encoded.count == 6 && encoded.allSatisfy { $0 == expectedEncoding })
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so randomised tests reproduce.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
