@@ -72,9 +72,10 @@ struct JPEGProgressiveDecoderTests {
         let data = try JPEGFixtures.data("large.jpg")
         let final = try coder.decode(data, options: .init())
         let previews = try Self.feed(data, chunk: 2048)
-        // Then previews come at ≥ 8 KiB of entropy data, then each ≥ 8 KiB
-        // and ≥ 1.5× more: three of them before the file completes
-        #expect(previews.count == 3, "\(previews.map(\.bytes))")
+        // Then previews come at ≥ 8 KiB of entropy data, then each time it
+        // doubles: at 8 and 16 KiB (32 KiB is past the end)
+        #expect(previews.count == 2, "\(previews.map(\.bytes))")
+        #expect(previews.first.map { $0.bytes >= 8 * 1024 && $0.bytes < 8 * 1024 + 2048 + 1024 } == true)
         for (bytes, preview) in previews {
             #expect(preview.isPreview && preview.size == final.size)
             // The rows that have arrived are exactly the final ones

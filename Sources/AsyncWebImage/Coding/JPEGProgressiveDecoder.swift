@@ -13,10 +13,12 @@ public import Foundation
 ///   give, never grey at the bottom.
 /// - **Sequential (baseline) JPEG**: rows arrive top to bottom, and the
 ///   entropy-coded bytes received are the measure of rows. A preview is made
-///   once 8 KiB of them have arrived, then each time they have grown by half
-///   (and by 8 KiB) since the last preview. Rows not yet received are grey.
-///   Since a preview costs about one full decode, geometric steps bound
-///   the preview work of a download to O(log(size)) decodes.
+///   once 8 KiB of them have arrived, then each time they have doubled since
+///   the last preview: the rows shown at least double each time, and the
+///   last preview before the end shows at least half of them. Rows not yet
+///   received are grey. libjpeg processes the whole frame even where data
+///   is missing, so every preview costs most of a full decode; doubling
+///   bounds a download's previews to log2(size / 8 KiB) (9 for 2 MB).
 ///
 /// At most ``maximumPreviews`` previews are made per download (a hostile
 /// progressive file may declare hundreds of scans), none once the EOI
@@ -30,9 +32,8 @@ public struct JPEGProgressiveDecoder: ProgressiveImageDecoding {
     /// The most previews one download gets.
     public static let maximumPreviews = 16
 
-    /// Entropy-coded bytes of a sequential JPEG before its first preview,
-    /// and the least growth between two previews.
-    static let sequentialStep = 8 * 1024
+    /// Entropy-coded bytes of a sequential JPEG before its first preview.
+    static let sequentialFirstPreview = 8 * 1024
 
     private let options: ImageDecodingOptions
     private var scanner = JPEGMarkerScanner()
@@ -74,8 +75,7 @@ public struct JPEGProgressiveDecoder: ProgressiveImageDecoding {
             prefixEnd = scanner.completedScansEnd
         } else {
             let received = scanner.entropyBytes(receivedCount: bytes.count)
-            let wanted = max(previewedEntropyBytes + Self.sequentialStep, previewedEntropyBytes + previewedEntropyBytes / 2)
-            guard received >= wanted else { return nil }
+            guard received >= max(Self.sequentialFirstPreview, 2 * previewedEntropyBytes) else { return nil }
             previewedEntropyBytes = received
             prefixEnd = bytes.count
         }
