@@ -10,9 +10,15 @@ public import Foundation
 /// Thumbnails and scale-down decode at the smallest DCT scale that still
 /// covers the target, then resample exactly.
 ///
-/// Truncated or corrupt data is an ``ImageError/undecodable(_:_:)`` error
-/// for a full decode, never a half-grey image; harmless libjpeg warnings
-/// are accepted (see `decodeImage` for the exact rule). The
+/// ## Truncated and corrupt data
+/// A full decode never returns a half-grey image. Data that does not reach
+/// an EOI marker fails before any pixel memory is allocated; libjpeg
+/// warnings that mean lost pixels (premature end of data, bad Huffman or
+/// arithmetic codes, missing restart markers) fail with libjpeg's message.
+/// Warnings that cost nothing (extraneous bytes between markers, an unknown
+/// JFIF revision or Adobe transform, odd SOS parameters, a bad ICC marker)
+/// are accepted, so valid-but-sloppy camera files decode. A file missing
+/// only its final EOI marker counts as truncated. The
 /// ``JPEGProgressiveDecoder`` from ``makeProgressiveDecoder(options:)``
 /// turns partial data into previews instead.
 ///

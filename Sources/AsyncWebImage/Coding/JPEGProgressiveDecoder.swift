@@ -4,7 +4,7 @@ public import Foundation
 /// ``JPEGCoder/makeProgressiveDecoder(options:)``.
 ///
 /// Each call scans only the bytes that arrived since the previous call
-/// (a ``JPEGMarkerScanner`` keeps its place), and decodes only when a
+/// (an incremental marker scanner keeps its place), and decodes only when a
 /// preview is worth it:
 /// - **Progressive JPEG**: when at least one more scan has fully arrived
 ///   (its entropy-coded data and the marker after it). The preview decodes
@@ -14,8 +14,8 @@ public import Foundation
 /// - **Sequential (baseline) JPEG**: rows arrive top to bottom, and the
 ///   entropy-coded bytes received are the measure of rows. A preview is made
 ///   once 8 KiB of them have arrived, then each time they have doubled since
-///   the last preview: the rows shown at least double each time, and the
-///   last preview before the end shows at least half of them. Rows not yet
+///   the last preview: the rows shown roughly double each time, and the
+///   last preview before the end shows about half of them or more. Rows not yet
 ///   received are grey. libjpeg processes the whole frame even where data
 ///   is missing, so every preview costs most of a full decode; doubling
 ///   bounds a download's previews to log2(size / 8 KiB) (9 for 2 MB).
