@@ -3,8 +3,9 @@
 ///
 /// ``radius`` is the Gaussian's standard deviation σ in pixels, as in Core
 /// Image's `CIGaussianBlur`. The Gaussian is approximated by three
-/// successive box blurs per axis (sizes chosen for σ, after Kutskir), each a
-/// running sum, so the cost per pixel does not depend on the radius. Edges
+/// successive box blurs per axis, each a running sum, so the cost per pixel
+/// does not depend on the radius; the boxes have fractional end taps so that
+/// their variance is exactly σ² (see ``Box``). Edges
 /// repeat the border pixels. Images with alpha are blurred premultiplied in
 /// 16 bits per channel, so transparent pixels lend no colour and faint
 /// pixels keep their hue; opaque images are blurred in 8 bits. The pixel
@@ -33,8 +34,8 @@ public struct BlurTransformer: ImageTransformer {
             throw ImageError.transformFailed(key: key, reason: "radius must be in 0...\(Self.maximumRadius)")
         }
         let image = image.uprightForTransform()
-        let radii = Self.boxRadii(sigma: radius)
-        guard radii.contains(where: { $0 > 0 }) else { return image }
+        guard radius > 0 else { return image }
+        let box = Box(sigma: radius)
         let (w, h, stride) = (image.width, image.height, image.bytesPerRow)
         let channels = image.pixelFormat.channelCount
         let count = w * h * channels
@@ -44,7 +45,7 @@ public struct BlurTransformer: ImageTransformer {
                 let a = UnsafeMutableBufferPointer(rebasing: buffer[0..<count])
                 let b = UnsafeMutableBufferPointer(rebasing: buffer[count...])
                 image.withUnsafeBytes { Self.premultiply($0, stride, into: a, w, h, channels) }
-                Self.blur(a, b, w, h, channels, radii)
+                Self.blur(a, b, w, h, channels, box)
                 return Image.makeTransformed(like: image, width: w, height: h, pixelFormat: image.pixelFormat) {
                     Self.unpremultiply(a, into: $0.bindMemory(to: UInt8.self), channels)
                 }
@@ -61,88 +62,152 @@ public struct BlurTransformer: ImageTransformer {
                             .copyMemory(from: UnsafeRawBufferPointer(rebasing: source[(y * stride)..<(y * stride + rowBytes)]))
                     }
                 }
-                Self.blur(a, b, w, h, channels, radii)
+                Self.blur(a, b, w, h, channels, box)
             }
         }
     }
 
-    /// Radii of the three boxes whose succession best approximates a
-    /// Gaussian of standard deviation `sigma` (Kutskir's box sizes).
-    static func boxRadii(sigma: Double) -> [Int] {
-        let passes = 3.0
-        let ideal = (12 * sigma * sigma / passes + 1).squareRoot()
-        var lower = Int(ideal.rounded(.down))
-        if lower % 2 == 0 { lower -= 1 }
-        let l = Double(lower)
-        let lowerCount = Int(((12 * sigma * sigma - passes * l * l - 4 * passes * l - 3 * passes) / (-4 * l - 4)).rounded())
-        return (0..<3).map { ($0 < lowerCount ? lower : lower + 2) / 2 }
+    /// One of the three identical passes per axis: an "extended box" (Gwosdek
+    /// et al., 2011) of `2 × radius + 1` taps of weight 1 plus one tap of
+    /// weight `endWeight` (0..<1) at each end, whose variance is exactly a
+    /// third of σ², so three passes have exactly the Gaussian's variance
+    /// (integer boxes alone miss it by up to 10 %).
+    struct Box: Equatable {
+        /// Taps of full weight on each side of the centre.
+        let radius: Int
+        /// Weight of the tap just beyond `radius` on each side.
+        let endWeight: Float
+
+        init(sigma: Double) {
+            let variance = sigma * sigma / 3
+            // The widest plain box whose variance r(r + 1)/3 does not exceed the target.
+            var r = Int(((1 + 12 * variance).squareRoot() - 1) / 2)
+            while Double(r * (r + 1)) / 3 > variance { r -= 1 }
+            while Double((r + 1) * (r + 2)) / 3 <= variance { r += 1 }
+            let n = Double(r)
+            let alpha = (2 * n + 1) * (n * (n + 1) / 3 - variance) / (2 * (variance - (n + 1) * (n + 1)))
+            radius = r
+            endWeight = Float(alpha)
+        }
+
+        /// The variance of the box: Σ k² w(k) / Σ w(k).
+        var variance: Double {
+            let r = Double(radius), a = Double(endWeight)
+            return (r * (r + 1) * (2 * r + 1) / 3 + 2 * a * (r + 1) * (r + 1)) / (2 * r + 1 + 2 * a)
+        }
+
+        /// 1 / Σ w(k).
+        var scale: Float { 1 / (Float(2 * radius + 1) + 2 * endWeight) }
     }
 
-    /// Three horizontal then three vertical box passes; the result ends in `a`.
+    /// Three horizontal then three vertical passes; the result ends in `a`.
     private static func blur<T: FixedWidthInteger & UnsignedInteger>(
         _ a: UnsafeMutableBufferPointer<T>, _ b: UnsafeMutableBufferPointer<T>,
-        _ w: Int, _ h: Int, _ channels: Int, _ radii: [Int]
+        _ w: Int, _ h: Int, _ channels: Int, _ box: Box
     ) {
-        horizontal(a, into: b, w, h, channels, radii[0])
-        horizontal(b, into: a, w, h, channels, radii[1])
-        horizontal(a, into: b, w, h, channels, radii[2])
-        vertical(b, into: a, w, h, channels, radii[0])
-        vertical(a, into: b, w, h, channels, radii[1])
-        vertical(b, into: a, w, h, channels, radii[2])
-    }
-
-    /// Fixed-point reciprocal of a box size: `(sum × inverse + half) >> 24` divides by it.
-    @inline(__always)
-    private static func reciprocal(_ size: Int) -> Int { ((1 << 24) + size / 2) / size }
-
-    /// A box of radius `r` along each row, for each channel, with a running sum.
-    private static func horizontal<T: FixedWidthInteger & UnsignedInteger>(
-        _ src: UnsafeMutableBufferPointer<T>, into dst: UnsafeMutableBufferPointer<T>,
-        _ w: Int, _ h: Int, _ channels: Int, _ r: Int
-    ) {
-        let inverse = reciprocal(2 * r + 1)
-        let last = w - 1
-        for y in 0..<h {
-            let row = y * w * channels
-            for c in 0..<channels {
-                let base = row + c
-                @inline(__always) func at(_ x: Int) -> Int { Int(src[base + x * channels]) }
-                var sum = at(0) * (r + 1)
-                if r > 0 { for k in 1...r { sum += at(min(k, last)) } }
-                for x in 0..<w {
-                    dst[base + x * channels] = T(truncatingIfNeeded: (sum * inverse + (1 << 23)) >> 24)
-                    sum += at(min(x + r + 1, last)) - at(max(x - r, 0))
+        // Rows: all three passes on one row while it sits in cache.
+        let rowLength = w * channels
+        var scratch = [T](repeating: 0, count: 2 * rowLength)
+        scratch.withUnsafeMutableBufferPointer { scratch in
+            let first = scratch.baseAddress!, second = first + rowLength
+            for y in 0..<h {
+                let row = a.baseAddress! + y * rowLength
+                switch channels {
+                case 4: threeBoxes(row, first, second, b.baseAddress! + y * rowLength, w, 4, box)
+                case 3: threeBoxes(row, first, second, b.baseAddress! + y * rowLength, w, 3, box)
+                case 2: threeBoxes(row, first, second, b.baseAddress! + y * rowLength, w, 2, box)
+                default: threeBoxes(row, first, second, b.baseAddress! + y * rowLength, w, 1, box)
                 }
             }
         }
+        vertical(b, into: a, w, h, rowLength, box)
+        vertical(a, into: b, w, h, rowLength, box)
+        vertical(b, into: a, w, h, rowLength, box)
     }
 
-    /// A box of radius `r` down each column, all columns at once with a row of
-    /// running sums, so memory is read row by row.
+    @inline(__always)
+    private static func threeBoxes<T: FixedWidthInteger & UnsignedInteger>(
+        _ row: UnsafeMutablePointer<T>, _ first: UnsafeMutablePointer<T>, _ second: UnsafeMutablePointer<T>,
+        _ out: UnsafeMutablePointer<T>, _ w: Int, _ channels: Int, _ box: Box
+    ) {
+        horizontal(row, into: first, w, channels, box)
+        horizontal(first, into: second, w, channels, box)
+        horizontal(second, into: out, w, channels, box)
+    }
+
+    /// `value` (0…65535) rounded to the nearest integer without the range
+    /// checks of `T(_:)`: adding 1.5 × 2²³ leaves the rounded integer in the
+    /// low mantissa bits.
+    @inline(__always)
+    private static func rounded<T: FixedWidthInteger>(_ value: Float) -> T {
+        T(truncatingIfNeeded: (value + 12_582_912).bitPattern)
+    }
+
+    /// One extended box along a row of interleaved channels, with a running
+    /// sum; edges repeat the border pixel.
+    @inline(__always)
+    private static func horizontal<T: FixedWidthInteger & UnsignedInteger>(
+        _ src: UnsafeMutablePointer<T>, into dst: UnsafeMutablePointer<T>, _ w: Int, _ channels: Int, _ box: Box
+    ) {
+        let r = box.radius, alpha = box.endWeight, scale = box.scale
+        let last = w - 1
+        for c in 0..<channels {
+            @inline(__always) func at(_ x: Int) -> Int32 { Int32(src[x &* channels &+ c]) }
+            var sum = at(0) * Int32(r + 1)
+            if r > 0 { for k in 1...r { sum += at(min(k, last)) } }
+            // Clamped reads only near the edges; the middle runs without.
+            let middle = (r + 1)..<max(r + 1, w - r - 1)
+            var x = 0
+            while x < w {
+                if x == middle.lowerBound && !middle.isEmpty {
+                    var i = x &* channels &+ c
+                    let step = channels
+                    let lead = (r &+ 1) &* channels, trail = r &* channels
+                    for _ in middle {
+                        let ends = Float(Int32(src[i &- lead]) &+ Int32(src[i &+ lead]))
+                        dst[i] = rounded((Float(sum) + alpha * ends) * scale)
+                        sum = sum &+ Int32(src[i &+ lead]) &- Int32(src[i &- trail])
+                        i &+= step
+                    }
+                    x = middle.upperBound
+                    continue
+                }
+                let ends = Float(at(max(x - r - 1, 0)) + at(min(x + r + 1, last)))
+                dst[x &* channels &+ c] = rounded((Float(sum) + alpha * ends) * scale)
+                sum += at(min(x + r + 1, last)) - at(max(x - r, 0))
+                x += 1
+            }
+        }
+    }
+
+    /// One extended box down every column at once, with a row of running
+    /// sums, so memory is read row by row.
     private static func vertical<T: FixedWidthInteger & UnsignedInteger>(
         _ src: UnsafeMutableBufferPointer<T>, into dst: UnsafeMutableBufferPointer<T>,
-        _ w: Int, _ h: Int, _ channels: Int, _ r: Int
+        _ w: Int, _ h: Int, _ rowLength: Int, _ box: Box
     ) {
-        let inverse = reciprocal(2 * r + 1)
-        let rowLength = w * channels
+        let r = box.radius, alpha = box.endWeight, scale = box.scale
         let last = h - 1
-        var sums = [Int](repeating: 0, count: rowLength)
+        guard let source = src.baseAddress, let destination = dst.baseAddress else { return }
+        var sums = [Int32](repeating: 0, count: rowLength)
         sums.withUnsafeMutableBufferPointer { sums in
-            for i in 0..<rowLength { sums[i] = Int(src[i]) * (r + 1) }
+            let sum = sums.baseAddress!
+            for i in 0..<rowLength { sum[i] = Int32(source[i]) * Int32(r + 1) }
             if r > 0 {
                 for k in 1...r {
-                    let row = min(k, last) * rowLength
-                    for i in 0..<rowLength { sums[i] += Int(src[row + i]) }
+                    let row = source + min(k, last) * rowLength
+                    for i in 0..<rowLength { sum[i] &+= Int32(row[i]) }
                 }
             }
             for y in 0..<h {
-                let out = y * rowLength
-                let incoming = min(y + r + 1, last) * rowLength
-                let outgoing = max(y - r, 0) * rowLength
+                let out = destination + y * rowLength
+                let above = source + max(y - r - 1, 0) * rowLength
+                let below = source + min(y + r + 1, last) * rowLength
+                let leaving = source + max(y - r, 0) * rowLength
                 for i in 0..<rowLength {
-                    let sum = sums[i]
-                    dst[out + i] = T(truncatingIfNeeded: (sum * inverse + (1 << 23)) >> 24)
-                    sums[i] = sum + Int(src[incoming + i]) - Int(src[outgoing + i])
+                    let ends = Float(Int32(above[i]) &+ Int32(below[i]))
+                    out[i] = rounded((Float(sum[i]) + alpha * ends) * scale)
+                    sum[i] = sum[i] &+ Int32(below[i]) &- Int32(leaving[i])
                 }
             }
         }
@@ -158,8 +223,8 @@ public struct BlurTransformer: ImageTransformer {
             var s = y * stride, d = y * w * channels
             for _ in 0..<w {
                 let alpha = UInt16(src[s + channels - 1])
-                for c in 0..<(channels - 1) { planes[d + c] = UInt16(src[s + c]) * alpha }
-                planes[d + channels - 1] = alpha * 255
+                for c in 0..<(channels - 1) { planes[d + c] = UInt16(src[s + c]) &* alpha }
+                planes[d + channels - 1] = alpha &* 255
                 s += channels
                 d += channels
             }
@@ -172,15 +237,13 @@ public struct BlurTransformer: ImageTransformer {
     ) {
         var i = 0
         while i < planes.count {
-            let alpha = Int(planes[i + channels - 1])
-            if alpha == 0 {
-                for c in 0..<channels { out[i + c] = 0 }
-            } else {
-                for c in 0..<(channels - 1) {
-                    out[i + c] = UInt8(min(255, (Int(planes[i + c]) * 255 + alpha / 2) / alpha))
-                }
-                out[i + channels - 1] = UInt8((alpha + 127) / 255)
+            let alpha = Float(planes[i + channels - 1])
+            // One reciprocal per pixel instead of a division per channel.
+            let scale: Float = alpha >= 1 ? 255 / alpha : 0
+            for c in 0..<(channels - 1) {
+                out[i + c] = rounded(min(Float(planes[i + c]) * scale, 255))
             }
+            out[i + channels - 1] = rounded(alpha * (1 / 255))
             i += channels
         }
     }

@@ -93,138 +93,137 @@ public struct RotateTransformer: ImageTransformer {
         _: L.Type, _ source: UnsafeRawBufferPointer, _ destination: UnsafeMutableRawBufferPointer,
         _ g: Geometry, _ background: TransformColor
     ) {
-        guard let src = source.baseAddress, let dst = destination.baseAddress else { return }
-        let bg = premultiplied(SIMD4(Float(background.red), Float(background.green), Float(background.blue), Float(background.alpha)), L.self)
-        let (sw, sh) = (g.sourceWidth, g.sourceHeight)
-        // Output pixel centre (x + ½, y + ½) relative to the output centre,
-        // turned back by the angle, lands at (u, v) in source pixel-centre
-        // coordinates; both move linearly along a row.
-        let halfOut = (Float(g.outWidth) / 2, Float(g.outHeight) / 2)
-        let halfSource = (Float(sw) / 2 - 0.5, Float(sh) / 2 - 0.5)
-        let outRowBytes = g.outWidth * L.channels
-        for y in 0..<g.outHeight {
-            let dy = Float(y) + 0.5 - halfOut.1
-            let dx0 = 0.5 - halfOut.0
-            var u = dx0 * g.cosine + dy * g.sine + halfSource.0
-            var v = -dx0 * g.sine + dy * g.cosine + halfSource.1
-            var d = y * outRowBytes
-            for _ in 0..<g.outWidth {
-                let fu = u.rounded(.down), fv = v.rounded(.down)
-                let x0 = Int(fu), y0 = Int(fv)
-                let ax = u - fu, ay = v - fv
-                let p00, p10, p01, p11: SIMD4<Float>
-                if x0 >= 0 && y0 >= 0 && x0 + 1 < sw && y0 + 1 < sh {
-                    let o = y0 * g.bytesPerRow + x0 * L.channels
-                    p00 = premultiplied(L.load(src, o), L.self)
-                    p10 = premultiplied(L.load(src, o + L.channels), L.self)
-                    p01 = premultiplied(L.load(src, o + g.bytesPerRow), L.self)
-                    p11 = premultiplied(L.load(src, o + g.bytesPerRow + L.channels), L.self)
-                } else if x0 < -1 || y0 < -1 || x0 >= sw || y0 >= sh {
-                    L.store(unpremultiplied(bg, L.self), dst, d)
-                    d += L.channels
-                    u += g.cosine
-                    v -= g.sine
-                    continue
-                } else {
-                    // On the border: taps outside the image see the background,
-                    // which is what antialiases the edge.
-                    func tap(_ x: Int, _ y: Int) -> SIMD4<Float> {
-                        guard x >= 0, y >= 0, x < sw, y < sh else { return bg }
-                        return premultiplied(L.load(src, y * g.bytesPerRow + x * L.channels), L.self)
+        guard let src = source.baseAddress?.assumingMemoryBound(to: UInt8.self),
+              let dst = destination.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        let channels = L.channels
+        // The background as one pixel of the same layout: taps that fall
+        // outside the image read it, which antialiases the edges for free.
+        let backgroundPixel = background.components(in: L.format)
+        backgroundPixel.withUnsafeBufferPointer { backgroundBuffer in
+            let bg = backgroundBuffer.baseAddress!
+            let (sw, sh, stride) = (g.sourceWidth, g.sourceHeight, g.bytesPerRow)
+            // Output pixel centre (x + ½, y + ½) relative to the output centre,
+            // turned back by the angle, lands at (u, v) in source pixel-centre
+            // coordinates; both move linearly along a row. Shifted by +1 so
+            // that truncation is floor for every tap that can touch the image.
+            let halfOutWidth = Float(g.outWidth) / 2, halfOutHeight = Float(g.outHeight) / 2
+            let centreU = Float(sw) / 2 + 0.5, centreV = Float(sh) / 2 + 0.5
+            let outRowBytes = g.outWidth * channels
+            // Square tiles of output: the source rows a rotated tile reads
+            // stay in cache, where whole output rows would sweep diagonally
+            // across thousands of source rows.
+            let tile = 64
+            for tileY in Swift.stride(from: 0, to: g.outHeight, by: tile) {
+                for tileX in Swift.stride(from: 0, to: g.outWidth, by: tile) {
+                    for y in tileY..<min(tileY + tile, g.outHeight) {
+                        let dy = Float(y) + 0.5 - halfOutHeight
+                        let dx0 = Float(tileX) + 0.5 - halfOutWidth
+                        var u = dx0 * g.cosine + dy * g.sine + centreU
+                        var v = -dx0 * g.sine + dy * g.cosine + centreV
+                        var out = dst + y * outRowBytes + tileX * channels
+                        for _ in tileX..<min(tileX + tile, g.outWidth) {
+                            defer {
+                                out += channels
+                                u += g.cosine
+                                v -= g.sine
+                            }
+                            // (u, v) ≥ 0 here means the top-left tap is at column ≥ −1.
+                            guard u >= 0, v >= 0 else { L.copy(bg, out); continue }
+                            let xi = Int(u), yi = Int(v)
+                            guard xi <= sw, yi <= sh else { L.copy(bg, out); continue }
+                            let ax = u - Float(xi), ay = v - Float(yi)
+                            let x0 = xi - 1, y0 = yi - 1
+                            let p00, p10, p01, p11: UnsafePointer<UInt8>
+                            if x0 >= 0 && y0 >= 0 && xi < sw && yi < sh {
+                                p00 = UnsafePointer(src + y0 * stride + x0 * channels)
+                                p10 = p00 + channels
+                                p01 = p00 + stride
+                                p11 = p01 + channels
+                            } else {
+                                let inX0 = x0 >= 0, inX1 = xi < sw, inY0 = y0 >= 0, inY1 = yi < sh
+                                let row0 = src + max(y0, 0) * stride, row1 = src + min(yi, sh - 1) * stride
+                                p00 = inX0 && inY0 ? UnsafePointer(row0 + x0 * channels) : bg
+                                p10 = inX1 && inY0 ? UnsafePointer(row0 + xi * channels) : bg
+                                p01 = inX0 && inY1 ? UnsafePointer(row1 + x0 * channels) : bg
+                                p11 = inX1 && inY1 ? UnsafePointer(row1 + xi * channels) : bg
+                            }
+                            L.blend(p00, p10, p01, p11, (1 - ax) * (1 - ay), ax * (1 - ay), (1 - ax) * ay, ax * ay, out)
+                        }
                     }
-                    p00 = tap(x0, y0)
-                    p10 = tap(x0 + 1, y0)
-                    p01 = tap(x0, y0 + 1)
-                    p11 = tap(x0 + 1, y0 + 1)
                 }
-                let top = p00 + (p10 - p00) * ax
-                let bottom = p01 + (p11 - p01) * ax
-                L.store(unpremultiplied(top + (bottom - top) * ay, L.self), dst, d)
-                d += L.channels
-                u += g.cosine
-                v -= g.sine
             }
         }
     }
 
+    /// `value` (0…255) rounded to the nearest byte without the range checks
+    /// of `UInt8(_:)`: adding 1.5 × 2²³ leaves the rounded integer in the low
+    /// mantissa bits.
     @inline(__always)
-    private static func premultiplied<L: Layout>(_ p: SIMD4<Float>, _: L.Type) -> SIMD4<Float> {
-        guard L.hasAlpha else { return p }
-        let a = p.w * (1 / 255)
-        return SIMD4(p.x * a, p.y * a, p.z * a, p.w)
+    fileprivate static func roundedByte(_ value: Float) -> UInt8 {
+        UInt8(truncatingIfNeeded: (min(value, 255) + 12_582_912).bitPattern)
     }
 
-    @inline(__always)
-    private static func unpremultiplied<L: Layout>(_ p: SIMD4<Float>, _: L.Type) -> SIMD4<Float> {
-        guard L.hasAlpha else { return p }
-        let scale: Float = p.w > 0.5 / 255 ? 255 / p.w : 0
-        return SIMD4(p.x * scale, p.y * scale, p.z * scale, p.w)
-    }
-
-    // Channel layouts as types so the sampling loop is specialised per format.
-    // Every layout maps to (red or gray, green, blue, alpha) lanes.
-    private protocol Layout {
+    // Channel layouts as types, so the sampling loop is specialised per
+    // format with a constant channel count.
+    fileprivate protocol Layout {
+        static var format: PixelFormat { get }
         static var channels: Int { get }
         static var hasAlpha: Bool { get }
-        static func load(_ p: UnsafeRawPointer, _ offset: Int) -> SIMD4<Float>
-        static func store(_ value: SIMD4<Float>, _ p: UnsafeMutableRawPointer, _ offset: Int)
     }
 
-    private enum RGBA: Layout {
-        static let channels = 4, hasAlpha = true
-        @inline(__always) static func load(_ p: UnsafeRawPointer, _ o: Int) -> SIMD4<Float> {
-            SIMD4(SIMD4<UInt8>(p.load(fromByteOffset: o, as: UInt8.self), p.load(fromByteOffset: o + 1, as: UInt8.self),
-                               p.load(fromByteOffset: o + 2, as: UInt8.self), p.load(fromByteOffset: o + 3, as: UInt8.self)))
-        }
-        @inline(__always) static func store(_ v: SIMD4<Float>, _ p: UnsafeMutableRawPointer, _ o: Int) {
-            let b = RotateTransformer.byte(v)
-            p.storeBytes(of: b.x, toByteOffset: o, as: UInt8.self)
-            p.storeBytes(of: b.y, toByteOffset: o + 1, as: UInt8.self)
-            p.storeBytes(of: b.z, toByteOffset: o + 2, as: UInt8.self)
-            p.storeBytes(of: b.w, toByteOffset: o + 3, as: UInt8.self)
-        }
+    // Computed, not stored: a `static let` would be read through a lazy
+    // global on every pixel instead of folding to a constant.
+    fileprivate enum RGBA: Layout {
+        static var format: PixelFormat { .rgba8 }
+        static var channels: Int { 4 }
+        static var hasAlpha: Bool { true }
     }
 
-    private enum RGB: Layout {
-        static let channels = 3, hasAlpha = false
-        @inline(__always) static func load(_ p: UnsafeRawPointer, _ o: Int) -> SIMD4<Float> {
-            SIMD4(SIMD4<UInt8>(p.load(fromByteOffset: o, as: UInt8.self), p.load(fromByteOffset: o + 1, as: UInt8.self),
-                               p.load(fromByteOffset: o + 2, as: UInt8.self), 255))
-        }
-        @inline(__always) static func store(_ v: SIMD4<Float>, _ p: UnsafeMutableRawPointer, _ o: Int) {
-            let b = RotateTransformer.byte(v)
-            p.storeBytes(of: b.x, toByteOffset: o, as: UInt8.self)
-            p.storeBytes(of: b.y, toByteOffset: o + 1, as: UInt8.self)
-            p.storeBytes(of: b.z, toByteOffset: o + 2, as: UInt8.self)
-        }
+    fileprivate enum RGB: Layout {
+        static var format: PixelFormat { .rgb8 }
+        static var channels: Int { 3 }
+        static var hasAlpha: Bool { false }
     }
 
-    private enum GrayAlpha: Layout {
-        static let channels = 2, hasAlpha = true
-        @inline(__always) static func load(_ p: UnsafeRawPointer, _ o: Int) -> SIMD4<Float> {
-            SIMD4(Float(p.load(fromByteOffset: o, as: UInt8.self)), 0, 0, Float(p.load(fromByteOffset: o + 1, as: UInt8.self)))
-        }
-        @inline(__always) static func store(_ v: SIMD4<Float>, _ p: UnsafeMutableRawPointer, _ o: Int) {
-            let b = RotateTransformer.byte(v)
-            p.storeBytes(of: b.x, toByteOffset: o, as: UInt8.self)
-            p.storeBytes(of: b.w, toByteOffset: o + 1, as: UInt8.self)
-        }
+    fileprivate enum GrayAlpha: Layout {
+        static var format: PixelFormat { .grayAlpha8 }
+        static var channels: Int { 2 }
+        static var hasAlpha: Bool { true }
     }
 
-    private enum Gray: Layout {
-        static let channels = 1, hasAlpha = false
-        @inline(__always) static func load(_ p: UnsafeRawPointer, _ o: Int) -> SIMD4<Float> {
-            SIMD4(Float(p.load(fromByteOffset: o, as: UInt8.self)), 0, 0, 255)
-        }
-        @inline(__always) static func store(_ v: SIMD4<Float>, _ p: UnsafeMutableRawPointer, _ o: Int) {
-            p.storeBytes(of: RotateTransformer.byte(v).x, toByteOffset: o, as: UInt8.self)
-        }
+    fileprivate enum Gray: Layout {
+        static var format: PixelFormat { .gray8 }
+        static var channels: Int { 1 }
+        static var hasAlpha: Bool { false }
     }
+}
 
-    /// Rounds and clamps each lane to 0…255.
+extension RotateTransformer.Layout {
     @inline(__always)
-    fileprivate static func byte(_ v: SIMD4<Float>) -> SIMD4<UInt8> {
-        SIMD4<UInt8>((v + 0.5).clamped(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 255)), rounding: .towardZero)
+    static func copy(_ pixel: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>) {
+        for c in 0..<channels { out[c] = pixel[c] }
+    }
+
+    /// Writes the weighted sum of four pixels; with alpha, colours are
+    /// weighted by their alpha (premultiplied) and divided back.
+    @inline(__always)
+    static func blend(
+        _ p00: UnsafePointer<UInt8>, _ p10: UnsafePointer<UInt8>, _ p01: UnsafePointer<UInt8>, _ p11: UnsafePointer<UInt8>,
+        _ w00: Float, _ w10: Float, _ w01: Float, _ w11: Float, _ out: UnsafeMutablePointer<UInt8>
+    ) {
+        var (e00, e10, e01, e11) = (w00, w10, w01, w11)
+        var scale: Float = 1
+        if hasAlpha {
+            let a = channels - 1
+            e00 *= Float(p00[a]); e10 *= Float(p10[a]); e01 *= Float(p01[a]); e11 *= Float(p11[a])
+            let alpha = e00 + e10 + e01 + e11
+            out[a] = RotateTransformer.roundedByte(alpha)
+            scale = alpha > 0.001 ? 1 / alpha : 0
+        }
+        for c in 0..<(hasAlpha ? channels - 1 : channels) {
+            let value = (Float(p00[c]) * e00 + Float(p10[c]) * e10 + Float(p01[c]) * e01 + Float(p11[c]) * e11) * scale
+            out[c] = RotateTransformer.roundedByte(value)
+        }
     }
 }
 
