@@ -94,6 +94,43 @@ enum RawTurboJPEG {
             }
         }
 
+        /// Decodes at TurboJPEG's smallest DCT scaling factor whose output
+        /// still covers `minimum` (what a thumbnail decode does before its
+        /// final resample); returns the pixels and the scaled size.
+        func decodeScaled(_ data: Data, pixelFormat: TJPF, covering minimum: (width: Int, height: Int)) throws -> (pixels: [UInt8], width: Int, height: Int, scale: String) {
+            try data.withUnsafeBytes { raw in
+                let source = raw.bindMemory(to: UInt8.self).baseAddress
+                var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+                guard tjDecompressHeader3(handle, source, UInt(raw.count), &width, &height, &subsampling, &colorspace) == 0 else {
+                    throw Failure(description: RawTurboJPEG.message(handle))
+                }
+                var factorCount: Int32 = 0
+                guard let factors = tjGetScalingFactors(&factorCount) else { throw Failure(description: "tjGetScalingFactors failed") }
+                func scaled(_ dimension: Int32, _ factor: tjscalingfactor) -> Int {
+                    Int((dimension * factor.num + factor.denom - 1) / factor.denom)
+                }
+                var best: (width: Int, height: Int, factor: tjscalingfactor)?
+                for index in 0..<Int(factorCount) {
+                    let factor = factors[index]
+                    let w = scaled(width, factor), h = scaled(height, factor)
+                    guard w >= minimum.width, h >= minimum.height else { continue }
+                    if best == nil || w * h < best!.width * best!.height { best = (w, h, factor) }
+                }
+                let chosen = best ?? (Int(width), Int(height), tjscalingfactor(num: 1, denom: 1))
+                let count = chosen.width * chosen.height * pixelSize(pixelFormat)
+                var status: Int32 = 0
+                let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                    status = tjDecompress2(
+                        handle, source, UInt(raw.count), buffer.baseAddress, Int32(chosen.width), 0, Int32(chosen.height),
+                        Int32(pixelFormat.rawValue), 0
+                    )
+                    initialized = count
+                }
+                guard status == 0 else { throw Failure(description: RawTurboJPEG.message(handle)) }
+                return (pixels, chosen.width, chosen.height, "\(chosen.factor.num)/\(chosen.factor.denom)")
+            }
+        }
+
         private func pixelSize(_ format: TJPF) -> Int {
             switch format {
             case TJPF_GRAY: 1

@@ -7,6 +7,8 @@ enum ScenarioRegistry {
     static let all: [any Scenario] = [
         DecodeFullScenario(),
         ThumbnailScenario(),
+        MemoryHitScenario(),
+        CacheRSSScenario(),
     ]
 
     /// The scenarios `names` select, in registry order; every scenario that

@@ -53,7 +53,23 @@ struct ThumbnailScenario: Scenario {
             unitsPerOperation: 1, unit: "img/s", basis: .cpu,
             baseline: "full decode+resize", target: .ratioAtLeast(4)
         )
-        row.note = "\(file.name) → \(target.width)×\(target.height); both sides JPEGCoder + area resampler"
+        // The floor: raw TurboJPEG decoding at the same DCT scale, without
+        // the final resample. Entropy decoding is not scaled, so this bounds
+        // the ratio any thumbnail path can reach on this file.
+        let layout = try DecodeFullScenario.turboJPEGFormat(for: full.pixelFormat)
+        let decompressor = try RawTurboJPEG.Decompressor()
+        let scaled = try decompressor.decodeScaled(data, pixelFormat: layout, covering: (target.width, target.height))
+        let floor = try await InterleavedMeasurement.runAlone(
+            plan: context.plan(warmup: 1, minIterations: 5, maxIterations: 20, budget: 1.5), progress: context.progress
+        ) {
+            try Sample.onThread { blackHole(try decompressor.decodeScaled(data, pixelFormat: layout, covering: (target.width, target.height))) }
+        }
+        var note = "\(file.name) → \(target.width)×\(target.height); both sides JPEGCoder + area resampler"
+        if let floorCPU = floor.median(.cpu), let baselineCPU = measurement.baseline.median(.cpu) {
+            note += "; floor: raw tjDecompress2 at \(scaled.scale) scale (\(scaled.width)×\(scaled.height)) alone takes "
+                + "\(Format.seconds(floorCPU)) CPU, so no thumbnail path can exceed \(Format.ratio(baselineCPU / floorCPU)) on this file"
+        }
+        row.note = note
         return row
     }
 }
