@@ -9,6 +9,7 @@ enum ScenarioRegistry {
         ThumbnailScenario(),
         MemoryHitScenario(),
         CacheRSSScenario(),
+        DiskHitScenario(),
     ]
 
     /// The scenarios `names` select, in registry order; every scenario that

@@ -3,6 +3,8 @@
 enum Target: Sendable {
     /// Speed relative to the baseline (baseline time ÷ our time) of at least this.
     case ratioAtLeast(Double)
+    /// Our time at most this multiple of the baseline's (a ratio of at least its inverse).
+    case timeAtMost(Double)
     /// A condition checked by the scenario itself, described for the table.
     case condition(String)
 
@@ -10,6 +12,7 @@ enum Target: Sendable {
     var text: String {
         switch self {
         case .ratioAtLeast(let value): "≥ " + Format.ratio(value)
+        case .timeAtMost(let value): "≥ " + Format.ratio(1 / value) + " (time ≤ " + Format.ratio(value) + ")"
         case .condition(let text): text
         }
     }
@@ -18,6 +21,7 @@ enum Target: Sendable {
     func isMet(byRatio ratio: Double) -> Bool? {
         switch self {
         case .ratioAtLeast(let value): ratio >= value
+        case .timeAtMost(let value): ratio >= 1 / value
         case .condition: nil
         }
     }

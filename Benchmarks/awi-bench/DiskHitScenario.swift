@@ -1,0 +1,105 @@
+import AsyncWebImage
+import Foundation
+import Glibc
+
+/// A disk-cache hit through `ImageCache.query(cacheType: .disk)`: the
+/// `DiskStore` actor reads the entry on its I/O thread (open, fstat, read,
+/// trailer check, access time), then the image is decoded off the actors
+/// under the decode limiter. The baseline reads the same bytes with
+/// open/read(2) in the calling task and decodes them with the same coder.
+///
+/// Wall time is the basis: the hops to the I/O thread and back are part of
+/// what a disk hit costs a caller, and CPU time would not show them.
+struct DiskHitScenario: Scenario {
+    let name = "disk-hit"
+    let summary = "ImageCache disk hit (DiskStore read + decode) vs read(2) + decode (target time ≤ 1.1×)"
+
+    private let cases: [(ImageFormat, CorpusImage.Variant, Double)] = [
+        (.jpeg, .baseline, 0.3), (.jpeg, .baseline, 2), (.png, .plain, 0.3),
+    ]
+
+    func run(in context: BenchmarkContext) async throws -> [ResultRow] {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("awi-bench-disk-\(getpid())", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // No background cleanup: it would run during the measurement.
+        let store = DiskStore(directory: directory, configuration: .init(maxAge: nil, maxSize: nil, cleansUpAtStart: false, cleanupInterval: nil))
+        let cache = ImageCache(memory: MemoryCache(configuration: .init(costLimit: 64 << 20)), disk: store)
+
+        var rows: [ResultRow] = []
+        var seen = Set<String>()
+        for (format, variant, megapixels) in cases {
+            guard let file = context.corpus.image(format, variant, megapixels: megapixels), seen.insert(file.path).inserted else { continue }
+            rows.append(await context.measureCase(scenario: name, caseName: file.label) {
+                try await measure(file, store: store, cache: cache, context: context)
+            })
+        }
+        return rows
+    }
+
+    private func measure(_ file: CorpusImage, store: DiskStore, cache: ImageCache, context: BenchmarkContext) async throws -> ResultRow {
+        let data = try context.corpus.data(of: file)
+        let key = "https://images.example.com/corpus/\(file.name)"
+        try await store.setData(data, forKey: key, extendedData: nil)
+        // Every query must be a disk hit: nothing lands in memory.
+        let options = ImageCache.QueryOptions(storesDecodedImageInMemory: false)
+        let decoder: any ImageDecoding = file.format == .png ? PNGCoder() : JPEGCoder()
+        let path = file.path
+
+        guard let first = try await cache.query(forKey: key, cacheType: .disk, options: options), first.cacheType == .disk,
+              let image = first.image else {
+            throw CorpusError("the disk tier did not return \(file.name)")
+        }
+        let direct = try decoder.decode(try Self.readFile(path), options: .init())
+        guard direct.size == image.size else { throw CorpusError("disk hit decoded \(image.size), direct \(direct.size)") }
+
+        let plan = context.plan(warmup: 3, minIterations: 10, maxIterations: file.megapixels > 1 ? 150 : 600, budget: 3)
+        let measurement = try await InterleavedMeasurement.run(
+            plan: plan, progress: context.progress,
+            ours: {
+                try await Sample.inProcess {
+                    let result = try await cache.query(forKey: key, cacheType: .disk, options: options)
+                    guard result?.image != nil else { throw CorpusError("disk miss for \(file.name)") }
+                    blackHole(result)
+                }
+            },
+            baseline: {
+                try await Sample.inProcess {
+                    blackHole(try decoder.decode(try Self.readFile(path), options: .init()))
+                }
+            }
+        )
+        var row = ResultRow(
+            scenario: name, caseName: file.label, measurement: measurement,
+            unitsPerOperation: 1, unit: "img/s", basis: .wall,
+            baseline: "read(2)+decode", target: .timeAtMost(1.1)
+        )
+        if let ours = measurement.ours.median(.cpu), let theirs = measurement.baseline.median(.cpu) {
+            row.note = "\(file.name), \(file.byteCount / 1024) KB; process-CPU ratio \(Format.ratio(theirs / ours)); "
+                + "wall includes the hops to DiskStore's I/O thread"
+        }
+        return row
+    }
+
+    /// The whole file with open + fstat + read(2): the least a program can do.
+    static func readFile(_ path: String) throws -> Data {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw CorpusError("cannot open \(path): errno \(errno)") }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw CorpusError("cannot stat \(path): errno \(errno)") }
+        let size = Int(status.st_size)
+        var data = Data(count: size)
+        let count = data.withUnsafeMutableBytes { buffer -> Int in
+            var offset = 0
+            while offset < size {
+                let read = Glibc.read(fd, buffer.baseAddress! + offset, size - offset)
+                if read <= 0 { break }
+                offset += read
+            }
+            return offset
+        }
+        guard count == size else { throw CorpusError("short read of \(path)") }
+        return data
+    }
+}
