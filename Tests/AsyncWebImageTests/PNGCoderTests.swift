@@ -53,7 +53,7 @@ struct PNGCoderTests {
         ("rgb8", .rgb8), ("rgb16", .rgb8), ("rgb8-trns", .rgba8), ("rgb16-trns", .rgba8),
         ("palette1", .rgb8), ("palette2", .rgb8), ("palette4", .rgb8), ("palette8", .rgb8),
         ("palette1-trns", .rgba8), ("palette2-trns", .rgba8), ("palette4-trns", .rgba8), ("palette8-trns", .rgba8),
-        ("rgba8", .rgba8), ("rgba16", .rgba8),
+        ("rgba8", .rgba8), ("rgba16", .rgba8), ("rgba16-smooth", .rgba8),
         ("gray1-interlaced", .gray8), ("palette4-trns-interlaced", .rgba8),
         ("rgb8-interlaced", .rgb8), ("rgba16-interlaced", .rgba8),
         ("progressive-interlaced", .rgb8), ("progressive-plain", .rgb8),
@@ -160,6 +160,36 @@ struct PNGCoderTests {
         #expect(oriented.orientedSize == PixelSize(width: 6, height: 10))
     }
 
+    @Test("shrink-on-load matches a full decode and resample", arguments: ["progressive-plain", "rgba16-smooth", "gray8-trns", "palette8"])
+    func shrinkOnLoad(name: String) throws {
+        // Given a non-interlaced PNG, decoded in full and resampled by the resampler
+        let data = try PNGFixture.data(name)
+        let full = try coder.decode(data, options: .init())
+        for box in [PixelSize(width: full.width / 4, height: full.height / 4), PixelSize(width: full.width * 2 / 5, height: 1000)] {
+            let options = ImageDecodingOptions(thumbnailPixelSize: box)
+            let target = try #require(options.targetSize(forStored: full.size, orientation: .up))
+            let reference = ImageResampler.resample(full, to: target)
+            // When it is decoded as a thumbnail (row by row, box-averaged while decoding)
+            let thumbnail = try coder.decode(data, options: options)
+            // Then size and format are the same and the mean of every channel agrees
+            #expect(thumbnail.size == target && thumbnail.pixelFormat == full.pixelFormat)
+            let channels = full.pixelFormat.channelCount
+            for channel in 0..<channels {
+                func mean(_ image: Image) -> Double {
+                    let values = stride(from: channel, to: image.width * image.height * channels, by: channels).map { Double(image.pixels[$0]) }
+                    return values.reduce(0, +) / Double(values.count)
+                }
+                #expect(abs(mean(thumbnail) - mean(reference)) < 2.5, "\(name) \(target) channel \(channel)")
+            }
+        }
+        // An exact whole factor is a plain area average: equal to the resampler's within rounding
+        if full.width % 4 == 0 && full.height % 4 == 0 {
+            let quarter = try coder.decode(data, options: .init(thumbnailPixelSize: PixelSize(width: full.width / 4, height: full.height / 4)))
+            let reference = ImageResampler.resample(full, to: quarter.size)
+            #expect(try #require(quarter.maximumChannelDifference(from: reference)) <= 1)
+        }
+    }
+
     @Test("scales down images over the decoded-bytes limit")
     func scaleDown() throws {
         // Given a 160×120 image (76 800 bytes as RGBA) and a 20 000-byte limit
@@ -239,6 +269,9 @@ struct PNGCoderTests {
             let message = undecodableMessage(data.prefix(cut))
             #expect(message?.hasPrefix("truncated") == true || cut < 33, "cut at \(cut): \(message ?? "-")")
         }
+        // Thumbnails decode row by row: same contract
+        let thumbnailOptions = ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 8, height: 8))
+        #expect(undecodableMessage(data.prefix(300), options: thumbnailOptions)?.hasPrefix("truncated") == true)
         // A 16-bit one goes through the row decoder: same contract
         let wide = try PNGFixture.data("rgba16")
         #expect(undecodableMessage(wide.prefix(wide.count / 2))?.hasPrefix("truncated") == true)

@@ -23,9 +23,12 @@ import CSpng
 ///   message starts with "truncated", unless all of its image data arrived
 ///   (a file cut after its last IDAT decodes).
 ///
-/// Thumbnails and ``ImageDecodingOptions/scaleDownLargeImages`` decode the
-/// full image, then resample it with an area filter (PNG has no cheaper
-/// reduced decode).
+/// Thumbnails and ``ImageDecodingOptions/scaleDownLargeImages`` shrink while
+/// decoding when the image is not interlaced and at least twice the target
+/// size: rows are averaged in whole-factor boxes as they are decoded, so the
+/// full-size image is never held, then the small result is resampled to the
+/// exact size with an area filter. Interlaced images are decoded in full,
+/// then resampled.
 public struct PNGCoder: ImageDecoding, ImageEncoding {
     /// Creates the coder.
     public init() {}
@@ -41,19 +44,25 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
     ///   ``ImageError/undecodable(_:_:)`` with libspng's message for anything
     ///   else (including data that is not PNG at all).
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
-        let image = try data.withUnsafeBytes { buffer in
+        let (image, target) = try data.withUnsafeBytes { buffer -> (Image, PixelSize?) in
             let context = try SpngContext(decoding: buffer)
             // The header alone first: nothing else is read or allocated for an oversized image.
             let header = try context.header()
             try options.checkPixelLimit(PixelSize(width: Int(header.width), height: Int(header.height)))
             let plan = try PNGDecodePlan(ihdr: header, hasTransparencyChunk: try context.hasTransparencyChunk())
+            // eXIf comes before the image data, so the orientation is known now.
+            let orientation = context.exifOrientation()
+            let target = options.targetSize(forStored: PixelSize(width: plan.width, height: plan.height), orientation: orientation)
+            if let target, let factor = Self.shrinkFactor(plan: plan, target: target) {
+                return (try Self.decodeShrinking(context, plan: plan, factor: factor).with(orientation: orientation), target)
+            }
             let decoded = try Image.make(width: plan.width, height: plan.height, pixelFormat: plan.pixelFormat, format: .png) {
                 pixels in
                 try Self.decodePixels(context, plan: plan, into: pixels)
             }
-            return decoded.with(orientation: context.exifOrientation())
+            return (decoded.with(orientation: orientation), target)
         }
-        return Self.finish(image, options: options)
+        return Self.finish(image, target: target, options: options)
     }
 
     /// Writes every pixel of the image into `pixels`.
@@ -72,10 +81,12 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
         try context.check(spng_decode_image(context.raw, pixels.baseAddress, expected, plan.spngFormat, plan.spngFlags))
     }
 
-    /// Applies the size and orientation options to a decoded image.
-    static func finish(_ image: Image, options: ImageDecodingOptions) -> Image {
+    /// Resamples a decoded image to `target` (the stored-pixel size the
+    /// options asked for, computed from the original size), then applies the
+    /// orientation if asked.
+    static func finish(_ image: Image, target: PixelSize?, options: ImageDecodingOptions) -> Image {
         var result = image
-        if let target = options.targetSize(forStored: result.size, orientation: result.orientation) {
+        if let target {
             result = ImageResampler.resample(result, to: target)
         }
         if options.applyOrientation {

@@ -99,7 +99,8 @@ public struct PNGProgressiveDecoder: ProgressiveImageDecoding {
             previewedRows = progress.rows
         }
         let preview = decoded.with(orientation: orientation, isPreview: true)
-        return PNGCoder.finish(preview, options: options)
+        let target = options.targetSize(forStored: preview.size, orientation: orientation)
+        return PNGCoder.finish(preview, target: target, options: options)
     }
 
     /// Fills every pixel no decoded pass has reached with the decoded pixel

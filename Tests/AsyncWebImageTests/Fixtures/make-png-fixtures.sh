@@ -146,6 +146,9 @@ png("grayalpha16", grid(lambda x, y: (g16(x, y), g16(y, x))), 4, 16)
 png("rgba8", grid(lambda x, y: (x * 7 % 256, y * 11 % 256, (x + y) * 5 % 256, (x * 13 + y * 17) % 256)), 6, 8)
 png("rgba16", grid(lambda x, y: (g16(x, y), g16(y, x), (x * 8191) % 65536, (y * 2851 + x) % 65536)), 6, 16)
 
+# A smooth 16-bit RGBA image whose size divides by 4, for shrink-on-load.
+png("rgba16-smooth", grid(lambda x, y: (x * 1000, y * 1300, (x + y) * 500, 65535 - x * 900), 64, 48), 6, 16, w=64, h=48)
+
 # Adam7 interlaced twins of several of the above.
 png("gray1-interlaced", grid(lambda x, y: ((x * 3 + y * 5) % 2,)), 0, 1, interlace=True)
 png("palette4-trns-interlaced", grid(lambda x, y: ((x * 5 + y * 3) % 16,)), 3, 4,

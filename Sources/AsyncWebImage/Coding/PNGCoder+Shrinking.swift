@@ -1,0 +1,48 @@
+import CSpng
+
+extension PNGCoder {
+    /// The whole factor to shrink by while decoding, for an image of `plan`
+    /// reduced to `target`, or `nil` when a full decode is the way: the
+    /// image is interlaced (its passes need the whole frame) or less than
+    /// twice the target in either direction.
+    static func shrinkFactor(plan: PNGDecodePlan, target: PixelSize) -> Int? {
+        guard !plan.isInterlaced, target.width > 0, target.height > 0 else { return nil }
+        let factor = min(plan.width / target.width, plan.height / target.height, BoxReducer.maximumFactor)
+        return factor >= 2 ? factor : nil
+    }
+
+    /// Decodes row by row into a ``BoxReducer``, so that only one row of the
+    /// full-size image ever exists: a thumbnail of a 100-megapixel PNG costs
+    /// the thumbnail's memory, not 400 MB. The result is `factor` times
+    /// smaller (rounded up); the caller resamples it to the exact size.
+    ///
+    /// - Throws: ``ImageError/undecodable(_:_:)`` as for a full decode
+    ///   (truncated data included).
+    static func decodeShrinking(_ context: SpngContext, plan: PNGDecodePlan, factor: Int) throws -> Image {
+        try PNGRowDecoder.start(context, plan: plan)
+        var reducer = BoxReducer(sourceWidth: plan.width, sourceHeight: plan.height, factor: factor, pixelFormat: plan.pixelFormat)
+        var row = [UInt8](repeating: 0, count: plan.rowBytes)
+        var wideRow = [UInt16](repeating: 0, count: plan.isSixteenBit ? plan.rowBytes : 0)
+        return try Image.make(width: reducer.size.width, height: reducer.size.height, pixelFormat: plan.pixelFormat, format: .png) { output in
+            try row.withUnsafeMutableBufferPointer { row in
+                guard let rowBase = row.baseAddress else { throw ImageError.undecodable(.png, "empty row") }
+                for y in 0..<plan.height {
+                    let code: Int32
+                    if plan.isSixteenBit {
+                        code = wideRow.withUnsafeMutableBufferPointer { wide in
+                            let code = spng_decode_row(context.raw, wide.baseAddress, plan.spngRowBytes)
+                            if let source = wide.baseAddress { PNGDecodePlan.reduce(source, to: rowBase, count: plan.rowBytes) }
+                            return code
+                        }
+                    } else {
+                        code = spng_decode_row(context.raw, rowBase, plan.rowBytes)
+                    }
+                    guard code == 0 || (code == SPNG_EOI.rawValue && y == plan.height - 1) else {
+                        throw context.error(code == SPNG_EOI.rawValue ? Int32(SPNG_EINTERNAL.rawValue) : code)
+                    }
+                    reducer.add(row: rowBase, output: output)
+                }
+            }
+        }
+    }
+}
