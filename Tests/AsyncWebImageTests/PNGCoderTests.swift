@@ -217,6 +217,22 @@ struct PNGCoderTests {
         #expect(decoded.orientation == .left)
     }
 
+    @Test("the compression level trades size for speed, never pixels")
+    func compressionLevels() throws {
+        // Given a 160×120 photo-like image
+        let image = try coder.decode(PNGFixture.data("progressive-plain"), options: .init())
+        // When encoded at levels 0, 1 and 9 (and out-of-range values, clamped)
+        let sizes = try [0, 1, 9, -5, 42].map { level in
+            let data = try PNGCoder(compressionLevel: level).encode(image, as: .png, quality: 1)
+            #expect(try coder.decode(data, options: .init()).hasSamePixels(as: image))
+            return data.count
+        }
+        // Then stored is largest, 9 smallest, and clamping maps to 0 and 9
+        #expect(sizes[0] > sizes[1] && sizes[1] >= sizes[2])
+        #expect(sizes[3] == sizes[0] && sizes[4] == sizes[2])
+        #expect(sizes[0] > 160 * 120 * 3)
+    }
+
     @Test("refuses to encode other formats")
     func encodeOtherFormat() throws {
         let image = try Image(width: 1, height: 1, pixelFormat: .gray8, pixels: [0])

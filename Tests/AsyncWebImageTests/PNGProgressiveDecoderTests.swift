@@ -154,6 +154,32 @@ struct PNGProgressiveDecoderTests {
         }
     }
 
+    @Test("corrupted downloads give previews or a typed error, never a crash")
+    func corruptedDownloads() throws {
+        let data = try PNGFixture.data("progressive-interlaced")
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<40 {
+            // Given a download with a few random bytes flipped, arriving 400 bytes at a time
+            var bytes = [UInt8](data)
+            for _ in 0..<2 {
+                bytes[Int.random(in: 8..<bytes.count, using: &generator)] ^= UInt8.random(in: 1...255, using: &generator)
+            }
+            var decoder = PNGProgressiveDecoder(options: .init(maxPixelCount: 1_000_000))
+            var end = 0
+            while end < bytes.count {
+                end = min(bytes.count, end + 400)
+                do {
+                    // Then every preview has the declared size, or decoding stops with an ImageError
+                    if let preview = try decoder.preview(for: Data(bytes.prefix(end))) {
+                        #expect(preview.width * preview.height <= 1_000_000 && preview.isPreview)
+                    }
+                } catch is ImageError {
+                    break
+                }
+            }
+        }
+    }
+
     @Test("deflate bombs give an error or a tiny preview")
     func bombs() throws {
         var decoder = PNGProgressiveDecoder()

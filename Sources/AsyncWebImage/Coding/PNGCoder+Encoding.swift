@@ -6,10 +6,10 @@ extension PNGCoder {
     /// `.gray8` → grey, `.grayAlpha8` → grey + alpha, `.rgb8` → RGB,
     /// `.rgba8` → RGBA (straight alpha, as stored).
     ///
-    /// PNG is lossless, so `quality` is ignored: the output always uses
-    /// zlib level 6 with libspng's adaptive per-row filter choice, the
-    /// usual balance of size and speed. An orientation other than `.up` is
-    /// written as an eXIf chunk, so decoding gives back the same image.
+    /// PNG is lossless, so `quality` is ignored: the output uses
+    /// ``compressionLevel`` (zlib level 6 by default) with libspng's adaptive
+    /// per-row filter choice. An orientation other than `.up` is written as
+    /// an eXIf chunk, so decoding gives back the same image.
     ///
     /// - Throws: ``ImageError/encodingFailed(_:_:)`` for a format other than
     ///   `.png` or when libspng fails.
@@ -22,7 +22,7 @@ extension PNGCoder {
         ihdr.bit_depth = 8
         ihdr.color_type = UInt8(truncatingIfNeeded: Self.colorType(of: image.pixelFormat).rawValue)
         try context.check(spng_set_ihdr(context.raw, &ihdr))
-        try context.check(spng_set_option(context.raw, SPNG_IMG_COMPRESSION_LEVEL, 6))
+        try context.check(spng_set_option(context.raw, SPNG_IMG_COMPRESSION_LEVEL, Int32(min(max(compressionLevel, 0), 9))))
         var exifBytes = Self.exif(for: image.orientation)
         if !exifBytes.isEmpty {
             try exifBytes.withUnsafeMutableBytes { bytes in

@@ -9,7 +9,8 @@ import CSpng
 /// grey → `.gray8`; grey with tRNS or alpha → `.grayAlpha8`; RGB or palette
 /// → `.rgb8`; RGB or palette with tRNS, and RGBA → `.rgba8`. 16-bit samples
 /// are rounded to 8 bits. Gamma and ICC profiles are not applied. The
-/// orientation comes from an eXIf chunk when there is one.
+/// orientation comes from an eXIf chunk when there is one. Animated PNGs
+/// (APNG) decode to their default image, as by any non-APNG decoder.
 ///
 /// Safety on hostile input:
 /// - the header is read and ``ImageDecodingOptions/maxPixelCount`` checked
@@ -30,8 +31,16 @@ import CSpng
 /// exact size with an area filter. Interlaced images are decoded in full,
 /// then resampled.
 public struct PNGCoder: ImageDecoding, ImageEncoding {
+    /// The zlib level the encoder uses, 0 (store) to 9 (smallest). 6 by default.
+    public var compressionLevel: Int
+
     /// Creates the coder.
-    public init() {}
+    ///
+    /// - Parameter compressionLevel: zlib level for encoding, clamped to
+    ///   0...9: lower is faster and larger. 6, zlib's default, by default.
+    public init(compressionLevel: Int = 6) {
+        self.compressionLevel = min(max(compressionLevel, 0), 9)
+    }
 
     /// Whether `data` starts with the PNG signature.
     public func canDecode(_ data: Data) -> Bool { ImageFormat.detect(data) == .png }
