@@ -160,36 +160,6 @@ struct PNGCoderTests {
         #expect(oriented.orientedSize == PixelSize(width: 6, height: 10))
     }
 
-    @Test("shrink-on-load matches a full decode and resample", arguments: ["progressive-plain", "rgba16-smooth", "gray8-trns", "palette8"])
-    func shrinkOnLoad(name: String) throws {
-        // Given a non-interlaced PNG, decoded in full and resampled by the resampler
-        let data = try PNGFixture.data(name)
-        let full = try coder.decode(data, options: .init())
-        for box in [PixelSize(width: full.width / 4, height: full.height / 4), PixelSize(width: full.width * 2 / 5, height: 1000)] {
-            let options = ImageDecodingOptions(thumbnailPixelSize: box)
-            let target = try #require(options.targetSize(forStored: full.size, orientation: .up))
-            let reference = ImageResampler.resample(full, to: target)
-            // When it is decoded as a thumbnail (row by row, box-averaged while decoding)
-            let thumbnail = try coder.decode(data, options: options)
-            // Then size and format are the same and the mean of every channel agrees
-            #expect(thumbnail.size == target && thumbnail.pixelFormat == full.pixelFormat)
-            let channels = full.pixelFormat.channelCount
-            for channel in 0..<channels {
-                func mean(_ image: Image) -> Double {
-                    let values = stride(from: channel, to: image.width * image.height * channels, by: channels).map { Double(image.pixels[$0]) }
-                    return values.reduce(0, +) / Double(values.count)
-                }
-                #expect(abs(mean(thumbnail) - mean(reference)) < 2.5, "\(name) \(target) channel \(channel)")
-            }
-        }
-        // An exact whole factor is a plain area average: equal to the resampler's within rounding
-        if full.width % 4 == 0 && full.height % 4 == 0 {
-            let quarter = try coder.decode(data, options: .init(thumbnailPixelSize: PixelSize(width: full.width / 4, height: full.height / 4)))
-            let reference = ImageResampler.resample(full, to: quarter.size)
-            #expect(try #require(quarter.maximumChannelDifference(from: reference)) <= 1)
-        }
-    }
-
     @Test("scales down images over the decoded-bytes limit")
     func scaleDown() throws {
         // Given a 160×120 image (76 800 bytes as RGBA) and a 20 000-byte limit
@@ -198,47 +168,6 @@ struct PNGCoderTests {
         // Then it fits the limit with the same aspect ratio
         #expect(image.width * image.height * 4 <= 20_000)
         #expect(abs(Double(image.width) / Double(image.height) - 4.0 / 3.0) < 0.05)
-    }
-
-    @Test("encodes all four pixel formats and decodes them back exactly", arguments: [PixelFormat.gray8, .grayAlpha8, .rgb8, .rgba8])
-    func roundTrip(format: PixelFormat) throws {
-        // Given an image with padded rows and varied bytes
-        let (width, height) = (29, 17)
-        let stride = width * format.bytesPerPixel + 5
-        let pixels = (0..<(stride * height)).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ $0 / 7) }
-        let image = try Image(width: width, height: height, pixelFormat: format, bytesPerRow: stride, pixels: pixels, orientation: .left)
-        // When encoded and decoded
-        let data = try coder.encode(image, as: .png, quality: 0.3)
-        #expect(ImageFormat.detect(data) == .png)
-        let decoded = try coder.decode(data, options: .init())
-        // Then pixels, format and orientation survive
-        #expect(decoded.pixelFormat == format)
-        #expect(decoded.hasSamePixels(as: image))
-        #expect(decoded.orientation == .left)
-    }
-
-    @Test("the compression level trades size for speed, never pixels")
-    func compressionLevels() throws {
-        // Given a 160×120 photo-like image
-        let image = try coder.decode(PNGFixture.data("progressive-plain"), options: .init())
-        // When encoded at levels 0, 1 and 9 (and out-of-range values, clamped)
-        let sizes = try [0, 1, 9, -5, 42].map { level in
-            let data = try PNGCoder(compressionLevel: level).encode(image, as: .png, quality: 1)
-            #expect(try coder.decode(data, options: .init()).hasSamePixels(as: image))
-            return data.count
-        }
-        // Then stored is largest, 9 smallest, and clamping maps to 0 and 9
-        #expect(sizes[0] > sizes[1] && sizes[1] >= sizes[2])
-        #expect(sizes[3] == sizes[0] && sizes[4] == sizes[2])
-        #expect(sizes[0] > 160 * 120 * 3)
-    }
-
-    @Test("refuses to encode other formats")
-    func encodeOtherFormat() throws {
-        let image = try Image(width: 1, height: 1, pixelFormat: .gray8, pixels: [0])
-        #expect(throws: ImageError.encodingFailed(.jpeg, "PNGCoder only writes PNG")) {
-            try coder.encode(image, as: .jpeg, quality: 1)
-        }
     }
 
     @Test("recognises PNG data and is reached through the built-in registry")

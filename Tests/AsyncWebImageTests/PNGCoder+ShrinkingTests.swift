@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+@testable import AsyncWebImage
+
+@Suite("PNGCoder shrink-on-load", .timeLimit(.minutes(2)))
+struct PNGCoderShrinkingTests {
+    let coder = PNGCoder()
+
+    @Test("shrink-on-load matches a full decode and resample", arguments: ["progressive-plain", "rgba16-smooth", "gray8-trns", "palette8"])
+    func shrinkOnLoad(name: String) throws {
+        // Given a non-interlaced PNG, decoded in full and resampled by the resampler
+        let data = try PNGFixture.data(name)
+        let full = try coder.decode(data, options: .init())
+        for box in [PixelSize(width: full.width / 4, height: full.height / 4), PixelSize(width: full.width * 2 / 5, height: 1000)] {
+            let options = ImageDecodingOptions(thumbnailPixelSize: box)
+            let target = try #require(options.targetSize(forStored: full.size, orientation: .up))
+            let reference = ImageResampler.resample(full, to: target)
+            // When it is decoded as a thumbnail (row by row, box-averaged while decoding)
+            let thumbnail = try coder.decode(data, options: options)
+            // Then size and format are the same and the mean of every channel agrees
+            #expect(thumbnail.size == target && thumbnail.pixelFormat == full.pixelFormat)
+            let channels = full.pixelFormat.channelCount
+            for channel in 0..<channels {
+                func mean(_ image: Image) -> Double {
+                    let values = stride(from: channel, to: image.width * image.height * channels, by: channels).map { Double(image.pixels[$0]) }
+                    return values.reduce(0, +) / Double(values.count)
+                }
+                #expect(abs(mean(thumbnail) - mean(reference)) < 2.5, "\(name) \(target) channel \(channel)")
+            }
+        }
+        // An exact whole factor is a plain area average: equal to the resampler's within rounding
+        if full.width % 4 == 0 && full.height % 4 == 0 {
+            let quarter = try coder.decode(data, options: .init(thumbnailPixelSize: PixelSize(width: full.width / 4, height: full.height / 4)))
+            let reference = ImageResampler.resample(full, to: quarter.size)
+            #expect(try #require(quarter.maximumChannelDifference(from: reference)) <= 1)
+        }
+    }
+
+    @Test("picks a whole factor only for non-interlaced images at least twice the target")
+    func factor() throws {
+        func plan(_ name: String) throws -> PNGDecodePlan {
+            try PNGFixture.data(name).withUnsafeBytes { bytes in
+                let context = try SpngContext(decoding: bytes)
+                return try PNGDecodePlan(ihdr: context.header(), hasTransparencyChunk: context.hasTransparencyChunk())
+            }
+        }
+        let plain = try plan("progressive-plain") // 160×120
+        #expect(PNGCoder.shrinkFactor(plan: plain, target: PixelSize(width: 40, height: 30)) == 4)
+        #expect(PNGCoder.shrinkFactor(plan: plain, target: PixelSize(width: 50, height: 20)) == 3)
+        #expect(PNGCoder.shrinkFactor(plan: plain, target: PixelSize(width: 100, height: 75)) == nil)
+        #expect(PNGCoder.shrinkFactor(plan: plain, target: PixelSize(width: 1, height: 1)) == 120)
+        #expect(PNGCoder.shrinkFactor(plan: try plan("progressive-interlaced"), target: PixelSize(width: 40, height: 30)) == nil)
+    }
+}
