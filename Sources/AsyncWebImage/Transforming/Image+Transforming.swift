@@ -42,44 +42,51 @@ extension Image {
     func converted(to target: PixelFormat) -> Image {
         if pixelFormat == target { return self }
         let source = pixelFormat
-        let sourceBPP = source.bytesPerPixel, targetBPP = target.bytesPerPixel
         let (w, h, stride) = (width, height, bytesPerRow)
         return withUnsafeBytes { input in
             Image.make(
                 width: w, height: h, pixelFormat: target, orientation: orientation,
                 format: format, isPreview: isPreview
             ) { output in
-                let src = input.bindMemory(to: UInt8.self)
-                let dst = output.bindMemory(to: UInt8.self)
+                guard let src = input.baseAddress, let dst = output.baseAddress else { return }
                 for y in 0..<h {
-                    var s = y * stride
-                    var d = y * w * targetBPP
-                    switch (source, target) {
-                    case (.rgb8, .rgba8):
-                        for _ in 0..<w {
-                            dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]; dst[d + 3] = 255
-                            s += 3; d += 4
-                        }
-                    case (.gray8, .rgba8):
-                        for _ in 0..<w {
-                            let v = src[s]
-                            dst[d] = v; dst[d + 1] = v; dst[d + 2] = v; dst[d + 3] = 255
-                            s += 1; d += 4
-                        }
-                    case (.grayAlpha8, .rgba8):
-                        for _ in 0..<w {
-                            let v = src[s]
-                            dst[d] = v; dst[d + 1] = v; dst[d + 2] = v; dst[d + 3] = src[s + 1]
-                            s += 2; d += 4
-                        }
-                    default:
-                        for _ in 0..<w {
-                            let (r, g, b, a) = Image.readRGBA(src, s, source)
-                            Image.writeRGBA(dst, d, target, r, g, b, a)
-                            s += sourceBPP; d += targetBPP
-                        }
-                    }
+                    Image.convertRow(
+                        (src + y * stride).assumingMemoryBound(to: UInt8.self), source,
+                        into: (dst + y * w * target.bytesPerPixel).assumingMemoryBound(to: UInt8.self), target, count: w
+                    )
                 }
+            }
+        }
+    }
+
+    /// Converts `count` pixels from `source` to `target` layout (see ``converted(to:)``).
+    static func convertRow(
+        _ src: UnsafePointer<UInt8>, _ source: PixelFormat,
+        into dst: UnsafeMutablePointer<UInt8>, _ target: PixelFormat, count: Int
+    ) {
+        switch (source, target) {
+        case _ where source == target:
+            dst.update(from: src, count: count * source.bytesPerPixel)
+        case (.rgb8, .rgba8):
+            for x in 0..<count {
+                let s = x &* 3, d = x &* 4
+                dst[d] = src[s]; dst[d &+ 1] = src[s &+ 1]; dst[d &+ 2] = src[s &+ 2]; dst[d &+ 3] = 255
+            }
+        case (.gray8, .rgba8):
+            for x in 0..<count {
+                let v = src[x], d = x &* 4
+                dst[d] = v; dst[d &+ 1] = v; dst[d &+ 2] = v; dst[d &+ 3] = 255
+            }
+        case (.grayAlpha8, .rgba8):
+            for x in 0..<count {
+                let v = src[x &* 2], d = x &* 4
+                dst[d] = v; dst[d &+ 1] = v; dst[d &+ 2] = v; dst[d &+ 3] = src[x &* 2 &+ 1]
+            }
+        default:
+            let sourceBPP = source.bytesPerPixel, targetBPP = target.bytesPerPixel
+            for x in 0..<count {
+                let (r, g, b, a) = readRGBA(src, x * sourceBPP, source)
+                writeRGBA(dst, x * targetBPP, target, r, g, b, a)
             }
         }
     }
@@ -87,7 +94,7 @@ extension Image {
     /// The pixel at byte offset `i` of a `format` row, as red, green, blue, alpha.
     @inline(__always)
     static func readRGBA(
-        _ p: UnsafeBufferPointer<UInt8>, _ i: Int, _ format: PixelFormat
+        _ p: UnsafePointer<UInt8>, _ i: Int, _ format: PixelFormat
     ) -> (UInt8, UInt8, UInt8, UInt8) {
         switch format {
         case .rgba8: (p[i], p[i + 1], p[i + 2], p[i + 3])
@@ -100,7 +107,7 @@ extension Image {
     /// Writes red, green, blue, alpha at byte offset `i` of a `format` row.
     @inline(__always)
     static func writeRGBA(
-        _ p: UnsafeMutableBufferPointer<UInt8>, _ i: Int, _ format: PixelFormat,
+        _ p: UnsafeMutablePointer<UInt8>, _ i: Int, _ format: PixelFormat,
         _ r: UInt8, _ g: UInt8, _ b: UInt8, _ a: UInt8
     ) {
         switch format {

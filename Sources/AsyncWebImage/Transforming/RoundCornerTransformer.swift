@@ -58,7 +58,7 @@ public struct RoundCornerTransformer: ImageTransformer {
         guard borderWidth.isFinite, borderWidth >= 0 else {
             throw ImageError.transformFailed(key: key, reason: "border width must be finite and at least 0")
         }
-        let image = image.uprightForTransform().converted(to: .rgba8)
+        let image = image.uprightForTransform()
         let (w, h) = (image.width, image.height)
         let shape = Shape(
             width: Float(w), height: Float(h), radius: Float(min(radius, Double(min(w, h)) / 2)),
@@ -72,8 +72,12 @@ public struct RoundCornerTransformer: ImageTransformer {
                 guard let src = source.baseAddress, let dst = destination.baseAddress else { return }
                 let rowBytes = w * 4
                 for y in 0..<h {
-                    let from = src + y * stride, to = dst + y * rowBytes
-                    to.copyMemory(from: from, byteCount: rowBytes)
+                    let to = dst + y * rowBytes
+                    // Converted straight into the output: no intermediate rgba8 image.
+                    Image.convertRow(
+                        (src + y * stride).assumingMemoryBound(to: UInt8.self), image.pixelFormat,
+                        into: to.assumingMemoryBound(to: UInt8.self), .rgba8, count: w
+                    )
                     let py = Float(y) + 0.5
                     // Only pixels near the edge change; find the untouched
                     // middle of the row from both ends.
