@@ -355,14 +355,38 @@ struct DiskStoreTests {
         #expect(try await store.count == 0)
     }
 
-    // MARK: Two processes
+    // MARK: Other processes
+
+    /// The helper executable, built beside this test binary.
+    private func helper() throws -> URL {
+        let binaries = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let helper = binaries.appendingPathComponent("awi-cache-stress")
+        try #require(FileManager.default.isExecutableFile(atPath: helper.path), "missing \(helper.path)")
+        return helper
+    }
+
+    @Test("a full device (file size limit in a child process) fails writes with .diskIO and keeps the cached entry whole")
+    func fullDevice() async throws {
+        // Given a child process whose file size limit is 4 KiB
+        let root = TemporaryDirectory()
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = try helper()
+        process.arguments = ["--full", root.path]
+        process.standardOutput = output
+        // When it writes past the limit
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        // Then it reports EFBIG errors, an intact older entry and no stray file
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.hasPrefix("ok"))
+    }
 
     @Test("two processes writing, reading and removing the same keys never see a partial or foreign entry")
     func twoProcesses() async throws {
         // Given the helper executable built beside this test binary
-        let binaries = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        let helper = binaries.appendingPathComponent("awi-cache-stress")
-        try #require(FileManager.default.isExecutableFile(atPath: helper.path), "missing \(helper.path)")
+        let helper = try helper()
         let root = TemporaryDirectory()
         // When two processes hammer 6 keys of one directory, 200 iterations each
         var processes: [(Process, Pipe)] = []

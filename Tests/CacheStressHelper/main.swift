@@ -4,6 +4,11 @@
 //
 // usage: awi-cache-stress <directory> <writer-id> <iterations> <keys>
 // Prints "hits H misses M violations V damaged D"; exits 1 when V or D > 0, 2 on misuse.
+//
+// usage: awi-cache-stress --full <directory>
+// Stands for a full device: lowers RLIMIT_FSIZE (for this process only) so
+// that large writes fail, and checks they fail with .diskIO(EFBIG) while the
+// entry already cached stays whole and no temporary file is left. Prints "ok".
 import AsyncWebImage
 import Foundation
 
@@ -37,7 +42,43 @@ func isWhole(_ data: Data, key: String) -> Bool {
     return Array(bytes.suffix(8)) == littleEndian(checksum(bytes.dropLast(8)))
 }
 
+/// The `--full` mode; returns a failure description, or nil.
+func fullDeviceCheck(directory: String) async throws -> String? {
+    let store = DiskStore(
+        directory: URL(fileURLWithPath: directory),
+        configuration: .init(maxSize: nil, cleansUpAtStart: false, cleanupInterval: nil))
+    let kept = payload(key: "kept", writer: 1, size: 100)
+    try await store.setData(kept, forKey: "kept", extendedData: Data("meta".utf8))
+    // Exceeding the limit raises SIGXFSZ, which would kill the process; ignored, write(2) fails with EFBIG.
+    signal(SIGXFSZ, SIG_IGN)
+    var limit = rlimit(rlim_cur: 4096, rlim_max: 4096)
+    guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else { return "setrlimit failed" }
+    for key in ["big", "kept"] {
+        do {
+            try await store.setData(payload(key: key, writer: 2, size: 10_000), forKey: key)
+            return "a write over the file size limit succeeded"
+        } catch let ImageError.diskIO(_, code, _) {
+            guard code == EFBIG else { return "errno \(code), expected EFBIG" }
+        }
+    }
+    guard try await store.data(forKey: "kept") == kept else { return "the cached entry changed" }
+    guard try await store.extendedData(forKey: "kept") == Data("meta".utf8) else { return "its extended data changed" }
+    guard await !store.contains("big") else { return "a partial entry exists" }
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+    guard names.count == 1 else { return "files left: \(names)" }
+    guard await store.statistics.failedWrites == 2 else { return "failed writes not counted" }
+    return nil
+}
+
 let arguments = CommandLine.arguments
+if arguments.count == 3 && arguments[1] == "--full" {
+    if let failure = try await fullDeviceCheck(directory: arguments[2]) {
+        print("failed: \(failure)")
+        exit(1)
+    }
+    print("ok")
+    exit(0)
+}
 guard arguments.count == 5, let writer = UInt8(arguments[2]), let iterations = Int(arguments[3]),
       let keyCount = Int(arguments[4]), keyCount > 0 else {
     print("usage: awi-cache-stress <directory> <writer-id> <iterations> <keys>")

@@ -37,6 +37,17 @@ public protocol DataCaching: Sendable {
     /// - Throws: as ``data(forKey:)``.
     func extendedData(forKey key: String) async throws -> Data?
 
+    /// Replaces the extended data of the entry under `key`, keeping its data
+    /// (after a `304 Not Modified`, the new `ETag`).
+    ///
+    /// - Parameters:
+    ///   - extendedData: The new metadata; `nil` removes it.
+    ///   - key: The cache key.
+    /// - Returns: `false` when there is no entry under `key`.
+    /// - Throws: when the store cannot be written.
+    @discardableResult
+    func setExtendedData(_ extendedData: Data?, forKey key: String) async throws -> Bool
+
     /// Removes the entry under `key`, if any.
     ///
     /// - Throws: when the entry exists but cannot be removed.
@@ -56,6 +67,14 @@ extension DataCaching {
     public func dataWithExtendedData(forKey key: String) async throws -> (data: Data, extendedData: Data?)? {
         guard let data = try await data(forKey: key) else { return nil }
         return (data, try await extendedData(forKey: key))
+    }
+
+    /// Reads the data and writes it back with the new extended data.
+    @discardableResult
+    public func setExtendedData(_ extendedData: Data?, forKey key: String) async throws -> Bool {
+        guard let data = try await data(forKey: key) else { return false }
+        try await setData(data, forKey: key, extendedData: extendedData)
+        return true
     }
 
     /// Stores `data` under `key` without extended data.

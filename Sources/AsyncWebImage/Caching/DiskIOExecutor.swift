@@ -41,7 +41,16 @@ final class DiskIOExecutor: SerialExecutor {
             wakeUps.signal()
         }
 
-        func run() {
+        func run(name: String) {
+            // Foundation's Thread.name does not reach the kernel here, and
+            // pthread_setname_np is not imported; /proc/thread-self/comm is
+            // what it writes (the kernel keeps 15 bytes). Best effort.
+            let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+            if fd >= 0 {
+                let bytes = Array(name.utf8.prefix(15))
+                _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+                close(fd)
+            }
             state.withLock { $0.threadID = pthread_self() }
             while true {
                 wakeUps.wait()
@@ -75,7 +84,7 @@ final class DiskIOExecutor: SerialExecutor {
     /// - Parameter name: The thread's name, as debuggers and `top -H` show it.
     init(name: String) {
         let queue = self.queue
-        let thread = Thread { queue.run() }
+        let thread = Thread { queue.run(name: name) }
         thread.name = name
         thread.start()
     }

@@ -109,7 +109,7 @@ public actor DiskStore: DataCaching {
         var path = directory.path
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         directoryPath = path
-        executor = DiskIOExecutor(name: "AsyncWebImage.DiskStore")
+        executor = DiskIOExecutor(name: "awi-disk-io")
         injectedNow = now
 
         let interval = configuration.cleanupInterval

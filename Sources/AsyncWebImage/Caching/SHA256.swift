@@ -79,7 +79,13 @@ struct SHA256 {
     }
 
     private mutating func compress(_ block: [UInt8]) {
-        var w = [UInt32](repeating: 0, count: 64)
+        // On the stack: a key is hashed on every store operation.
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            compress(block, schedule: w)
+        }
+    }
+
+    private mutating func compress(_ block: [UInt8], schedule w: UnsafeMutableBufferPointer<UInt32>) {
         for i in 0..<16 {
             w[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16
                 | UInt32(block[4 * i + 2]) << 8 | UInt32(block[4 * i + 3])
