@@ -80,11 +80,14 @@ struct ResizeTransformerTests {
     }
 
     @Test("empty, negative and absurd targets fail")
-    func badSizes() {
+    func badSizes() throws {
         for (w, h) in [(0, 10), (10, -1), (-5, -5), (1_000_000, 1_000_000), (Int.max, 2)] {
-            let resize = ResizeTransformer.resize(width: w, height: h, upscale: true)
+            let resize = ResizeTransformer.resize(width: w, height: h, mode: .stretch, upscale: true)
             #expect(TransformImages.failureKey { try resize.transform(Self.bands) } == resize.key)
         }
+        // A huge target without upscaling is harmless: the result is bounded by the image
+        #expect(try ResizeTransformer.resize(width: .max, height: .max).transform(Self.bands).storage === Self.bands.storage)
+        #expect(try ResizeTransformer.resize(width: .max, height: 100, mode: .fill).transform(Self.bands).size == PixelSize(width: 400, height: 100))
     }
 
     @Test("key encodes every parameter")

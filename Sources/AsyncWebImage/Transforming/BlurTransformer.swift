@@ -10,6 +10,9 @@
 /// 16 bits per channel, so transparent pixels lend no colour and faint
 /// pixels keep their hue; opaque images are blurred in 8 bits. The pixel
 /// format is kept.
+///
+/// Memory: besides the result, a blur needs scratch of 4 bytes per channel
+/// value for images with alpha (two 16-bit planes), 1 byte for opaque ones.
 public struct BlurTransformer: ImageTransformer {
     /// The largest accepted ``radius``: 1000 pixels.
     public static let maximumRadius = 1000.0

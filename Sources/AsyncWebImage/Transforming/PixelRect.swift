@@ -31,5 +31,6 @@ public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
         return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
+    /// `(x, y, width×height)`.
     public var description: String { "(\(x), \(y), \(width)×\(height))" }
 }

@@ -50,37 +50,46 @@ public struct ResizeTransformer: ImageTransformer {
 
     /// Returns the resized image (the image itself when no scaling is needed).
     ///
-    /// - Throws: ``ImageError/transformFailed(key:reason:)`` for a target
-    ///   that is empty or larger than ``Image/maximumTransformPixelCount``.
+    /// - Throws: ``ImageError/transformFailed(key:reason:)`` for an empty
+    ///   target, or a result larger than ``Image/maximumTransformPixelCount``
+    ///   (a huge target is fine when `upscale` is off and the image is small).
     public func transform(_ image: Image) throws -> Image {
-        try Image.checkTransformSize(width: size.width, height: size.height, key: key)
+        guard size.width > 0, size.height > 0 else {
+            throw ImageError.transformFailed(key: key, reason: "empty target size \(size)")
+        }
         let image = image.uprightForTransform()
         let (w, h) = (Double(image.width), Double(image.height))
         let (tw, th) = (Double(size.width), Double(size.height))
+        // Sizes are computed in Double and checked against the cap before
+        // becoming Int, so a hostile target can neither trap nor allocate.
+        func checked(_ width: Double, _ height: Double) throws -> PixelSize {
+            let width = max(1, width.rounded()), height = max(1, height.rounded())
+            guard width * height <= Double(Image.maximumTransformPixelCount) else {
+                throw ImageError.transformFailed(
+                    key: key, reason: "output exceeds \(Image.maximumTransformPixelCount) pixels"
+                )
+            }
+            return PixelSize(width: Int(width), height: Int(height))
+        }
         switch mode {
         case .stretch:
-            let target = upscale
-                ? size
-                : PixelSize(width: min(size.width, image.width), height: min(size.height, image.height))
+            let target = upscale ? try checked(tw, th) : try checked(min(tw, w), min(th, h))
             return ImageResampler.resample(image, to: target, filter: filter)
         case .fit:
             var scale = min(tw / w, th / h)
             if !upscale { scale = min(scale, 1) }
             // The side that meets the target is exact; the other rounds.
-            let target = PixelSize(
-                width: tw / w == scale ? size.width : max(1, min(size.width, Int((w * scale).rounded()))),
-                height: th / h == scale ? size.height : max(1, min(size.height, Int((h * scale).rounded())))
+            let target = try checked(
+                tw / w == scale ? tw : min(tw, w * scale),
+                th / h == scale ? th : min(th, h * scale)
             )
             return ImageResampler.resample(image, to: target, filter: filter)
         case .fill:
             var scale = max(tw / w, th / h)
             if !upscale { scale = min(scale, 1) }
+            let target = try checked(min(tw, w * scale), min(th, h * scale))
             // Crop the source region that scales to the target (centred),
             // then resample only that: cheaper than scaling then cropping.
-            let target = PixelSize(
-                width: min(size.width, max(1, Int((w * scale).rounded()))),
-                height: min(size.height, max(1, Int((h * scale).rounded())))
-            )
             let cropWidth = min(image.width, max(1, Int((Double(target.width) / scale).rounded())))
             let cropHeight = min(image.height, max(1, Int((Double(target.height) / scale).rounded())))
             let region = PixelRect(

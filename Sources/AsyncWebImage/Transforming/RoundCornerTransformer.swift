@@ -9,6 +9,7 @@
 public struct RoundCornerTransformer: ImageTransformer {
     /// Which corners to round.
     public struct Corners: OptionSet, Sendable, Hashable {
+        /// The bits of the set.
         public let rawValue: UInt8
         /// Creates a set from its bits (1 top left, 2 top right, 4 bottom left, 8 bottom right).
         public init(rawValue: UInt8) { self.rawValue = rawValue }

@@ -59,6 +59,7 @@ public struct TransformColor: Sendable, Hashable, CustomStringConvertible {
         return "#" + String(repeating: "0", count: 8 - digits.count) + digits
     }
 
+    /// The same as ``hex``.
     public var description: String { hex }
 
     /// Whether red, green and blue are equal.
