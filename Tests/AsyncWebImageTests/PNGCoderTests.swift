@@ -179,6 +179,33 @@ struct PNGCoderTests {
         #expect(image.size == PixelSize(width: 37, height: 23))
     }
 
+    @Test("decodes concurrently from many tasks with identical results")
+    func concurrentDecodes() async throws {
+        // Given three different PNGs decoded once, one after the other
+        let names = ["rgba16-interlaced", "progressive-plain", "palette8-trns"]
+        let inputs = try names.map { try PNGFixture.data($0) }
+        let expected = try inputs.map { try coder.decode($0, options: .init()) }
+        // When each is decoded 4 times at once, full size and as a thumbnail
+        let results = try await withThrowingTaskGroup(of: (Int, Image, Image).self) { group in
+            for round in 0..<12 {
+                let index = round % inputs.count
+                let (coder, data) = (coder, inputs[index])
+                group.addTask {
+                    let full = try coder.decode(data, options: .init())
+                    let thumbnail = try coder.decode(data, options: .init(thumbnailPixelSize: PixelSize(width: 16, height: 16)))
+                    return (index, full, thumbnail)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        // Then every result equals the sequential one
+        #expect(results.count == 12)
+        for (index, full, thumbnail) in results {
+            #expect(full.hasSamePixels(as: expected[index]))
+            #expect(thumbnail.width <= 16 && thumbnail.height <= 16)
+        }
+    }
+
     // MARK: - Bad input
 
     /// The message of an `.undecodable(.png, _)` error, or a failure.
@@ -259,9 +286,11 @@ struct PNGCoderTests {
         #expect(image.pixel(x: 0, y: 0) == [0])
     }
 
-    @Test("flipped bytes anywhere give an image or a typed error, never a crash")
-    func corruptedBytes() throws {
-        let data = try PNGFixture.data("palette4-trns-interlaced")
+    @Test("flipped bytes anywhere give an image or a typed error, never a crash", arguments: [
+        "palette4-trns-interlaced", "rgba16", "gray2-trns", "exif-orientation6",
+    ])
+    func corruptedBytes(name: String) throws {
+        let data = try PNGFixture.data(name)
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<300 {
             var bytes = [UInt8](data)
