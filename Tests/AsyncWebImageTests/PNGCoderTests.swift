@@ -177,6 +177,8 @@ struct PNGCoderTests {
         #expect(!coder.canDecode(Data("<html>".utf8)))
         let image = try ImageCoderRegistry.builtIn.decode(data)
         #expect(image.size == PixelSize(width: 37, height: 23))
+        let decoder = try #require(ImageCoderRegistry.builtIn.decoder(for: data))
+        #expect(decoder.makeProgressiveDecoder(options: .init()) is PNGProgressiveDecoder)
     }
 
     @Test("decodes concurrently from many tasks with identical results")

@@ -107,6 +107,19 @@ struct PNGProgressiveDecoderTests {
         #expect(previews.last?.hasSamePixels(as: full) == true)
     }
 
+    @Test("decode attempts grow geometrically: fed byte by byte, previews cost a few full decodes")
+    func attemptBound() throws {
+        // Given a 9.5 KB PNG fed one byte at a time (9 500 calls)
+        let data = try PNGFixture.data("progressive-plain")
+        var decoder = PNGProgressiveDecoder()
+        for end in 1...data.count { _ = try decoder.preview(for: data.prefix(end)) }
+        // Then only O(log n) calls decoded anything (log₁.₅ 9 297 ≈ 22.5), and
+        // all of them together inflated at most 3 + 1 times the image data
+        let imageBytes = 9570 - 33 - 12 - 19 * 12 // file − header − IEND − 19 IDAT chunk frames
+        #expect(decoder.decodeAttempts <= 25, "\(decoder.decodeAttempts) attempts")
+        #expect(decoder.decodedImageBytes <= imageBytes * 4, "\(decoder.decodedImageBytes) bytes")
+    }
+
     @Test("nothing is decoded again until more image data arrives")
     func noRepeat() throws {
         var decoder = PNGProgressiveDecoder()

@@ -16,9 +16,11 @@ import CSpng
 /// libspng cannot resume a decode, so each attempt decodes from the start.
 /// To keep the total work linear, an attempt is made only when the
 /// compressed image data received has grown by half since the last one
-/// (or the file is complete): previews of a whole download cost at most
-/// about three full decodes, and each new Adam7 pass (each twice the size of
-/// the one before) is still caught.
+/// (or the file is complete): the attempts inflate at most 3× the image
+/// data (a geometric series of ratio 1.5) plus once more for the complete
+/// file, so previews of a whole download cost at most about four full
+/// decodes, however finely the data arrives; and each new Adam7 pass (each
+/// twice the size of the one before) is still caught.
 ///
 /// Previews have the final image's pixel format and size, or the size the
 /// decode options ask for (thumbnail, scale-down, applied orientation), and
@@ -28,6 +30,10 @@ public struct PNGProgressiveDecoder: ProgressiveImageDecoding {
     public let options: ImageDecodingOptions
     /// Compressed image bytes at the last decode attempt.
     private var attemptedImageBytes = 0
+    /// Decodes attempted so far (tests check the geometric bound with it).
+    private(set) var decodeAttempts = 0
+    /// Compressed image bytes decoded over all attempts.
+    private(set) var decodedImageBytes = 0
     /// Rows (not interlaced) or complete passes (interlaced) in the last preview.
     private var previewedRows = 0
     private var previewedPasses = 0
@@ -56,6 +62,8 @@ public struct PNGProgressiveDecoder: ProgressiveImageDecoding {
                 return nil
             }
             attemptedImageBytes = scan.imageDataBytes
+            decodeAttempts += 1
+            decodedImageBytes += scan.imageDataBytes
             if let sealed = scan.decodableBytes(bytes) {
                 return try sealed.withUnsafeBytes { try attempt($0) }
             }
