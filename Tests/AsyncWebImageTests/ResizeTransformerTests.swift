@@ -32,6 +32,17 @@ struct ResizeTransformerTests {
         #expect(wide.pixel(x: 0, y: 0) == [255, 0, 0] && wide.pixel(x: 199, y: 49) == [0, 0, 255])
     }
 
+    @Test("fill resamples the centre region in place, exactly as resampling a cropped copy", arguments: [PixelFormat.rgba8, .rgb8, .grayAlpha8, .gray8])
+    func fillRegion(format: PixelFormat) throws {
+        // Given a 50×30 image with padded rows
+        let image = TransformImages.numbered(width: 50, height: 30, format: format, padding: 3)
+        // When filling 12×12 (the centre 30×30 region, shrunk)
+        let out = try ResizeTransformer.resize(width: 12, height: 12, mode: .fill).transform(image)
+        // Then the pixels equal resampling a copy of that region
+        let copy = image.cropped(to: PixelRect(x: 10, y: 0, width: 30, height: 30))
+        #expect(out.hasSamePixels(as: ImageResampler.resample(copy, to: PixelSize(width: 12, height: 12))))
+    }
+
     @Test("stretch ignores the aspect ratio")
     func stretch() throws {
         let out = try ResizeTransformer.resize(width: 40, height: 80, mode: .stretch).transform(Self.bands)

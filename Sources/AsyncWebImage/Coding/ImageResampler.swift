@@ -13,15 +13,22 @@ enum ImageResampler {
     ///
     /// - Complexity: O(source pixels × horizontal taps + output pixels × vertical taps).
     static func resample(_ image: Image, to size: PixelSize, filter: ResamplingFilter = .area) -> Image {
+        resample(image, region: PixelRect(x: 0, y: 0, width: image.width, height: image.height), to: size, filter: filter)
+    }
+
+    /// Resamples the pixels of `region` (which must lie inside `image`) to
+    /// `size`, reading them in place: a centre-cropping resize costs no copy.
+    static func resample(_ image: Image, region: PixelRect, to size: PixelSize, filter: ResamplingFilter = .area) -> Image {
         precondition(size.width > 0 && size.height > 0, "resample target must not be empty")
-        if size == image.size { return image }
-        let horizontal = Contributions(source: image.width, destination: size.width, filter: filter)
-        let vertical = Contributions(source: image.height, destination: size.height, filter: filter)
+        precondition(region.clamped(toWidth: image.width, height: image.height) == region, "region must lie inside the image")
+        if size.width == region.width && size.height == region.height { return image.cropped(to: region) }
+        let horizontal = Contributions(source: region.width, destination: size.width, filter: filter)
+        let vertical = Contributions(source: region.height, destination: size.height, filter: filter)
         switch image.pixelFormat {
-        case .rgba8: return run(RGBA.self, image, size, horizontal, vertical)
-        case .rgb8: return run(RGB.self, image, size, horizontal, vertical)
-        case .grayAlpha8: return run(GrayAlpha.self, image, size, horizontal, vertical)
-        case .gray8: return run(Gray.self, image, size, horizontal, vertical)
+        case .rgba8: return run(RGBA.self, image, region, size, horizontal, vertical)
+        case .rgb8: return run(RGB.self, image, region, size, horizontal, vertical)
+        case .grayAlpha8: return run(GrayAlpha.self, image, region, size, horizontal, vertical)
+        case .gray8: return run(Gray.self, image, region, size, horizontal, vertical)
         }
     }
 
@@ -37,15 +44,20 @@ enum ImageResampler {
     private enum Gray: Layout { static let channels = 1; static let hasAlpha = false }
 
     private static func run<L: Layout>(
-        _: L.Type, _ image: Image, _ size: PixelSize, _ horizontal: Contributions, _ vertical: Contributions
+        _: L.Type, _ image: Image, _ region: PixelRect, _ size: PixelSize,
+        _ horizontal: Contributions, _ vertical: Contributions
     ) -> Image {
         let channels = L.channels
         let rowFloats = size.width * channels
-        // Intermediate: source height × destination width, premultiplied floats.
-        var intermediate = [Float](repeating: 0, count: rowFloats * image.height)
+        // Intermediate: region height × destination width, premultiplied floats.
+        var intermediate = [Float](repeating: 0, count: rowFloats * region.height)
         image.withUnsafeBytes { source in
+            let origin = region.y * image.bytesPerRow + region.x * channels
             intermediate.withUnsafeMutableBufferPointer { temp in
-                horizontalPass(L.self, source, image.bytesPerRow, image.height, horizontal, temp, rowFloats)
+                horizontalPass(
+                    L.self, UnsafeRawBufferPointer(rebasing: source[origin...]), image.bytesPerRow, region.height,
+                    horizontal, temp, rowFloats
+                )
             }
         }
         return intermediate.withUnsafeBufferPointer { temp in

@@ -88,15 +88,15 @@ public struct ResizeTransformer: ImageTransformer {
             var scale = max(tw / w, th / h)
             if !upscale { scale = min(scale, 1) }
             let target = try checked(min(tw, w * scale), min(th, h * scale))
-            // Crop the source region that scales to the target (centred),
-            // then resample only that: cheaper than scaling then cropping.
+            // Resample only the centred source region that scales to the
+            // target, read in place: no scaled or cropped intermediate.
             let cropWidth = min(image.width, max(1, Int((Double(target.width) / scale).rounded())))
             let cropHeight = min(image.height, max(1, Int((Double(target.height) / scale).rounded())))
             let region = PixelRect(
                 x: (image.width - cropWidth) / 2, y: (image.height - cropHeight) / 2,
                 width: cropWidth, height: cropHeight
             )
-            return ImageResampler.resample(image.cropped(to: region), to: target, filter: filter)
+            return ImageResampler.resample(image, region: region, to: target, filter: filter)
         }
     }
 }
