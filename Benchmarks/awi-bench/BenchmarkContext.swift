@@ -22,7 +22,11 @@ struct BenchmarkContext: Sendable {
             row = .failure(scenario: scenario, caseName: caseName, error: error)
         }
         if row.peakRSS == nil { row.peakRSS = ResourceUsage.peakRSSBytes() }
-        let summary = row.ratio.map { "ratio " + Format.ratio($0) } ?? row.note ?? "done"
+        var parts: [String] = []
+        if let ratio = row.ratio { parts.append("ratio " + Format.ratio(ratio)) }
+        if let passed = row.passed { parts.append(passed ? "pass" : "FAIL") }
+        if let note = row.note, note.hasPrefix("error:") { parts.append(String(note.prefix(120))) }
+        let summary = parts.isEmpty ? "done" : parts.joined(separator: ", ")
         progress.endCase(summary)
         return row
     }

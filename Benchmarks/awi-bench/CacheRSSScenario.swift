@@ -16,7 +16,7 @@ struct CacheRSSScenario: Scenario {
 
     func run(in context: BenchmarkContext) async throws -> [ResultRow] {
         guard let file = context.corpus.image(.jpeg, .baseline, megapixels: 0.3) else {
-            throw CorpusError("no baseline JPEG in the corpus")
+            throw ScenarioSkipped("no baseline JPEG in the corpus")
         }
         let caseName = "\(Self.imageCount) × \(file.label), limit 128 MiB"
         return [await context.measureCase(scenario: name, caseName: caseName) {
@@ -31,7 +31,7 @@ struct CacheRSSScenario: Scenario {
         // Warm the decoder's own allocations before taking the starting RSS.
         blackHole(try coder.decode(data, options: .init()))
         ResourceUsage.resetPeakRSS()
-        guard let startRSS = ResourceUsage.currentRSSBytes() else { throw CorpusError("no /proc/self/status: cannot read RSS") }
+        guard let startRSS = ResourceUsage.currentRSSBytes() else { throw BenchmarkFailure("no /proc/self/status: cannot read RSS") }
 
         var highestSampled = startRSS
         var setLatencies: [Double] = []

@@ -18,7 +18,7 @@ struct Corpus: Sendable {
         if let directory {
             let corpus = try scan(directory)
             guard !corpus.images.isEmpty else {
-                throw CorpusError("no JPEG or PNG files in \(directory)")
+                throw BenchmarkFailure("no JPEG or PNG files in \(directory)")
             }
             return corpus
         }
@@ -74,10 +74,4 @@ struct Corpus: Sendable {
     func data(of image: CorpusImage) throws -> Data {
         try Data(contentsOf: URL(fileURLWithPath: image.path))
     }
-}
-
-/// The corpus could not be found, made or read.
-struct CorpusError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }

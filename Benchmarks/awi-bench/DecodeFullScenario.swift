@@ -50,7 +50,7 @@ struct DecodeFullScenario: Scenario {
             let decompressor = try RawTurboJPEG.Decompressor()
             let check = try decompressor.decode(data, pixelFormat: layout)
             guard check.width == reference.width, check.height == reference.height else {
-                throw CorpusError("JPEGCoder decoded \(reference.size), tjDecompress2 \(check.width)×\(check.height)")
+                throw BenchmarkFailure("JPEGCoder decoded \(reference.size), tjDecompress2 \(check.width)×\(check.height)")
             }
             baselineName = "tjDecompress2"
             ours = { blackHole(try coder.decode(data, options: options)) }
@@ -61,13 +61,13 @@ struct DecodeFullScenario: Scenario {
             let layout = try Self.spngFormat(for: reference.pixelFormat)
             let check = try RawSpng.decode(data, format: layout)
             guard check.count == reference.width * reference.height * reference.pixelFormat.bytesPerPixel else {
-                throw CorpusError("PNGCoder decoded \(reference.size) \(reference.pixelFormat), spng \(check.count) bytes")
+                throw BenchmarkFailure("PNGCoder decoded \(reference.size) \(reference.pixelFormat), spng \(check.count) bytes")
             }
             baselineName = "spng_decode_image"
             ours = { blackHole(try coder.decode(data, options: options)) }
             baseline = { blackHole(try RawSpng.decode(data, format: layout)) }
         default:
-            throw CorpusError("no decoder for \(file.format)")
+            throw BenchmarkFailure("no decoder for \(file.format)")
         }
 
         let measurement = try await InterleavedMeasurement.run(
@@ -93,7 +93,7 @@ struct DecodeFullScenario: Scenario {
         case .rgb8: TJPF_RGB
         case .rgba8: TJPF_RGBA
         case .gray8: TJPF_GRAY
-        case .grayAlpha8: throw CorpusError("TurboJPEG has no gray+alpha layout")
+        case .grayAlpha8: throw BenchmarkFailure("TurboJPEG has no gray+alpha layout")
         }
     }
 

@@ -48,10 +48,10 @@ struct DiskHitScenario: Scenario {
 
         guard let first = try await cache.query(forKey: key, cacheType: .disk, options: options), first.cacheType == .disk,
               let image = first.image else {
-            throw CorpusError("the disk tier did not return \(file.name)")
+            throw BenchmarkFailure("the disk tier did not return \(file.name)")
         }
         let direct = try decoder.decode(try Self.readFile(path), options: .init())
-        guard direct.size == image.size else { throw CorpusError("disk hit decoded \(image.size), direct \(direct.size)") }
+        guard direct.size == image.size else { throw BenchmarkFailure("disk hit decoded \(image.size), direct \(direct.size)") }
 
         let plan = context.plan(warmup: 3, minIterations: 10, maxIterations: file.megapixels > 1 ? 150 : 600, budget: 3)
         let measurement = try await InterleavedMeasurement.run(
@@ -59,7 +59,7 @@ struct DiskHitScenario: Scenario {
             ours: {
                 try await Sample.inProcess {
                     let result = try await cache.query(forKey: key, cacheType: .disk, options: options)
-                    guard result?.image != nil else { throw CorpusError("disk miss for \(file.name)") }
+                    guard result?.image != nil else { throw BenchmarkFailure("disk miss for \(file.name)") }
                     blackHole(result)
                 }
             },
@@ -84,10 +84,10 @@ struct DiskHitScenario: Scenario {
     /// The whole file with open + fstat + read(2): the least a program can do.
     static func readFile(_ path: String) throws -> Data {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw CorpusError("cannot open \(path): errno \(errno)") }
+        guard fd >= 0 else { throw BenchmarkFailure("cannot open \(path): errno \(errno)") }
         defer { close(fd) }
         var status = stat()
-        guard fstat(fd, &status) == 0 else { throw CorpusError("cannot stat \(path): errno \(errno)") }
+        guard fstat(fd, &status) == 0 else { throw BenchmarkFailure("cannot stat \(path): errno \(errno)") }
         let size = Int(status.st_size)
         var data = Data(count: size)
         let count = data.withUnsafeMutableBytes { buffer -> Int in
@@ -99,7 +99,7 @@ struct DiskHitScenario: Scenario {
             }
             return offset
         }
-        guard count == size else { throw CorpusError("short read of \(path)") }
+        guard count == size else { throw BenchmarkFailure("short read of \(path)") }
         return data
     }
 }

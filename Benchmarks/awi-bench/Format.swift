@@ -38,9 +38,10 @@ enum Format {
 
     /// Three significant digits, no exponent.
     static func significant(_ value: Double) -> String {
+        // Thresholds just below the next decade, so 99.96 prints as "100", not "100.0".
         switch abs(value) {
-        case 100...: String(format: "%.0f", value)
-        case 10...: String(format: "%.1f", value)
+        case 99.95...: String(format: "%.0f", value)
+        case 9.995...: String(format: "%.1f", value)
         default: String(format: "%.2f", value)
         }
     }

@@ -78,7 +78,7 @@ struct ResultRow: Sendable, Codable {
     /// A row for a scenario that could not run or failed half-way.
     static func failure(scenario: String, caseName: String, error: any Error) -> ResultRow {
         var row = ResultRow(scenario: scenario, caseName: caseName)
-        row.note = "error: \(error)"
+        row.note = (error is ScenarioSkipped ? "skipped: " : "error: ") + "\(error)"
         return row
     }
 

@@ -37,7 +37,14 @@ struct ResultTable: Sendable {
             switch row.passed {
             case true?: result = "pass"
             case false?: result = "FAIL"
-            case nil: result = row.note?.hasPrefix("error:") == true ? "error" : "-"
+            case nil:
+                if row.note?.hasPrefix("error:") == true {
+                    result = "error"
+                } else if row.note?.hasPrefix("skipped:") == true {
+                    result = "skip"
+                } else {
+                    result = "-"
+                }
             }
             lines.append([
                 row.scenario, caseName, Format.rate(row.throughput, unit: row.unit), Format.seconds(row.p50),

@@ -32,7 +32,7 @@ struct ThumbnailScenario: Scenario {
         let full = try coder.decode(data, options: fullOptions)
         let target = thumbnailOptions.targetSize(forStored: full.size, orientation: full.orientation) ?? full.size
         guard thumbnail.size == target else {
-            throw CorpusError("thumbnail is \(thumbnail.size), expected \(target)")
+            throw BenchmarkFailure("thumbnail is \(thumbnail.size), expected \(target)")
         }
 
         let plan = context.plan(warmup: 2, minIterations: 5, maxIterations: 30, budget: 8)
@@ -51,7 +51,10 @@ struct ThumbnailScenario: Scenario {
         var row = ResultRow(
             scenario: name, caseName: file.label + " → 256px", measurement: measurement,
             unitsPerOperation: 1, unit: "img/s", basis: .cpu,
-            baseline: "full decode+resize", target: .ratioAtLeast(4)
+            baseline: "full decode+resize",
+            // The 4× target is for a 12 MP source; a smaller one (from a
+            // --corpus folder) leaves less to skip, so it is only reported.
+            target: file.megapixels >= 8 ? .ratioAtLeast(4) : nil
         )
         // The floor: raw TurboJPEG decoding at the same DCT scale, without
         // the final resample. Entropy decoding is not scaled, so this bounds
