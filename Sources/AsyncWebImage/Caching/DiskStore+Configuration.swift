@@ -73,8 +73,9 @@ extension DiskStore {
         public enum ExpirationDate: Sendable, Hashable {
             /// When the entry was last written.
             case modificationDate
-            /// When the entry was last read or written. The store sets the
-            /// file's access time itself on every read (`futimens`), so this
+            /// When the entry was last read or written, to the minute. The
+            /// store sets the file's access time itself when it reads an entry
+            /// whose access time is a minute old or more (`futimens`), so this
             /// does not depend on the file system's `atime` (which `relatime`
             /// and `noatime` mounts update late or never).
             case accessDate

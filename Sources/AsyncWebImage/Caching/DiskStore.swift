@@ -63,6 +63,8 @@ public actor DiskStore: DataCaching {
     /// Temporary files and orphaned sidecars younger than this may belong to
     /// a write in progress (maybe in another process) and are left alone.
     private static let strayFileAge: Double = 60 * 60
+    /// Access times are renewed on read only when older than this (seconds).
+    static let accessTimeResolution: Double = 60
 
     /// The executor all of this actor's work runs on: a dedicated I/O thread.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -260,8 +262,13 @@ public actor DiskStore: DataCaching {
         adopted = true
         let data = Data(bytesNoCopy: buffer, count: length, deallocator: .custom { pointer, _ in pointer.deallocate() })
         if configuration.expirationDate == .accessDate {
-            // Best effort: a read-only file system still serves the data.
-            try? FileIO.setTimes(fd, path, access: nowSeconds(), modification: nil)
+            // To the minute: a hot entry read thousands of times a second
+            // needs no futimens on every read to stay the newest. Best
+            // effort: a read-only file system still serves the data.
+            let now = nowSeconds()
+            if now - max(Self.seconds(info.st_atim), Self.seconds(info.st_mtim)) >= Self.accessTimeResolution {
+                try? FileIO.setTimes(fd, path, access: now, modification: nil)
+            }
         }
         let extendedData = withExtendedData ? try readExtendedData(fd, path, generation: trailer.generation) : nil
         counters.hits += 1

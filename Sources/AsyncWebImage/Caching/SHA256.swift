@@ -33,12 +33,21 @@ struct SHA256 {
         return hasher.finalize()
     }
 
+    /// The 32-byte digest of the bytes in `buffer`.
+    static func hash(_ buffer: UnsafeRawBufferPointer) -> [UInt8] {
+        var hasher = SHA256()
+        hasher.update(buffer)
+        return hasher.finalize()
+    }
+
     /// The digest of `string`'s UTF-8 bytes as 64 lowercase hex digits.
     static func hexDigest(_ string: String) -> String {
         let digits: [UInt8] = Array("0123456789abcdef".utf8)
         var hex: [UInt8] = []
         hex.reserveCapacity(64)
-        for byte in hash(string.utf8) {
+        var string = string
+        let digest = string.withUTF8 { hash(UnsafeRawBufferPointer($0)) }
+        for byte in digest {
             hex.append(digits[Int(byte >> 4)])
             hex.append(digits[Int(byte & 0x0f)])
         }
@@ -47,28 +56,46 @@ struct SHA256 {
 
     /// Adds `bytes` to the message.
     mutating func update(_ bytes: some Sequence<UInt8>) {
-        for byte in bytes {
-            buffer.append(byte)
-            length &+= 1
-            if buffer.count == 64 {
-                compress(buffer)
-                buffer.removeAll(keepingCapacity: true)
-            }
+        let handled: Void? = bytes.withContiguousStorageIfAvailable { update(UnsafeRawBufferPointer($0)) }
+        if handled == nil {
+            let copy = Array(bytes)
+            copy.withUnsafeBytes { update($0) }
         }
+    }
+
+    /// Adds `bytes` to the message: whole blocks straight from the input,
+    /// only the ragged ends through the buffer.
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        var input = bytes[...]
+        length &+= UInt64(bytes.count)
+        if !buffer.isEmpty {
+            let take = min(64 - buffer.count, input.count)
+            buffer.append(contentsOf: input.prefix(take))
+            input = input.dropFirst(take)
+            guard buffer.count == 64 else { return }
+            buffer.withUnsafeBytes { compress($0) }
+            buffer.removeAll(keepingCapacity: true)
+        }
+        while input.count >= 64 {
+            compress(UnsafeRawBufferPointer(rebasing: input.prefix(64)))
+            input = input.dropFirst(64)
+        }
+        buffer.append(contentsOf: input)
     }
 
     /// Pads the message and returns its digest.
     mutating func finalize() -> [UInt8] {
         let bitLength = length &* 8
-        buffer.append(0x80)
-        if buffer.count > 56 {
-            buffer.append(contentsOf: repeatElement(0, count: 64 - buffer.count))
-            compress(buffer)
-            buffer.removeAll(keepingCapacity: true)
+        var tail = buffer
+        tail.append(0x80)
+        if tail.count > 56 {
+            tail.append(contentsOf: repeatElement(0, count: 64 - tail.count))
+            tail.withUnsafeBytes { compress($0) }
+            tail.removeAll(keepingCapacity: true)
         }
-        buffer.append(contentsOf: repeatElement(0, count: 56 - buffer.count))
-        for shift in stride(from: 56, through: 0, by: -8) { buffer.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-        compress(buffer)
+        tail.append(contentsOf: repeatElement(0, count: 56 - tail.count))
+        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        tail.withUnsafeBytes { compress($0) }
         buffer.removeAll()
         var digest: [UInt8] = []
         digest.reserveCapacity(32)
@@ -78,14 +105,15 @@ struct SHA256 {
         return digest
     }
 
-    private mutating func compress(_ block: [UInt8]) {
+    /// Compresses one 64-byte block.
+    private mutating func compress(_ block: UnsafeRawBufferPointer) {
         // On the stack: a key is hashed on every store operation.
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
             compress(block, schedule: w)
         }
     }
 
-    private mutating func compress(_ block: [UInt8], schedule w: UnsafeMutableBufferPointer<UInt32>) {
+    private mutating func compress(_ block: UnsafeRawBufferPointer, schedule w: UnsafeMutableBufferPointer<UInt32>) {
         for i in 0..<16 {
             w[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16
                 | UInt32(block[4 * i + 2]) << 8 | UInt32(block[4 * i + 3])
