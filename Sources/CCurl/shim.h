@@ -58,6 +58,10 @@ static inline CURLMcode CCurl_multi_setopt_ptr(CURLM *handle, CURLMoption option
     return curl_multi_setopt(handle, option, value);
 }
 
+static inline CURLSHcode CCurl_share_setopt_long(CURLSH *handle, CURLSHoption option, long value) {
+    return curl_share_setopt(handle, option, value);
+}
+
 // CURLMsg keeps its result in a union; Swift imports unions awkwardly, so
 // read it here.
 static inline CURLcode CCurl_msg_result(const CURLMsg *message) {

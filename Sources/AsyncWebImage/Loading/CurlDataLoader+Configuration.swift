@@ -1,0 +1,69 @@
+extension CurlDataLoader {
+    /// In which order transfers waiting for a slot start, within one priority.
+    public enum ExecutionOrder: Sendable, Hashable {
+        /// First come, first served (the default).
+        case fifo
+        /// Newest first: the image the user scrolled to last loads first.
+        case lifo
+    }
+
+    /// How a ``CurlDataLoader`` loads. Every property has a documented default.
+    public struct Configuration: Sendable {
+        // MARK: Concurrency
+
+        /// The most transfers running at once; the rest wait. `6` by default.
+        public var maxConcurrentDownloads: Int = 6
+        /// The order in which waiting transfers of one priority start. `.fifo` by default.
+        public var executionOrder: ExecutionOrder = .fifo
+
+        // MARK: Time
+
+        /// How long connecting may take, and how long a transfer may stall
+        /// (receive nothing) before it fails with ``ImageError/timeout(_:)``.
+        /// `15` seconds by default. A stall is measured in whole seconds
+        /// (curl's low-speed check), so the stall limit is rounded up.
+        public var timeout: Duration = .seconds(15)
+
+        // MARK: Headers
+
+        /// Header fields sent with every request; a request's own fields
+        /// replace these by name. By default `User-Agent: AsyncWebImage/<version>`
+        /// and `Accept: image/*,*/*;q=0.8`.
+        public var defaultHeaders: [String: String] = [
+            "User-Agent": "AsyncWebImage/\(CurlDataLoader.version)",
+            "Accept": "image/*,*/*;q=0.8",
+        ]
+
+        // MARK: Limits and safety
+
+        /// The most redirects followed before ``ImageError/NetworkFailure/Kind/tooManyRedirects``. `10` by default.
+        public var maxRedirects: Int = 10
+        /// The schemes that may be loaded, lower case, also for redirect
+        /// targets: `http` and `https` by default. `file` and `ftp` (and
+        /// others curl knows) only when added.
+        public var allowedSchemes: Set<String> = ["http", "https"]
+        /// The most body bytes of one response: checked against `Content-Length`
+        /// when the head arrives and against the bytes while they arrive, so
+        /// the transfer stops as soon as it is over. 64 MiB by default.
+        public var maxResponseBytes: Int64 = 64 * 1024 * 1024
+        /// Body bytes delivered but not yet taken by a slow consumer before
+        /// the transfer pauses (the socket then stops being read). 1 MiB by default.
+        public var maxBufferedBytes: Int = 1024 * 1024
+
+        // MARK: Protocol
+
+        /// Ask for HTTP/2 over TLS (multiplexed on one connection per host
+        /// where the server offers it; HTTP/1.1 otherwise). `true` by default.
+        public var allowsHTTP2: Bool = true
+        /// Accept gzip, deflate, brotli and zstd content encodings (decoded
+        /// before the size limit is applied). `true` by default.
+        public var acceptsCompressedResponses: Bool = true
+
+        /// Creates the default configuration. Proxies come from the
+        /// environment (`http_proxy`, `https_proxy`, `no_proxy`), as curl does.
+        public init() {}
+    }
+
+    /// The library's version, as sent in the default `User-Agent`.
+    public static let version = "0.1.0"
+}

@@ -1,0 +1,81 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// The default ``DataLoading``: libcurl's multi interface driven by one
+/// dedicated thread.
+///
+/// All transfers of one loader share a multi handle, so connections are
+/// reused (and multiplexed over HTTP/2 where the server offers it), and the
+/// DNS cache is shared. At most ``Configuration/maxConcurrentDownloads``
+/// transfers run; the rest wait in priority order, then FIFO or LIFO.
+///
+/// ```swift
+/// let loader = CurlDataLoader()
+/// for try await event in loader.loadData(for: DataRequest(url: url)) { ... }
+/// ```
+///
+/// - Important: Thread-safe. No curl call and no blocking happen on the
+///   caller's thread: requests and cancellations are posted to the loader's
+///   thread and wake it with `curl_multi_wakeup`.
+public final class CurlDataLoader: DataLoading, Sendable {
+    /// The loader's configuration.
+    public let configuration: Configuration
+    let loop: CurlMultiLoop
+
+    /// A loader shared by everything that does not need its own; never shut down.
+    public static let shared = CurlDataLoader()
+
+    /// Creates a loader and starts its thread.
+    /// - Parameter configuration: How to load; the defaults by default.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        loop = CurlMultiLoop(configuration: configuration)
+    }
+
+    deinit {
+        // Every running transfer's stream keeps its loader alive, so nothing
+        // is in flight here; this ends the thread and frees the multi handle.
+        loop.shutdown()
+    }
+
+    /// Transfers submitted and not yet finished (running or waiting).
+    public var outstandingTransfers: Int { loop.outstanding.load(ordering: .relaxed) }
+
+    /// curl easy handles currently allocated (0 when idle).
+    public var liveEasyHandles: Int { loop.liveHandles.load(ordering: .relaxed) }
+
+    /// Starts loading `request`.
+    ///
+    /// The scheme must be in ``Configuration/allowedSchemes``, or the
+    /// sequence throws ``ImageError/unsupportedScheme(_:)`` without any
+    /// network access.
+    ///
+    /// - Parameter request: What to load.
+    /// - Returns: The events; see ``DataLoading/loadData(for:)``.
+    public func loadData(for request: DataRequest) -> DataTransfer {
+        let scheme = request.url.scheme?.lowercased() ?? ""
+        guard configuration.allowedSchemes.contains(scheme) else {
+            return .failing(.unsupportedScheme(scheme))
+        }
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: DataLoadingEvent.self, throwing: (any Error).self
+        )
+        let transfer = CurlTransfer(
+            id: loop.makeID(), request: request, continuation: continuation, configuration: configuration
+        )
+        let id = transfer.id
+        // The closures hold the loader, so it lives as long as any transfer.
+        continuation.onTermination = { [self] termination in
+            if case .cancelled = termination { loop.post(.cancel(id)) }
+        }
+        loop.post(.start(transfer))
+        return DataTransfer(
+            stream: stream,
+            prioritize: { [self] priority in loop.post(.setPriority(id, priority)) },
+            consumed: { [self] count in
+                if transfer.consumed(count) { loop.post(.resume(id)) }
+            }
+        )
+    }
+}

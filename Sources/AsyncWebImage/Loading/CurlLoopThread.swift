@@ -1,0 +1,136 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// The state only the loop thread touches: running and waiting transfers,
+/// the cookie share, and the loop itself.
+final class CurlLoopThread {
+    private let loop: CurlMultiLoop
+    private let configuration: CurlDataLoader.Configuration
+    private var active: [UInt64: CurlTransfer] = [:]
+    private var waiting: [UInt64: CurlTransfer] = [:]
+    private var queue: PendingQueue
+    /// curl's cookie store shared by the transfers that handle cookies.
+    /// Only this thread uses it, so it needs no lock callbacks.
+    private let cookieShare: UnsafeMutableRawPointer?
+
+    init(loop: CurlMultiLoop, configuration: CurlDataLoader.Configuration) {
+        self.loop = loop
+        self.configuration = configuration
+        queue = PendingQueue(order: configuration.executionOrder)
+        cookieShare = curl_share_init()
+        if let cookieShare { CCurl_share_setopt_long(cookieShare, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue)) }
+    }
+
+    private var multi: UnsafeMutableRawPointer { loop.multi.pointer }
+
+    func run() {
+        while true {
+            let (commands, shutdown) = loop.inbox.withLock { inbox in
+                defer { inbox.commands.removeAll(keepingCapacity: true) }
+                return (inbox.commands, inbox.shutdown)
+            }
+            if shutdown { break }
+            for command in commands { handle(command) }
+            startWaiting()
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            collectFinished()
+            startWaiting()
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+        close()
+    }
+
+    private func handle(_ command: CurlMultiLoop.Command) {
+        switch command {
+        case .start(let transfer):
+            waiting[transfer.id] = transfer
+            queue.push(transfer.id, priority: transfer.request.priority)
+        case .cancel(let id):
+            if let transfer = waiting.removeValue(forKey: id) {
+                queue.remove(id)
+                finish(transfer, throwing: CancellationError())
+            } else if let transfer = active.removeValue(forKey: id) {
+                // Removing an unfinished transfer makes curl close its
+                // connection rather than reuse it mid-response.
+                release(transfer)
+                finish(transfer, throwing: CancellationError())
+            }
+        case .setPriority(let id, let priority):
+            queue.setPriority(id, priority)
+        case .resume(let id):
+            if let transfer = active[id], let easy = transfer.easy {
+                curl_easy_pause(easy, CURLPAUSE_RECV_CONT)
+            }
+        }
+    }
+
+    private func startWaiting() {
+        while active.count < max(1, configuration.maxConcurrentDownloads), let id = queue.pop() {
+            guard let transfer = waiting.removeValue(forKey: id) else { continue }
+            do {
+                let easy = try transfer.makeEasyHandle(cookieShare: cookieShare)
+                loop.liveHandles.add(1, ordering: .relaxed)
+                active[id] = transfer
+                curl_multi_add_handle(multi, easy)
+            } catch {
+                release(transfer)
+                finish(transfer, throwing: error)
+            }
+        }
+    }
+
+    private func collectFinished() {
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(multi, &left) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            let code = CCurl_msg_result(message)
+            var pointer: UnsafeMutableRawPointer?
+            CCurl_easy_getinfo_ptr(easy, CURLINFO_PRIVATE, &pointer)
+            guard let pointer else { continue }
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(pointer).takeUnretainedValue()
+            active[transfer.id] = nil
+            let outcome = transfer.outcome(code)
+            release(transfer)
+            switch outcome {
+            case .success: finish(transfer, throwing: nil)
+            case .failure(let error): finish(transfer, throwing: error)
+            }
+        }
+    }
+
+    private func release(_ transfer: CurlTransfer) {
+        if let easy = transfer.easy {
+            curl_multi_remove_handle(multi, easy)
+            loop.liveHandles.subtract(1, ordering: .relaxed)
+        }
+        transfer.releaseEasyHandle()
+    }
+
+    private func finish(_ transfer: CurlTransfer, throwing error: (any Error)?) {
+        transfer.finish(throwing: error)
+        loop.outstanding.subtract(1, ordering: .relaxed)
+    }
+
+    /// Cancels everything left, refuses further commands and frees curl's handles.
+    private func close() {
+        let leftover = loop.inbox.withLock { inbox in
+            inbox.closed = true
+            defer { inbox.commands = [] }
+            return inbox.commands
+        }
+        for case .start(let transfer) in leftover {
+            waiting[transfer.id] = transfer
+        }
+        for transfer in active.values {
+            release(transfer)
+            finish(transfer, throwing: CancellationError())
+        }
+        for transfer in waiting.values { finish(transfer, throwing: CancellationError()) }
+        active = [:]
+        waiting = [:]
+        if let cookieShare { curl_share_cleanup(cookieShare) }
+        curl_multi_cleanup(multi)
+    }
+}

@@ -1,0 +1,89 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// The thread that drives one curl multi handle, and the inbox through which
+/// other threads talk to it.
+///
+/// Only the loop thread calls curl (except `curl_multi_wakeup`, which curl
+/// documents as callable from any thread); everything else posts a
+/// ``Command``.
+final class CurlMultiLoop: Sendable {
+    enum Command {
+        case start(CurlTransfer)
+        case cancel(UInt64)
+        case setPriority(UInt64, DataRequest.Priority)
+        case resume(UInt64)
+    }
+
+    struct Inbox {
+        var commands: [Command] = []
+        var shutdown = false
+        /// Set by the loop thread before it frees the multi handle; nothing
+        /// may wake it after that.
+        var closed = false
+    }
+
+    /// A curl handle pointer that crosses threads.
+    struct Handle: @unchecked Sendable {
+        // Safe: only the loop thread uses the handle, except for
+        // `curl_multi_wakeup`, which is thread-safe and is only called under
+        // the inbox lock while `closed` is false (so never after cleanup).
+        let pointer: UnsafeMutableRawPointer
+    }
+
+    let inbox = Mutex(Inbox())
+    let multi: Handle
+    let outstanding = Atomic<Int>(0)
+    let liveHandles = Atomic<Int>(0)
+    private let nextID = Atomic<UInt64>(1)
+
+    init(configuration: CurlDataLoader.Configuration) {
+        _ = CurlMultiLoop.globalInit
+        multi = Handle(pointer: curl_multi_init())
+        CCurl_multi_setopt_long(multi.pointer, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX)
+        let thread = Thread { [self] in
+            let state = CurlLoopThread(loop: self, configuration: configuration)
+            state.run()
+        }
+        thread.name = "AsyncWebImage.curl"
+        thread.start()
+    }
+
+    /// `curl_global_init` once per process, before the first handle.
+    private static let globalInit: Void = {
+        curl_global_init(Int(CURL_GLOBAL_ALL))
+    }()
+
+    func makeID() -> UInt64 {
+        nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+    }
+
+    /// Hands `command` to the loop thread and wakes it if it may be asleep.
+    /// After shutdown a `start` is refused: its transfer fails with `CancellationError`.
+    func post(_ command: Command) {
+        if case .start = command { outstanding.add(1, ordering: .relaxed) }
+        let accepted = inbox.withLock { inbox in
+            guard !inbox.closed else { return false }
+            let wasEmpty = inbox.commands.isEmpty
+            inbox.commands.append(command)
+            // A non-empty inbox has a wake-up pending already: the loop
+            // empties the whole inbox after every wake.
+            if wasEmpty { curl_multi_wakeup(multi.pointer) }
+            return true
+        }
+        if !accepted, case .start(let transfer) = command {
+            transfer.finish(throwing: CancellationError())
+            outstanding.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    /// Asks the loop thread to cancel everything, free the multi handle and end.
+    func shutdown() {
+        inbox.withLock { inbox in
+            guard !inbox.closed else { return }
+            inbox.shutdown = true
+            curl_multi_wakeup(multi.pointer)
+        }
+    }
+}

@@ -1,0 +1,277 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// One request as the loop thread runs it: the easy handle, curl's
+/// callbacks, and the stream they feed.
+///
+/// `@unchecked Sendable` because it is created on the submitting thread and
+/// handed to the loop thread through the inbox `Mutex` (which orders the
+/// two), after which every `var` is touched only by the loop thread: in its
+/// own code and in curl's callbacks, which curl runs inside
+/// `curl_multi_perform`/`curl_easy_pause` on that thread. What the consumer
+/// shares with the loop (flow control) lives in `flow`, a `Mutex`; the
+/// continuation is `Sendable`.
+final class CurlTransfer: @unchecked Sendable {
+    let id: UInt64
+    let request: DataRequest
+    private let continuation: AsyncThrowingStream<DataLoadingEvent, any Error>.Continuation
+    private let configuration: CurlDataLoader.Configuration
+
+    private struct Flow {
+        /// Bytes yielded and not yet taken by the consumer.
+        var buffered = 0
+        /// Whether the write callback paused the transfer for back-pressure.
+        var paused = false
+    }
+    private let flow = Mutex(Flow())
+
+    private(set) var easy: UnsafeMutableRawPointer?
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    private var statusCode: Int?
+    private var headerFields: [String: String] = [:]
+    private var headDelivered = false
+    private var received: Int64 = 0
+    /// Set when a callback stops the transfer on purpose; wins over curl's code.
+    private var abortError: ImageError?
+    private var finished = false
+
+    init(
+        id: UInt64,
+        request: DataRequest,
+        continuation: AsyncThrowingStream<DataLoadingEvent, any Error>.Continuation,
+        configuration: CurlDataLoader.Configuration
+    ) {
+        self.id = id
+        self.request = request
+        self.continuation = continuation
+        self.configuration = configuration
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+    }
+
+    deinit {
+        // The loop thread always releases the easy handle before it lets go.
+        errorBuffer.deallocate()
+    }
+
+    // MARK: Easy handle
+
+    /// Creates and configures the easy handle.
+    /// - Throws: ``ImageError`` when curl refuses an option (e.g. an unknown scheme).
+    func makeEasyHandle(cookieShare: UnsafeMutableRawPointer?) throws -> UnsafeMutableRawPointer {
+        guard let easy = curl_easy_init() else {
+            throw ImageError.network(.init(kind: .other, code: 0, message: "curl_easy_init failed"))
+        }
+        self.easy = easy
+        let url = request.url.absoluteString
+        func check(_ code: CURLcode) throws {
+            guard code == CURLE_OK else { throw ImageError(curlCode: code, detail: "", url: url) }
+        }
+        let this = Unmanaged.passUnretained(self).toOpaque()
+        try check(CCurl_easy_setopt_string(easy, CURLOPT_URL, url))
+        try check(CCurl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, this))
+        try check(CCurl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, errorBuffer))
+        try check(CCurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
+        try check(CCurl_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION) { data, size, count, user in
+            guard let user else { return 0 }
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+            return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
+        })
+        try check(CCurl_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, this))
+        try check(CCurl_easy_setopt_write_function(easy, CURLOPT_HEADERFUNCTION) { data, size, count, user in
+            guard let user else { return 0 }
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+            return transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
+        })
+        try check(CCurl_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, this))
+        try check(CCurl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 65_536))
+
+        // Schemes, for the first URL and for every redirect target.
+        let schemes = configuration.allowedSchemes.map { $0.lowercased() }.sorted().joined(separator: ",")
+        try check(CCurl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, schemes))
+        try check(CCurl_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, schemes))
+        try check(CCurl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, request.followRedirects ? 1 : 0))
+        try check(CCurl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, configuration.maxRedirects))
+
+        // Time: connecting, and a stall (under 1 byte/s) at any later point.
+        let milliseconds = max(1, configuration.timeout.components.seconds * 1000
+            + configuration.timeout.components.attoseconds / 1_000_000_000_000_000)
+        try check(CCurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(milliseconds)))
+        try check(CCurl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1))
+        try check(CCurl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, Int((milliseconds + 999) / 1000)))
+
+        // Protocol.
+        if configuration.allowsHTTP2 {
+            try check(CCurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)))
+            // Wait for a connection that may multiplex instead of opening another.
+            try check(CCurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1))
+        } else {
+            try check(CCurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1)))
+        }
+        if configuration.acceptsCompressedResponses {
+            try check(CCurl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, ""))
+        }
+        // A proxy's CONNECT answer must not be taken for the response head.
+        try check(CCurl_easy_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1))
+
+        // Per-request options.
+        if request.allowInvalidSSLCertificates {
+            try check(CCurl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0))
+            try check(CCurl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0))
+        }
+        if request.handleCookies {
+            try check(CCurl_easy_setopt_string(easy, CURLOPT_COOKIEFILE, ""))
+            if let cookieShare { try check(CCurl_easy_setopt_ptr(easy, CURLOPT_SHARE, cookieShare)) }
+        }
+        var fields = configuration.defaultHeaders
+        for (name, value) in request.headers {
+            for key in fields.keys where key.caseInsensitiveCompare(name) == .orderedSame { fields[key] = nil }
+            fields[name] = value
+        }
+        for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+            // "Name;" is curl's spelling of a field with an empty value.
+            headerList = curl_slist_append(headerList, value.isEmpty ? "\(name);" : "\(name): \(value)")
+        }
+        try check(CCurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
+        // The destination guard of a later issue plugs in here, with
+        // CCurl_easy_setopt_opensocket_function and CURLOPT_OPENSOCKETDATA,
+        // so that every address curl connects to (after redirects and DNS)
+        // is checked.
+        return easy
+    }
+
+    /// Frees the easy handle and the header list (the loop thread has
+    /// removed the handle from the multi handle first).
+    func releaseEasyHandle() {
+        if let easy { curl_easy_cleanup(easy) }
+        easy = nil
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+    }
+
+    // MARK: Callbacks (loop thread)
+
+    /// curl's header callback: collects the fields of the final response
+    /// and delivers the head at the blank line that ends it.
+    func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int {
+        let count = bytes.count
+        guard !headDelivered else { return count } // trailers of a chunked body
+        var line = Substring(String(decoding: bytes, as: UTF8.self))
+        while let last = line.last, last.isNewline { line.removeLast() }
+        if line.hasPrefix("HTTP/") {
+            // A new response (the first, an interim 1xx, or after a redirect).
+            let parts = line.split(separator: " ", maxSplits: 2)
+            statusCode = parts.count > 1 ? Int(parts[1]) : nil
+            headerFields = [:]
+            return count
+        }
+        if line.isEmpty {
+            let status = statusCode ?? 200
+            if (100..<200).contains(status) { return count }
+            if request.followRedirects, (300..<400).contains(status), status != 304,
+               headerFields["location"] != nil {
+                return count // curl follows it; the next response is the one
+            }
+            return deliverHead() ? count : 0
+        }
+        guard let colon = line.firstIndex(of: ":"), line.first != " ", line.first != "\t" else { return count }
+        let name = line[..<colon].lowercased()
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        headerFields[name] = headerFields[name].map { "\($0), \(value)" } ?? value
+        return count
+    }
+
+    /// curl's write callback: enforces the size limit and back-pressure,
+    /// then yields the bytes.
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if !headDelivered, !deliverHead() { return 0 }
+        guard abortError == nil else { return 0 }
+        let count = bytes.count
+        if received + Int64(count) > configuration.maxResponseBytes {
+            abortError = .tooLarge(.bytes, limit: configuration.maxResponseBytes, actual: nil)
+            return 0
+        }
+        let maxBuffered = configuration.maxBufferedBytes
+        let pause = flow.withLock { flow in
+            guard flow.buffered < maxBuffered else {
+                flow.paused = true
+                return true
+            }
+            flow.buffered += count
+            return false
+        }
+        // curl keeps the bytes and offers them again after curl_easy_pause(CONT).
+        if pause { return Int(CURL_WRITEFUNC_PAUSE) }
+        received += Int64(count)
+        continuation.yield(.chunk(Data(bytes)))
+        return count
+    }
+
+    /// Yields the head of the final response; false (with `abortError` set)
+    /// when its status or announced length ends the transfer.
+    private func deliverHead() -> Bool {
+        headDelivered = true
+        let status = statusCode ?? 200
+        if status >= 400 {
+            abortError = .httpStatus(status)
+            return false
+        }
+        let encoded = headerFields["content-encoding"].map { $0.lowercased() != "identity" } ?? false
+        var length = headerFields["content-length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        if length == nil, statusCode == nil, let easy {
+            // Schemes without headers (file, ftp): curl knows the size.
+            var size: curl_off_t = -1
+            CCurl_easy_getinfo_off(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &size)
+            if size >= 0 { length = Int64(size) }
+        }
+        if let length, length > configuration.maxResponseBytes {
+            abortError = .tooLarge(.bytes, limit: configuration.maxResponseBytes, actual: length)
+            return false
+        }
+        var url = request.url
+        if let easy {
+            var pointer: UnsafeMutablePointer<CChar>?
+            CCurl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &pointer)
+            if let pointer, let effective = URL(string: String(cString: pointer)) { url = effective }
+        }
+        continuation.yield(.head(DataResponseHead(
+            statusCode: status, headers: headerFields, expectedContentLength: encoded ? nil : length, url: url
+        )))
+        return true
+    }
+
+    // MARK: Completion
+
+    /// The result of a transfer curl reports done with `code`.
+    func outcome(_ code: CURLcode) -> Result<Void, ImageError> {
+        if let abortError { return .failure(abortError) }
+        guard code == CURLE_OK else {
+            return .failure(ImageError(curlCode: code, detail: String(cString: errorBuffer), url: request.url.absoluteString))
+        }
+        if !headDelivered, !deliverHead() { return .failure(abortError ?? .httpStatus(statusCode ?? 0)) }
+        return .success(())
+    }
+
+    /// Ends the stream (once).
+    func finish(throwing error: (any Error)?) {
+        guard !finished else { return }
+        finished = true
+        continuation.finish(throwing: error)
+    }
+
+    // MARK: Flow control (consumer's thread)
+
+    /// Records that the consumer took `count` bytes; true when the transfer
+    /// was paused and should resume now.
+    func consumed(_ count: Int) -> Bool {
+        let lowWater = configuration.maxBufferedBytes / 2
+        return flow.withLock { flow in
+            flow.buffered -= count
+            guard flow.paused, flow.buffered <= lowWater else { return false }
+            flow.paused = false
+            return true
+        }
+    }
+}

@@ -1,0 +1,10 @@
+public import Foundation
+
+/// What a ``DataLoading`` transfer reports, in order: one ``head(_:)``,
+/// then any number of ``chunk(_:)``; the sequence ends after the last byte.
+public enum DataLoadingEvent: Sendable {
+    /// The final response head (after redirects), before any body byte.
+    case head(DataResponseHead)
+    /// The next body bytes.
+    case chunk(Data)
+}

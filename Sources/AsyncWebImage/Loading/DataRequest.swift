@@ -1,0 +1,80 @@
+public import Foundation
+
+/// One request for the bytes behind a URL: what ``DataLoading`` loaders take
+/// and what ``DownloadCoalescer`` keys transfers on.
+///
+/// Everything here except ``priority`` can change the response, so two
+/// requests that differ in anything but priority never share a transfer
+/// (see ``key``).
+public struct DataRequest: Sendable, Hashable {
+    /// How urgently a request waiting for a free transfer slot should start.
+    public enum Priority: Int, Sendable, Hashable, Comparable, CaseIterable {
+        /// Start after every waiting `normal` and `high` request (`.lowPriority`).
+        case low = 0
+        /// The default.
+        case normal = 1
+        /// Start before every waiting `normal` and `low` request (`.highPriority`).
+        case high = 2
+
+        public static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// The URL to load.
+    public var url: URL
+    /// Header fields sent in addition to (and replacing, by name) the loader's defaults.
+    /// Names are matched without regard to case when sent and when keyed.
+    public var headers: [String: String]
+    /// Priority among the requests waiting for a slot; `.normal` by default.
+    public var priority: Priority
+    /// Send and store cookies (curl's cookie engine, shared by the loader's
+    /// transfers); off by default.
+    public var handleCookies: Bool
+    /// Accept any TLS certificate and host name; off by default. Only for
+    /// testing against self-signed servers.
+    public var allowInvalidSSLCertificates: Bool
+    /// Follow redirects (up to the loader's `maxRedirects`); on by default.
+    public var followRedirects: Bool
+
+    /// Creates a request.
+    /// - Parameters:
+    ///   - url: The URL to load.
+    ///   - headers: Extra header fields; none by default.
+    ///   - priority: The priority; `.normal` by default.
+    ///   - handleCookies: Whether to send and store cookies; false by default.
+    ///   - allowInvalidSSLCertificates: Whether to skip TLS verification; false by default.
+    ///   - followRedirects: Whether to follow redirects; true by default.
+    public init(
+        url: URL,
+        headers: [String: String] = [:],
+        priority: Priority = .normal,
+        handleCookies: Bool = false,
+        allowInvalidSSLCertificates: Bool = false,
+        followRedirects: Bool = true
+    ) {
+        self.url = url
+        self.headers = headers
+        self.priority = priority
+        self.handleCookies = handleCookies
+        self.allowInvalidSSLCertificates = allowInvalidSSLCertificates
+        self.followRedirects = followRedirects
+    }
+
+    /// The value of a header field, matched without regard to case.
+    /// - Parameter name: The field name.
+    public func value(forHTTPHeaderField name: String) -> String? {
+        if let exact = headers[name] { return exact }
+        return headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// Sets (or with nil removes) a header field, replacing any field of the
+    /// same name in another case.
+    /// - Parameters:
+    ///   - value: The value, or nil to remove the field.
+    ///   - name: The field name.
+    public mutating func setValue(_ value: String?, forHTTPHeaderField name: String) {
+        for key in headers.keys where key.caseInsensitiveCompare(name) == .orderedSame {
+            headers[key] = nil
+        }
+        headers[name] = value
+    }
+}

@@ -1,0 +1,74 @@
+/// The events of one transfer started by a ``DataLoading`` loader: an
+/// `AsyncSequence` of ``DataLoadingEvent`` that ends after the last byte.
+///
+/// Iterate it once. Cancelling the iterating task, or releasing the sequence
+/// and its iterator before the end, stops the transfer.
+public struct DataTransfer: AsyncSequence, Sendable {
+    public typealias Element = DataLoadingEvent
+    public typealias Failure = any Error
+
+    let stream: AsyncThrowingStream<DataLoadingEvent, any Error>
+    let prioritize: @Sendable (DataRequest.Priority) -> Void
+    /// Told how many body bytes the consumer has taken, for back-pressure.
+    let consumed: (@Sendable (Int) -> Void)?
+
+    /// Wraps a stream of events from a custom loader.
+    /// - Parameters:
+    ///   - stream: The events; finishing it ends the transfer, throwing fails it.
+    ///   - setPriority: Called when a waiting transfer's priority changes; ignored by default.
+    public init(
+        _ stream: AsyncThrowingStream<DataLoadingEvent, any Error>,
+        setPriority: @escaping @Sendable (DataRequest.Priority) -> Void = { _ in }
+    ) {
+        self.init(stream: stream, prioritize: setPriority, consumed: nil)
+    }
+
+    init(
+        stream: AsyncThrowingStream<DataLoadingEvent, any Error>,
+        prioritize: @escaping @Sendable (DataRequest.Priority) -> Void,
+        consumed: (@Sendable (Int) -> Void)?
+    ) {
+        self.stream = stream
+        self.prioritize = prioritize
+        self.consumed = consumed
+    }
+
+    /// A transfer that fails at once with `error`.
+    static func failing(_ error: ImageError) -> DataTransfer {
+        DataTransfer(AsyncThrowingStream { $0.finish(throwing: error) })
+    }
+
+    /// Changes the priority of the transfer while it waits for a slot (no
+    /// effect once it runs).
+    /// - Parameter priority: The new priority.
+    /// - Important: Thread-safe; may be called while another task iterates.
+    public func setPriority(_ priority: DataRequest.Priority) {
+        prioritize(priority)
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: stream.makeAsyncIterator(), consumed: consumed)
+    }
+
+    /// Iterates the events; not `Sendable`: one task iterates.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncThrowingStream<DataLoadingEvent, any Error>.AsyncIterator
+        let consumed: (@Sendable (Int) -> Void)?
+
+        /// The next event, or nil after the last byte.
+        /// - Throws: ``ImageError`` when the transfer failed; `CancellationError`
+        ///   when the iterating task was cancelled.
+        public mutating func next() async throws -> DataLoadingEvent? {
+            guard let event = try await base.next() else {
+                // The stream ends quietly when its consumer is cancelled; say so.
+                try Task.checkCancellation()
+                return nil
+            }
+            if case .chunk(let data) = event, let consumed { consumed(data.count) }
+            return event
+        }
+    }
+}
+
+@available(*, unavailable)
+extension DataTransfer.AsyncIterator: Sendable {}

@@ -1,0 +1,25 @@
+extension LoopbackServer {
+    /// What the server saw for one path (the request target without its query).
+    public struct PathStatistics: Sendable {
+        /// Requests received.
+        public var requests = 0
+        /// Requests being answered now.
+        public var inFlight = 0
+        /// The most requests ever answered at the same time.
+        public var maxInFlight = 0
+        /// Responses sent to the end.
+        public var completed = 0
+        /// When the client went away before its response was complete
+        /// (connection closed or reset during a delay, stall, trickle or send).
+        public var disconnects: [ContinuousClock.Instant] = []
+        /// Body bytes written to the socket, over all requests.
+        public var bodyBytesSent = 0
+        /// The header fields of every request, in arrival order.
+        public var requestHeaders: [[String: String]] = []
+        /// The full targets (with query) of every request, in arrival order.
+        public var targets: [String] = []
+
+        /// Creates empty statistics.
+        public init() {}
+    }
+}

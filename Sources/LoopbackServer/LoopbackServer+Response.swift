@@ -1,0 +1,109 @@
+public import Foundation
+
+extension LoopbackServer {
+    /// What the server does for one request: a status, headers, a body, and
+    /// the way (or the fault) with which it is sent.
+    public struct Response: Sendable {
+        /// How the end of the body is signalled to the client.
+        public enum Framing: Sendable, Hashable {
+            /// `Content-Length` equal to the body's size (the default).
+            case contentLength
+            /// `Transfer-Encoding: chunked`; every trickled piece is one chunk.
+            case chunked
+            /// No length at all: the body ends when the server closes the connection.
+            case closeDelimited
+            /// A `Content-Length` that lies: larger or smaller than the body.
+            /// The connection is closed after the body.
+            case declaredLength(Int)
+        }
+
+        /// A deliberate misbehaviour of the server.
+        public enum Fault: Sendable, Hashable {
+            /// Accept the request and send nothing until the client leaves.
+            case stallBeforeHead
+            /// Send the head and this many body bytes, then nothing until the client leaves.
+            case stallAfter(bytes: Int)
+            /// Send the head and this many body bytes, then reset the connection
+            /// (`SO_LINGER` 0, so the client sees `ECONNRESET`, not a clean close).
+            case resetAfter(bytes: Int)
+        }
+
+        /// Sending the body in pieces with a pause between them.
+        public struct Trickle: Sendable, Hashable {
+            /// Bytes per piece (at least 1).
+            public var bytesPerPiece: Int
+            /// Pause after every piece but the last.
+            public var interval: Duration
+
+            /// Creates a trickle of `bytesPerPiece` bytes every `interval`.
+            public init(bytesPerPiece: Int, interval: Duration) {
+                self.bytesPerPiece = max(1, bytesPerPiece)
+                self.interval = interval
+            }
+        }
+
+        /// The HTTP status code; 200 by default.
+        public var status: Int
+        /// Extra header fields, in order (framing fields are added by the server).
+        public var headers: [(name: String, value: String)]
+        /// The body bytes.
+        public var body: Data
+        /// How the body's end is signalled; `Content-Length` by default.
+        public var framing: Framing
+        /// How long to wait after reading the request before sending the head.
+        public var delayBeforeHead: Duration
+        /// Send the body in timed pieces instead of all at once.
+        public var trickle: Trickle?
+        /// A fault to inject, if any.
+        public var fault: Fault?
+        /// An entity tag: sent as `ETag`, and a request whose `If-None-Match`
+        /// equals it is answered `304 Not Modified` with no body.
+        public var etag: String?
+
+        /// Creates a response; every parameter has the plain default.
+        public init(
+            status: Int = 200,
+            headers: [(name: String, value: String)] = [],
+            body: Data = Data(),
+            framing: Framing = .contentLength,
+            delayBeforeHead: Duration = .zero,
+            trickle: Trickle? = nil,
+            fault: Fault? = nil,
+            etag: String? = nil
+        ) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.framing = framing
+            self.delayBeforeHead = delayBeforeHead
+            self.trickle = trickle
+            self.fault = fault
+            self.etag = etag
+        }
+
+        /// A `200` with `body` and a `Content-Type`.
+        /// - Parameters:
+        ///   - body: The body bytes.
+        ///   - contentType: The `Content-Type` value; `application/octet-stream` by default.
+        public static func ok(_ body: Data, contentType: String = "application/octet-stream") -> Response {
+            Response(headers: [("Content-Type", contentType)], body: body)
+        }
+
+        /// A response with `status` and a short text body.
+        /// - Parameter status: The status code.
+        public static func status(_ status: Int) -> Response {
+            Response(status: status, headers: [("Content-Type", "text/plain")], body: Data("status \(status)\n".utf8))
+        }
+
+        /// A redirect to `location` (a path on this server or an absolute URL).
+        /// - Parameters:
+        ///   - location: The `Location` value.
+        ///   - status: The redirect status; 302 by default.
+        public static func redirect(to location: String, status: Int = 302) -> Response {
+            Response(status: status, headers: [("Location", location)])
+        }
+
+        /// A response that never comes: the server waits until the client leaves.
+        public static var stall: Response { Response(fault: .stallBeforeHead) }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import LoopbackServer
+@testable import AsyncWebImage
+
+/// What a whole transfer produced.
+struct CollectedTransfer {
+    var head: DataResponseHead?
+    var body = Data()
+    var chunks = 0
+}
+
+extension DataTransfer {
+    /// Reads the transfer to its end.
+    func collect() async throws -> CollectedTransfer {
+        var result = CollectedTransfer()
+        for try await event in self {
+            switch event {
+            case .head(let head): result.head = head
+            case .chunk(let data):
+                result.body.append(data)
+                result.chunks += 1
+            }
+        }
+        return result
+    }
+}
+
+/// Deterministic pseudo-random bytes, different for every seed.
+func testBytes(_ count: Int, seed: UInt64 = 1) -> Data {
+    var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1
+    var bytes = [UInt8](repeating: 0, count: count)
+    for index in 0..<count {
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        bytes[index] = UInt8(truncatingIfNeeded: state)
+    }
+    return Data(bytes)
+}
+
+/// A started server, stopped by the caller (`defer { server.stop() }`).
+func startedServer() throws -> LoopbackServer {
+    let server = LoopbackServer()
+    try server.start()
+    return server
+}
+
+/// Waits (bounded) until `condition` holds.
+func eventually(timeout: Duration = .seconds(5), _ condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return await condition()
+}
+
+/// What one subscriber of a coalesced download saw.
+struct CollectedDownload {
+    var head: DataResponseHead?
+    var chunks = Data()
+    var completed: Data?
+    var progress: [Int64] = []
+    var events: [String] = []
+}
+
+extension DownloadEvents {
+    /// Reads one subscriber's events to the end.
+    func collect() async throws -> CollectedDownload {
+        var result = CollectedDownload()
+        for try await event in self {
+            switch event {
+            case .head(let head):
+                result.head = head
+                result.events.append("head")
+            case .chunk(let data, let accumulated):
+                result.chunks.append(data)
+                precondition(accumulated.count == result.chunks.count)
+                result.events.append("chunk")
+            case .progress(let received, _):
+                result.progress.append(received)
+                result.events.append("progress")
+            case .completed(let data):
+                result.completed = data
+                result.events.append("completed")
+            }
+        }
+        return result
+    }
+}
+
+/// A trickled body: `count` bytes in `pieces` pieces, `interval` apart.
+func trickled(_ body: Data, pieces: Int, every interval: Duration, contentType: String = "image/jpeg") -> LoopbackServer.Response {
+    LoopbackServer.Response(
+        headers: [("Content-Type", contentType)],
+        body: body,
+        trickle: .init(bytesPerPiece: (body.count + pieces - 1) / pieces, interval: interval)
+    )
+}
