@@ -36,12 +36,10 @@ extension LoopbackServer {
                 return state.routes[request.target] ?? state.routes[request.path]
             }
             let response = handler?(request) ?? .status(404)
-            var sent = 0
-            let outcome = respond(fd, request, response, bodyBytesSent: &sent)
+            let outcome = respond(fd, request, response)
             state.withLock { state in
                 state.inFlight -= 1
                 state.statistics[request.path]?.inFlight -= 1
-                state.statistics[request.path]?.bodyBytesSent += sent
                 switch outcome {
                 case .completed: state.statistics[request.path]?.completed += 1
                 case .clientLeft: state.statistics[request.path]?.disconnects.append(.now)
@@ -114,7 +112,7 @@ extension LoopbackServer {
     }
 
     /// Sends `response` as its framing, trickle and fault say.
-    func respond(_ fd: Int32, _ request: Request, _ response: Response, bodyBytesSent: inout Int) -> Outcome {
+    func respond(_ fd: Int32, _ request: Request, _ response: Response) -> Outcome {
         if response.delayBeforeHead > .zero, !waitWhileClientStays(fd, for: response.delayBeforeHead) {
             return .clientLeft
         }
@@ -147,7 +145,7 @@ extension LoopbackServer {
             var packet = Data(head.utf8)
             packet.append(body)
             guard sendAll(fd, packet) else { return .clientLeft }
-            bodyBytesSent += body.count
+            recordSent(request.path, body.count)
             return .completed(keepAlive: !closeAfter)
         }
         guard sendAll(fd, Data(head.utf8)) else { return .clientLeft }
@@ -166,7 +164,7 @@ extension LoopbackServer {
             packet.append(body[(body.startIndex + offset)..<(body.startIndex + end)])
             if chunked { packet.append(Data("\r\n".utf8)) }
             guard sendAll(fd, packet) else { return .clientLeft }
-            bodyBytesSent += end - offset
+            recordSent(request.path, end - offset)
             offset = end
             if offset < limit, let trickle = response.trickle,
                !waitWhileClientStays(fd, for: trickle.interval) {
@@ -185,6 +183,11 @@ extension LoopbackServer {
         }
         if chunked, !sendAll(fd, Data("0\r\n\r\n".utf8)) { return .clientLeft }
         return .completed(keepAlive: !closeAfter)
+    }
+
+    /// Counts body bytes written for `path`, as they are written.
+    private func recordSent(_ path: String, _ count: Int) {
+        state.withLock { $0.statistics[path]?.bodyBytesSent += count }
     }
 
     /// Writes all of `data`; false when the client is gone or the server stopped.

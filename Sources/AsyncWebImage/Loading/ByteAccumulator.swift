@@ -13,6 +13,7 @@ import Foundation
 struct ByteAccumulator {
     private var whole = Data()
     private var base: UnsafeMutableRawPointer?
+    private var block: Block?
     private var capacity = 0
     /// Bytes appended so far.
     private(set) var count = 0
@@ -51,10 +52,33 @@ struct ByteAccumulator {
     }
 
     private mutating func grow(to newCapacity: Int) {
-        guard let block = malloc(max(1, newCapacity)) else { return }
-        if let base, count > 0 { block.copyMemory(from: base, byteCount: count) }
-        base = block
-        capacity = newCapacity
-        whole = Data(bytesNoCopy: block, count: max(1, newCapacity), deallocator: .free)
+        // Never small: `Data` copies tiny buffers inline instead of
+        // referencing them, and the accumulator writes through `base`.
+        let capacity = max(newCapacity, 4096)
+        let block = Block(capacity: capacity)
+        if let base, count > 0 { block.pointer.copyMemory(from: base, byteCount: count) }
+        base = block.pointer
+        self.capacity = capacity
+        // The deallocator keeps the block alive as long as any slice of `whole` is.
+        whole = Data(bytesNoCopy: block.pointer, count: capacity, deallocator: .custom { _, _ in
+            withExtendedLifetime(block) {}
+        })
+        self.block = block
+        assert(whole.withUnsafeBytes { $0.baseAddress } == UnsafeRawPointer(block.pointer))
+    }
+
+    /// A `malloc`ed block, freed when the accumulator and every `Data` over it are gone.
+    private final class Block: @unchecked Sendable {
+        // Safe: the pointer is immutable; the bytes are written only below
+        // `capacity` and past every published snapshot (see the type's comment).
+        let pointer: UnsafeMutableRawPointer
+
+        init(capacity: Int) {
+            pointer = .allocate(byteCount: capacity, alignment: 16)
+        }
+
+        deinit {
+            pointer.deallocate()
+        }
     }
 }

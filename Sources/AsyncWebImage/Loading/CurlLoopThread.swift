@@ -36,8 +36,9 @@ final class CurlLoopThread {
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
             collectFinished()
+            let wait = checkStalls()
             startWaiting()
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            curl_multi_poll(multi, nil, 0, wait, nil)
         }
         close()
     }
@@ -98,6 +99,31 @@ final class CurlLoopThread {
             case .failure(let error): finish(transfer, throwing: error)
             }
         }
+    }
+
+    /// Fails the transfers that received nothing for the timeout; returns
+    /// how long the loop may sleep before the next stall could happen (ms).
+    private func checkStalls() -> Int32 {
+        let now = ContinuousClock.now
+        var earliest = now + .seconds(1)
+        var stalled: [CurlTransfer] = []
+        for transfer in active.values {
+            guard let deadline = transfer.stallDeadline(now: now) else { continue }
+            if deadline <= now {
+                stalled.append(transfer)
+            } else if deadline < earliest {
+                earliest = deadline
+            }
+        }
+        for transfer in stalled {
+            active[transfer.id] = nil
+            transfer.timeOut()
+            let outcome = transfer.outcome(CURLE_OPERATION_TIMEDOUT)
+            release(transfer)
+            if case .failure(let error) = outcome { finish(transfer, throwing: error) }
+        }
+        let left = earliest - now
+        return Int32(max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1))
     }
 
     private func release(_ transfer: CurlTransfer) {

@@ -36,6 +36,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// Set when a callback stops the transfer on purpose; wins over curl's code.
     private var abortError: ImageError?
     private var finished = false
+    /// When bytes last arrived (or the transfer started, or resumed from a pause).
+    private var lastActivity = ContinuousClock.now
 
     init(
         id: UInt64,
@@ -95,18 +97,24 @@ final class CurlTransfer: @unchecked Sendable {
         try check(CCurl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, request.followRedirects ? 1 : 0))
         try check(CCurl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, configuration.maxRedirects))
 
-        // Time: connecting, and a stall (under 1 byte/s) at any later point.
+        // Time: curl bounds connecting; the loop thread bounds a stall (see
+        // `stalled(at:)`), because curl's low-speed check averages over
+        // several seconds and would fire seconds late after a burst.
         let milliseconds = max(1, configuration.timeout.components.seconds * 1000
             + configuration.timeout.components.attoseconds / 1_000_000_000_000_000)
         try check(CCurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(milliseconds)))
-        try check(CCurl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1))
-        try check(CCurl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, Int((milliseconds + 999) / 1000)))
+        lastActivity = .now
 
         // Protocol.
         if configuration.allowsHTTP2 {
             try check(CCurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)))
-            // Wait for a connection that may multiplex instead of opening another.
-            try check(CCurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1))
+            // Over TLS, wait for a connection that may multiplex instead of
+            // opening another. Not for plain http, which never multiplexes
+            // here (no h2c): there the wait would hold every transfer to a
+            // new host until the first response arrives.
+            if request.url.scheme?.lowercased() == "https" {
+                try check(CCurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1))
+            }
         } else {
             try check(CCurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1)))
         }
@@ -157,6 +165,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// and delivers the head at the blank line that ends it.
     func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int {
         let count = bytes.count
+        lastActivity = .now
         guard !headDelivered else { return count } // trailers of a chunked body
         var line = Substring(String(decoding: bytes, as: UTF8.self))
         while let last = line.last, last.isNewline { line.removeLast() }
@@ -204,6 +213,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         // curl keeps the bytes and offers them again after curl_easy_pause(CONT).
         if pause { return Int(CURL_WRITEFUNC_PAUSE) }
+        lastActivity = .now
         received += Int64(count)
         continuation.yield(.chunk(Data(bytes)))
         return count
@@ -240,6 +250,23 @@ final class CurlTransfer: @unchecked Sendable {
             statusCode: status, headers: headerFields, expectedContentLength: encoded ? nil : length, url: url
         )))
         return true
+    }
+
+    // MARK: Stall
+
+    /// When the transfer will have stalled for the configured timeout, or
+    /// nil when it is paused for a slow consumer (which is not a stall).
+    func stallDeadline(now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        if flow.withLock({ $0.paused }) {
+            lastActivity = now
+            return nil
+        }
+        return lastActivity + configuration.timeout
+    }
+
+    /// Marks the transfer as timed out; the loop thread then removes it.
+    func timeOut() {
+        abortError = .timeout("no data received for \(configuration.timeout)")
     }
 
     // MARK: Completion

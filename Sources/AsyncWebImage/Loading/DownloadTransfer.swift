@@ -13,25 +13,32 @@ final class DownloadTransfer: Sendable {
 
     let key: DataRequest.Key
     private let state: Mutex<Machine>
-    private let source: DataTransfer
+    /// Changes the loader's priority for the transfer while it waits.
+    private let prioritize: @Sendable (DataRequest.Priority) -> Void
 
     private struct Producer {
+        /// The loader's events until ``start(coalescer:)`` takes them: once
+        /// the producer lets go of them, the loader's transfer stops.
+        var source: DataTransfer?
         var task: Task<Void, Never>?
         var cancelled = false
     }
-    private let producer = Mutex(Producer())
+    private let producer: Mutex<Producer>
 
     /// Starts loading `request` through `loader` (the events are read once ``start(coalescer:)`` runs).
     init(request: DataRequest, loader: any DataLoading, maxBytes: Int64) {
         key = request.key
         state = Mutex(Machine(priority: request.priority, maxBytes: maxBytes))
-        source = loader.loadData(for: request)
+        let source = loader.loadData(for: request)
+        prioritize = source.prioritize
+        producer = Mutex(Producer(source: source))
     }
 
     /// Starts reading the loader's events; tells `coalescer` when the transfer ends.
     func start(coalescer: DownloadCoalescer) {
+        guard let source = producer.withLock({ $0.source.take() }) else { return }
         let task = Task.detached { [self] in
-            await run()
+            await run(source)
             await coalescer.transferEnded(self)
         }
         let cancelNow = producer.withLock { producer in
@@ -41,7 +48,10 @@ final class DownloadTransfer: Sendable {
         if cancelNow { task.cancel() }
     }
 
-    private func run() async {
+    /// Feeds the state machine from the loader's events. Returning drops
+    /// the last reference to `source`, which stops the loader's transfer if
+    /// it is still running (a failure here, or cancellation).
+    private func run(_ source: consuming DataTransfer) async {
         do {
             for try await event in source {
                 switch event {
@@ -71,7 +81,7 @@ final class DownloadTransfer: Sendable {
         switch state.withLock({ $0.join(priority: priority) }) {
         case .closed: return nil
         case .joined(let id, let reprioritize):
-            if let reprioritize { source.setPriority(reprioritize) }
+            if let reprioritize { prioritize(reprioritize) }
             return id
         }
     }
@@ -82,7 +92,7 @@ final class DownloadTransfer: Sendable {
         waiter?.resume(throwing: CancellationError())
         switch action {
         case .none: break
-        case .reprioritize(let priority): source.setPriority(priority)
+        case .reprioritize(let priority): prioritize(priority)
         case .cancelTransfer:
             let task = producer.withLock { producer in
                 producer.cancelled = true

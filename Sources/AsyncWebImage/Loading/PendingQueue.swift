@@ -31,7 +31,8 @@ struct PendingQueue {
         live.removeValue(forKey: id) != nil
     }
 
-    /// Moves a waiting `id` to `priority` (as the newest entry there); false
+    /// Moves a waiting `id` to `priority` (as the newest entry there, or at
+    /// its first place if it waited at that priority before); false
     /// when it was not waiting.
     @discardableResult
     mutating func setPriority(_ id: UInt64, _ priority: DataRequest.Priority) -> Bool {

@@ -97,3 +97,28 @@ func trickled(_ body: Data, pieces: Int, every interval: Duration, contentType: 
         trickle: .init(bytesPerPiece: (body.count + pieces - 1) / pieces, interval: interval)
     )
 }
+
+/// Holds server handlers until the test opens it (bounded: 10 s at most).
+final class Gate: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+
+    /// Blocks the calling (server) thread until opened.
+    func wait() {
+        _ = semaphore.wait(timeout: .now() + 10)
+    }
+
+    /// Lets `count` waiters through.
+    func open(_ count: Int) {
+        for _ in 0..<count { semaphore.signal() }
+    }
+}
+
+extension LoopbackServer {
+    /// Routes `path` to `response`, sent only after `gate` lets the request through.
+    func route(_ path: String, gatedBy gate: Gate, _ response: Response) {
+        route(path) { _ in
+            gate.wait()
+            return response
+        }
+    }
+}
