@@ -45,16 +45,6 @@ func startedServer() throws -> LoopbackServer {
     return server
 }
 
-/// Waits (bounded) until `condition` holds.
-func eventually(timeout: Duration = .seconds(5), _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return await condition()
-}
-
 /// What one subscriber of a coalesced download saw.
 struct CollectedDownload {
     var head: DataResponseHead?
