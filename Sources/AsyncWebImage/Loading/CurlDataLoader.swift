@@ -75,7 +75,8 @@ public final class CurlDataLoader: DataLoading, Sendable {
             prioritize: { [self] priority in loop.post(.setPriority(id, priority)) },
             consumed: { [self] count in
                 if transfer.consumed(count) { loop.post(.resume(id)) }
-            }
+            },
+            stop: { [self] in loop.post(.cancel(id)) }
         )
     }
 }

@@ -11,6 +11,8 @@ public struct DataTransfer: AsyncSequence, Sendable {
     let prioritize: @Sendable (DataRequest.Priority) -> Void
     /// Told how many body bytes the consumer has taken, for back-pressure.
     let consumed: (@Sendable (Int) -> Void)?
+    /// Stops the transfer at once (the loader's own cancellation, if it has one).
+    let stop: (@Sendable () -> Void)?
 
     /// Wraps a stream of events from a custom loader.
     /// - Parameters:
@@ -20,17 +22,19 @@ public struct DataTransfer: AsyncSequence, Sendable {
         _ stream: AsyncThrowingStream<DataLoadingEvent, any Error>,
         setPriority: @escaping @Sendable (DataRequest.Priority) -> Void = { _ in }
     ) {
-        self.init(stream: stream, prioritize: setPriority, consumed: nil)
+        self.init(stream: stream, prioritize: setPriority, consumed: nil, stop: nil)
     }
 
     init(
         stream: AsyncThrowingStream<DataLoadingEvent, any Error>,
         prioritize: @escaping @Sendable (DataRequest.Priority) -> Void,
-        consumed: (@Sendable (Int) -> Void)?
+        consumed: (@Sendable (Int) -> Void)?,
+        stop: (@Sendable () -> Void)?
     ) {
         self.stream = stream
         self.prioritize = prioritize
         self.consumed = consumed
+        self.stop = stop
     }
 
     /// A transfer that fails at once with `error`.
@@ -44,6 +48,12 @@ public struct DataTransfer: AsyncSequence, Sendable {
     /// - Important: Thread-safe; may be called while another task iterates.
     public func setPriority(_ priority: DataRequest.Priority) {
         prioritize(priority)
+    }
+
+    /// Stops the transfer without waiting for its events to be released
+    /// (a custom loader's transfer stops when they are).
+    func cancel() {
+        stop?()
     }
 
     public func makeAsyncIterator() -> AsyncIterator {

@@ -36,9 +36,8 @@ final class DownloadTransfer: Sendable {
 
     /// Starts reading the loader's events; tells `coalescer` when the transfer ends.
     func start(coalescer: DownloadCoalescer) {
-        guard let source = producer.withLock({ $0.source.take() }) else { return }
         let task = Task.detached { [self] in
-            await run(source)
+            await run()
             await coalescer.transferEnded(self)
         }
         let cancelNow = producer.withLock { producer in
@@ -48,10 +47,12 @@ final class DownloadTransfer: Sendable {
         if cancelNow { task.cancel() }
     }
 
-    /// Feeds the state machine from the loader's events. Returning drops
-    /// the last reference to `source`, which stops the loader's transfer if
-    /// it is still running (a failure here, or cancellation).
-    private func run(_ source: consuming DataTransfer) async {
+    /// Feeds the state machine from the loader's events; on a failure
+    /// (including this task's cancellation) it stops the loader's transfer.
+    private func run() async {
+        // Taken here, not captured by the task's closure, so that it is
+        // released as soon as this returns.
+        guard let source = producer.withLock({ $0.source.take() }) else { return }
         do {
             for try await event in source {
                 switch event {
@@ -66,6 +67,8 @@ final class DownloadTransfer: Sendable {
             }
             resume(state.withLock { $0.complete() })
         } catch {
+            // Stop the loader now rather than when the events are released.
+            source.cancel()
             resume(state.withLock { $0.fail(error) })
         }
     }
