@@ -7,17 +7,20 @@ import Testing
 struct DownloadCoalescerTests {
     @Test("100 concurrent subscribers share one request and get identical bytes")
     func hundredSubscribers() async throws {
-        // Given a 200 KB body trickled over about 200 ms
+        // Given a 200 KB body, held by the server until the test lets it go
         let server = try startedServer()
         defer { server.stop() }
         let body = testBytes(200_000, seed: 7)
-        server.route("/shared.jpg", trickled(body, pieces: 10, every: .milliseconds(20)))
+        let gate = Gate()
+        server.route("/shared.jpg", gatedBy: gate, trickled(body, pieces: 10, every: .milliseconds(2)))
         let coalescer = DownloadCoalescer(loader: CurlDataLoader())
         let request = DataRequest(url: server.url("/shared.jpg"))
 
         // When 100 tasks download it at once
         let results = try await withThrowingTaskGroup(of: CollectedDownload.self) { group in
             for _ in 0..<100 { group.addTask { try await coalescer.download(request).collect() } }
+            #expect(await eventually { await coalescer.subscriberCount(for: request) == 100 })
+            gate.open(1)
             return try await group.reduce(into: []) { $0.append($1) }
         }
 
@@ -39,11 +42,11 @@ struct DownloadCoalescerTests {
 extension DownloadCoalescerTests {
     @Test("cancelling 1 of 2 subscribers mid-transfer leaves the other undisturbed")
     func cancelOneOfTwo() async throws {
-        // Given a body trickled over about 500 ms and two subscribers
+        // Given a body trickled over about a second and two subscribers
         let server = try startedServer()
         defer { server.stop() }
         let body = testBytes(100_000, seed: 11)
-        server.route("/two", trickled(body, pieces: 20, every: .milliseconds(25)))
+        server.route("/two", trickled(body, pieces: 20, every: .milliseconds(50)))
         let coalescer = DownloadCoalescer(loader: CurlDataLoader())
         let request = DataRequest(url: server.url("/two"))
         let staying = Task { try await coalescer.download(request).collect() }
@@ -170,16 +173,18 @@ extension DownloadCoalescerTests {
 
     @Test("an error reaches every subscriber, and the next request starts fresh")
     func errorToAll() async throws {
-        // Given a failing path answered after 300 ms
+        // Given a failing path, answered when the test lets it
         let server = try startedServer()
         defer { server.stop() }
-        server.route("/fail", .init(status: 503, body: Data("busy".utf8), delayBeforeHead: .milliseconds(300)))
+        let gate = Gate()
+        server.route("/fail", gatedBy: gate, .init(status: 503, body: Data("busy".utf8)))
         let coalescer = DownloadCoalescer(loader: CurlDataLoader())
         let request = DataRequest(url: server.url("/fail"))
 
         // When five subscribers wait on it
         let tasks = (0..<5).map { _ in Task { try await coalescer.download(request).collect() } }
         #expect(await eventually { await coalescer.subscriberCount(for: request) == 5 })
+        gate.open(1)
 
         // Then all five get the typed error from one request
         for task in tasks {
@@ -253,11 +258,12 @@ extension DownloadCoalescerTests {
 
     @Test("the response modifier rejects text/html for its subscriber only")
     func responseModifier() async throws {
-        // Given an HTML page served slowly
+        // Given an HTML page, held until both subscribers are in
         let server = try startedServer()
         defer { server.stop() }
         let page = Data("<html>not an image</html>".utf8)
-        server.route("/page", trickled(page, pieces: 2, every: .milliseconds(200), contentType: "text/html; charset=utf-8"))
+        let gate = Gate()
+        server.route("/page", gatedBy: gate, .ok(page, contentType: "text/html; charset=utf-8"))
         let coalescer = DownloadCoalescer(loader: CurlDataLoader())
         let request = DataRequest(url: server.url("/page"))
 
@@ -265,6 +271,8 @@ extension DownloadCoalescerTests {
         let strict = DownloadModifiers(responseModifier: ResponseModifier.requireImageContentType)
         let rejected = Task { try await coalescer.download(request, modifiers: strict).collect() }
         let accepted = Task { try await coalescer.download(request).collect() }
+        #expect(await eventually { await coalescer.subscriberCount(for: request) == 2 })
+        gate.open(1)
 
         // Then the strict one is rejected and the other still gets the page from the one request
         await #expect(throws: ImageError.responseRejected("status 200, Content-Type text/html; charset=utf-8")) {
@@ -295,10 +303,10 @@ extension DownloadCoalescerTests {
 
     @Test("the coalescer's own byte limit fails the transfer for everyone")
     func coalescerLimit() async throws {
-        // Given a 1 MB body sent over about 600 ms, and a coalescer keeping at most 64 KB
+        // Given a 2 MB body sent over about 2.5 s, and a coalescer keeping at most 64 KB
         let server = try startedServer()
         defer { server.stop() }
-        server.route("/big", .init(body: testBytes(1_000_000), framing: .chunked, trickle: .init(bytesPerPiece: 16_384, interval: .milliseconds(10))))
+        server.route("/big", .init(body: testBytes(2_000_000), framing: .chunked, trickle: .init(bytesPerPiece: 16_384, interval: .milliseconds(20))))
         var configuration = DownloadCoalescer.Configuration()
         configuration.maxResponseBytes = 65_536
         let coalescer = DownloadCoalescer(loader: CurlDataLoader(), configuration: configuration)
@@ -309,5 +317,6 @@ extension DownloadCoalescerTests {
             _ = try await coalescer.download(DataRequest(url: server.url("/big"))).collect()
         }
         #expect(await server.waitUntil("/big") { $0.disconnects.count == 1 })
+        #expect(server.statistics("/big").bodyBytesSent < 2_000_000)
     }
 }
