@@ -109,7 +109,7 @@ struct CurlDataLoaderTests {
         // Then every byte arrives and no length was announced
         #expect(result.body == body)
         #expect(result.head?.expectedContentLength == nil)
-        #expect(server.statistics("/f").completed == 1)
+        #expect(await server.waitUntil("/f") { $0.completed == 1 })
     }
 
     @Test("follows redirects and reports the final URL")

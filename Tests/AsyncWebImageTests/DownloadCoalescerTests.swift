@@ -61,9 +61,9 @@ extension DownloadCoalescerTests {
         await #expect(throws: CancellationError.self) { try await leaving.value }
         let result = try await staying.value
         #expect(result.completed == body)
+        #expect(await server.waitUntil("/two") { $0.completed == 1 })
         let seen = server.statistics("/two")
         #expect(seen.requests == 1)
-        #expect(seen.completed == 1)
         #expect(seen.disconnects.isEmpty)
     }
 
