@@ -36,7 +36,28 @@ struct PNGCoderShrinkingTests {
         }
     }
 
-    @Test("picks a whole factor only for non-interlaced images at least twice the target")
+    @Test("an interlaced thumbnail, reduced pass row by pass row, equals its plain twin's", arguments: [
+        ("progressive-interlaced", "progressive-plain"), ("rgba16-interlaced", "rgba16"),
+        ("palette4-trns-interlaced", "palette4-trns"), ("gray1-interlaced", "gray1"),
+    ])
+    func interlacedThumbnail(interlaced: String, plain: String) throws {
+        for box in [PixelSize(width: 8, height: 8), PixelSize(width: 15, height: 100), PixelSize(width: 3, height: 3)] {
+            // Given the same pixels stored interlaced and not
+            let options = ImageDecodingOptions(thumbnailPixelSize: box)
+            let a = try coder.decode(PNGFixture.data(interlaced), options: options)
+            let b = try coder.decode(PNGFixture.data(plain), options: options)
+            // Then the thumbnails are identical, pixel for pixel
+            #expect(a.size == b.size)
+            #expect(a.hasSamePixels(as: b), "\(interlaced) \(box)")
+        }
+        // And a truncated interlaced file is still a typed error
+        let data = try PNGFixture.data(interlaced)
+        #expect(throws: ImageError.self) {
+            try coder.decode(data.prefix(data.count / 2), options: .init(thumbnailPixelSize: PixelSize(width: 8, height: 8)))
+        }
+    }
+
+    @Test("picks a whole factor only for images at least twice the target")
     func factor() throws {
         func plan(_ name: String) throws -> PNGDecodePlan {
             try PNGFixture.data(name).withUnsafeBytes { bytes in
@@ -49,6 +70,6 @@ struct PNGCoderShrinkingTests {
         #expect(PNGCoder.shrinkFactor(plan: plain, target: PixelSize(width: 50, height: 20)) == 3)
         #expect(PNGCoder.shrinkFactor(plan: plain, target: PixelSize(width: 100, height: 75)) == nil)
         #expect(PNGCoder.shrinkFactor(plan: plain, target: PixelSize(width: 1, height: 1)) == 120)
-        #expect(PNGCoder.shrinkFactor(plan: try plan("progressive-interlaced"), target: PixelSize(width: 40, height: 30)) == nil)
+        #expect(PNGCoder.shrinkFactor(plan: try plan("progressive-interlaced"), target: PixelSize(width: 40, height: 30)) == 4)
     }
 }

@@ -2,11 +2,10 @@ import CSpng
 
 extension PNGCoder {
     /// The whole factor to shrink by while decoding, for an image of `plan`
-    /// reduced to `target`, or `nil` when a full decode is the way: the
-    /// image is interlaced (its passes need the whole frame) or less than
-    /// twice the target in either direction.
+    /// reduced to `target`, or `nil` when the image is less than twice the
+    /// target in either direction (a full decode then a resample is the way).
     static func shrinkFactor(plan: PNGDecodePlan, target: PixelSize) -> Int? {
-        guard !plan.isInterlaced, target.width > 0, target.height > 0 else { return nil }
+        guard target.width > 0, target.height > 0 else { return nil }
         let factor = min(plan.width / target.width, plan.height / target.height, BoxReducer.maximumFactor)
         return factor >= 2 ? factor : nil
     }
@@ -19,6 +18,7 @@ extension PNGCoder {
     /// - Throws: ``ImageError/undecodable(_:_:)`` as for a full decode
     ///   (truncated data included).
     static func decodeShrinking(_ context: SpngContext, plan: PNGDecodePlan, factor: Int) throws -> Image {
+        if plan.isInterlaced { return try decodeShrinkingInterlaced(context, plan: plan, factor: factor) }
         try PNGRowDecoder.start(context, plan: plan)
         var reducer = BoxReducer(sourceWidth: plan.width, sourceHeight: plan.height, factor: factor, pixelFormat: plan.pixelFormat)
         var row = [UInt8](repeating: 0, count: plan.rowBytes)
@@ -43,6 +43,52 @@ extension PNGCoder {
                     reducer.add(row: rowBase, output: output)
                 }
             }
+        }
+    }
+
+    /// The interlaced variant: each row of each Adam7 pass is decoded into
+    /// one reused full-width row and its pixels are added to a
+    /// ``ScatteredBoxReducer``, so an interlaced thumbnail never holds the
+    /// full-size image either.
+    private static func decodeShrinkingInterlaced(_ context: SpngContext, plan: PNGDecodePlan, factor: Int) throws -> Image {
+        try PNGRowDecoder.start(context, plan: plan)
+        var reducer = ScatteredBoxReducer(sourceWidth: plan.width, sourceHeight: plan.height, factor: factor, pixelFormat: plan.pixelFormat)
+        var row = [UInt8](repeating: 0, count: plan.rowBytes)
+        var wideRow = [UInt16](repeating: 0, count: plan.isSixteenBit ? plan.rowBytes : 0)
+        let channels = plan.pixelFormat.channelCount
+        try row.withUnsafeMutableBufferPointer { row in
+            guard let rowBase = row.baseAddress else { throw ImageError.undecodable(.png, "empty row") }
+            // Seven passes of at most `height` rows each: a hard bound on the loop.
+            for _ in 0..<(plan.height * 7) {
+                var info = spng_row_info()
+                try context.check(spng_get_row_info(context.raw, &info))
+                let (y, pass) = (Int(info.row_num), Int(info.pass))
+                guard y < plan.height, (0..<7).contains(pass) else { throw ImageError.undecodable(.png, "row \(y) out of range") }
+                let (start, step) = PNGRowDecoder.adam7Columns[pass]
+                let code: Int32
+                if plan.isSixteenBit {
+                    code = wideRow.withUnsafeMutableBufferPointer { wide in
+                        let code = spng_decode_row(context.raw, wide.baseAddress, plan.spngRowBytes)
+                        if let source = wide.baseAddress {
+                            for x in stride(from: start, to: plan.width, by: step) {
+                                PNGDecodePlan.reduce(source + x * channels, to: rowBase + x * channels, count: channels)
+                            }
+                        }
+                        return code
+                    }
+                } else {
+                    code = spng_decode_row(context.raw, rowBase, plan.rowBytes)
+                }
+                guard code == 0 || code == SPNG_EOI.rawValue else { throw context.error(code) }
+                reducer.add(row: rowBase, y: y, start: start, step: step)
+                if code == SPNG_EOI.rawValue {
+                    return
+                }
+            }
+            throw ImageError.undecodable(.png, "more rows than the header declares")
+        }
+        return Image.make(width: reducer.size.width, height: reducer.size.height, pixelFormat: plan.pixelFormat, format: .png) {
+            reducer.write(into: $0)
         }
     }
 }

@@ -25,11 +25,11 @@ import CSpng
 ///   (a file cut after its last IDAT decodes).
 ///
 /// Thumbnails and ``ImageDecodingOptions/scaleDownLargeImages`` shrink while
-/// decoding when the image is not interlaced and at least twice the target
-/// size: rows are averaged in whole-factor boxes as they are decoded, so the
-/// full-size image is never held, then the small result is resampled to the
-/// exact size with an area filter. Interlaced images are decoded in full,
-/// then resampled.
+/// decoding when the image is at least twice the target size: pixels are
+/// averaged in whole-factor boxes as their rows (or Adam7 pass rows) are
+/// decoded, so the full-size image is never held, then the small result is
+/// resampled to the exact size with an area filter. Smaller reductions
+/// decode in full, then resample.
 public struct PNGCoder: ImageDecoding, ImageEncoding {
     /// The zlib level the encoder uses, 0 (store) to 9 (smallest). 6 by default.
     public var compressionLevel: Int
