@@ -86,6 +86,17 @@ struct ConcurrencyLimiterTests {
         #expect(limiter.availablePermits == 1)
     }
 
+    @Test("a cancelled task gets no permit even when one is free")
+    func cancelledWithFreePermit() async {
+        let limiter = ConcurrencyLimiter(limit: 2)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await limiter.withPermit { Issue.record("body ran in a cancelled task") }
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(limiter.availablePermits == 2)
+    }
+
     @Test("the default limit is the number of active processors")
     func defaultLimit() {
         #expect(ConcurrencyLimiter().limit == ProcessInfo.processInfo.activeProcessorCount)

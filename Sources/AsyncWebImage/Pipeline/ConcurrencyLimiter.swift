@@ -86,8 +86,10 @@ public final class ConcurrencyLimiter: Sendable {
     /// one ``release()``; prefer ``withPermit(isolation:_:)``.
     ///
     /// - Throws: `CancellationError` when the task is cancelled before it gets
-    ///   a permit (it then holds none).
+    ///   a permit, even one that is free (it then holds none): work nobody
+    ///   waits for does not start.
     public func acquire() async throws {
+        try Task.checkCancellation()
         let ticket: UInt64? = state.withLock { state in
             if state.available > 0 && state.waitingCount == 0 {
                 state.available -= 1
@@ -162,6 +164,7 @@ public final class ConcurrencyLimiter: Sendable {
     ///   - body: The work to bound.
     /// - Throws: `CancellationError` when cancelled while waiting for a
     ///   permit (`body` does not run), or what `body` throws.
+    @discardableResult
     public func withPermit<Result>(
         isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws -> Result
