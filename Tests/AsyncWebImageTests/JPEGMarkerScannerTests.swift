@@ -19,7 +19,10 @@ struct JPEGMarkerScannerTests {
         try data.withUnsafeBytes { try whole.advance($0) }
         #expect(whole.completedScans == 10)
         #expect(whole.sawEndOfImage)
-        #expect(whole.frame == JPEGMarkerScanner.Frame(size: PixelSize(width: 640, height: 480), components: 3, isProgressive: true))
+        #expect(whole.frame == JPEGMarkerScanner.Frame(marker: 0xC2, size: PixelSize(width: 640, height: 480), components: [
+            .init(id: 1, horizontal: 2, vertical: 2), .init(id: 2, horizontal: 1, vertical: 1), .init(id: 3, horizontal: 1, vertical: 1),
+        ]))
+        #expect(whole.frame?.isProgressive == true)
         // When scanned in chunks of 1, 7 and 1000 bytes
         for chunk in [1, 7, 1000] {
             var scanner = JPEGMarkerScanner()
@@ -38,6 +41,27 @@ struct JPEGMarkerScannerTests {
         }
     }
 
+    @Test("records every scan: its byte range, first coefficient and components")
+    func recordsScans() throws {
+        // Given the 10-scan progressive file (libjpeg's default progression)
+        let bytes = [UInt8](try JPEGFixtures.data("large-progressive.jpg"))
+        var scanner = JPEGMarkerScanner(recordingScans: true)
+        try bytes.withUnsafeBytes { try scanner.advance($0) }
+        // Then each scan is listed, in order, starting at an SOS marker
+        #expect(scanner.scansAreComplete)
+        #expect(scanner.scans.count == 10)
+        #expect(scanner.scans.allSatisfy { bytes[$0.range.lowerBound] == 0xFF && bytes[$0.range.lowerBound + 1] == 0xDA })
+        #expect(zip(scanner.scans, scanner.scans.dropFirst()).allSatisfy { $0.range.upperBound <= $1.range.lowerBound })
+        // The first is the interleaved DC scan; AC scans cover one component each
+        #expect(scanner.scans[0].spectralStart == 0 && scanner.scans[0].componentIDs == [1, 2, 3])
+        #expect(scanner.scans.filter { $0.spectralStart > 0 }.allSatisfy { $0.componentIDs.count == 1 })
+        #expect(scanner.scans.filter { $0.spectralStart == 0 }.count == 2) // DC first pass and refinement
+        #expect(scanner.endOfImageOffset == bytes.count - 2)
+        // And a scanner that does not record lists nothing
+        let plain = try Self.scan(bytes)
+        #expect(plain.scans.isEmpty && !plain.scansAreComplete)
+    }
+
     @Test("restart markers and stuffed bytes stay inside the scan")
     func restartMarkers() throws {
         // Given a baseline file with a restart marker after every MCU row
@@ -51,7 +75,7 @@ struct JPEGMarkerScannerTests {
         #expect(scanner.sawEndOfImage)
         #expect(scanner.completedScansEnd == bytes.count - 2)
         #expect(scanner.frame?.isProgressive == false)
-        #expect(scanner.frame?.components == 3)
+        #expect(scanner.frame?.components.count == 3)
     }
 
     @Test("fill bytes and junk between segments are skipped, as libjpeg does")
@@ -73,11 +97,14 @@ struct JPEGMarkerScannerTests {
     func headersOnly() throws {
         let scanner = try Self.scan([UInt8](try JPEGFixtures.data("orientation-6.jpg")), stopAtFirstScan: true)
         #expect(scanner.orientation == .right)
-        #expect(scanner.frame == JPEGMarkerScanner.Frame(size: PixelSize(width: 40, height: 64), components: 3, isProgressive: false))
+        #expect(scanner.frame == JPEGMarkerScanner.Frame(marker: 0xC0, size: PixelSize(width: 40, height: 64), components: [
+            .init(id: 1, horizontal: 1, vertical: 1), .init(id: 2, horizontal: 1, vertical: 1), .init(id: 3, horizontal: 1, vertical: 1),
+        ]))
+        #expect(scanner.frame?.isProgressive == false)
         #expect(scanner.phase == .entropy)
         #expect(scanner.completedScans == 0)
         let gray = try Self.scan([UInt8](try JPEGFixtures.data("gray.jpg")))
-        #expect(gray.frame?.components == 1)
+        #expect(gray.frame?.components.count == 1)
         #expect(gray.orientation == nil)
     }
 

@@ -57,23 +57,35 @@ extension JPEGCoder {
         // TurboJPEG "succeeds" with 0×0 on data that ends before the frame header.
         guard header.size.width > 0, header.size.height > 0 else { throw .undecodable(.jpeg, "no frame header") }
         try options.checkPixelLimit(header.size)
+
+        // Markers up to the first scan: the EXIF orientation. A malformed
+        // segment here only costs the orientation; libjpeg judges the data.
+        var markers = JPEGMarkerScanner(recordingScans: true)
+        try? markers.advance(jpeg, stopAtFirstScan: true)
+        let orientation = markers.orientation ?? .up
         if completeness == .required, !endsWithEOI(jpeg) {
             // Trailing bytes after EOI, or a truncated download: tell them
             // apart before allocating pixels for a decode that would fail.
-            var markers = JPEGMarkerScanner()
             try markers.advance(jpeg)
             guard markers.sawEndOfImage else { throw .undecodable(.jpeg, "truncated data: no EOI marker") }
         }
 
-        // Markers up to the first scan only: the EXIF orientation. A malformed
-        // segment here only costs the orientation; libjpeg judges the data.
-        var markers = JPEGMarkerScanner()
-        try? markers.advance(jpeg, stopAtFirstScan: true)
-        let orientation = markers.orientation ?? .up
-
         let target = options.targetSize(forStored: header.size, orientation: orientation)
         let scale = target.map { JPEGScale.smallestCovering($0, from: header.size) } ?? .one
-        var (image, warning) = try decompress(jpeg, header: header, scale: scale, handle: handle)
+        var pruned: [UInt8]?
+        if completeness == .required, scale == .eighth, markers.frame?.marker == 0xC2 {
+            // A progressive thumbnail at 1/8 needs a fraction of the scans.
+            if (try? markers.advance(jpeg)) != nil, markers.sawEndOfImage {
+                pruned = JPEGScanPruner.eighthScaleStream(jpeg, scanner: markers)
+            }
+        }
+        var (image, warning) = if let pruned {
+            try pruned.withUnsafeBytes { bytes in
+                Result { () throws(ImageError) in try decompress(bytes, header: header, scale: scale, handle: handle) }
+            }.get()
+        } else {
+            try decompress(jpeg, header: header, scale: scale, handle: handle)
+        }
 
         if let warning, completeness == .required {
             try judge(warning: warning)

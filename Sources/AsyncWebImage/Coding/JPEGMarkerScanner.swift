@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Walks the marker structure of JPEG data that may still be arriving.
 ///
 /// Each call to ``advance(_:stopAtFirstScan:)`` resumes where the previous
@@ -28,12 +36,35 @@ struct JPEGMarkerScanner: Sendable {
 
     /// What the start-of-frame segment declares.
     struct Frame: Sendable, Equatable {
+        /// The SOF marker's second byte (`0xC0` baseline, `0xC2` progressive Huffman, ...).
+        var marker: UInt8
         /// Declared width and height.
         var size: PixelSize
-        /// Number of colour components (1 gray, 3 YCbCr/RGB, 4 CMYK/YCCK).
-        var components: Int
+        /// The colour components (1 gray, 3 YCbCr/RGB, 4 CMYK/YCCK).
+        var components: [Component]
+
         /// Whether the frame is progressive (`SOF2`, `SOF6`, `SOF10`, `SOF14`).
-        var isProgressive: Bool
+        var isProgressive: Bool { [0xC2, 0xC6, 0xCA, 0xCE].contains(marker) }
+    }
+
+    /// One component of the frame.
+    struct Component: Sendable, Equatable {
+        /// The identifier scans refer to it by.
+        var id: UInt8
+        /// Horizontal sampling factor (1–4).
+        var horizontal: Int
+        /// Vertical sampling factor (1–4).
+        var vertical: Int
+    }
+
+    /// One complete scan, recorded when the scanner was made with `recordingScans`.
+    struct Scan: Sendable, Equatable {
+        /// From the SOS marker to the end of the entropy-coded data.
+        var range: Range<Int>
+        /// The first coefficient the scan carries (0: DC, 1...63: AC).
+        var spectralStart: Int
+        /// The components the scan covers, by identifier.
+        var componentIDs: [UInt8]
     }
 
     /// Where the scanner is in the structure.
@@ -52,6 +83,28 @@ struct JPEGMarkerScanner: Sendable {
     private(set) var completedEntropyBytes = 0
     /// Start of the current scan's entropy-coded data while in ``Phase/entropy``.
     private var scanDataStart = 0
+    /// Whether complete scans are listed in ``scans``.
+    private let recordingScans: Bool
+    /// The complete scans, when recording (at most ``maximumRecordedScans``).
+    private(set) var scans: [Scan] = []
+    /// The scan being received, when recording.
+    private var pendingScan: Scan?
+    /// Where the EOI marker starts, once seen.
+    private(set) var endOfImageOffset: Int?
+
+    /// More scans than libjpeg accepts (`TJFLAG_LIMITSCANS` stops at 500):
+    /// recording stops there, so a hostile file cannot grow the list.
+    static let maximumRecordedScans = 1000
+
+    /// Creates a scanner positioned before the first byte.
+    ///
+    /// - Parameter recordingScans: list every complete scan in ``scans``.
+    init(recordingScans: Bool = false) {
+        self.recordingScans = recordingScans
+    }
+
+    /// Whether ``scans`` lists every scan of the data seen so far.
+    var scansAreComplete: Bool { recordingScans && scans.count == completedScans }
 
     /// Entropy-coded bytes received so far when the data is `count` bytes long,
     /// including the part of a scan still arriving.
@@ -101,6 +154,7 @@ struct JPEGMarkerScanner: Sendable {
         let marker = bytes[at + 1]
         switch marker {
         case 0xD9:
+            endOfImageOffset = at
             offset = at + 2
             phase = .end
             return true
@@ -120,21 +174,32 @@ struct JPEGMarkerScanner: Sendable {
         let payload = UnsafeRawBufferPointer(rebasing: bytes[payloadStart..<end])
         switch marker {
         case 0xC0...0xC3, 0xC5...0xC7, 0xC9...0xCB, 0xCD...0xCF:
-            // SOFn: precision, height, width, component count.
+            // SOFn: precision, height, width, component count, then per
+            // component its identifier, sampling factors and quantisation table.
             if frame == nil, payload.count >= 6 {
                 let height = Int(payload[1]) << 8 | Int(payload[2])
                 let width = Int(payload[3]) << 8 | Int(payload[4])
-                frame = Frame(
-                    size: PixelSize(width: width, height: height),
-                    components: Int(payload[5]),
-                    isProgressive: [0xC2, 0xC6, 0xCA, 0xCE].contains(marker)
-                )
+                let count = min(Int(payload[5]), (payload.count - 6) / 3)
+                let components = (0..<count).map { index in
+                    let factors = payload[7 + 3 * index]
+                    return Component(id: payload[6 + 3 * index], horizontal: Int(factors >> 4), vertical: Int(factors & 0x0F))
+                }
+                frame = Frame(marker: marker, size: PixelSize(width: width, height: height), components: components)
             }
         case 0xE1:
             if orientation == nil { orientation = ExifOrientationReader.orientation(inAPP1: payload) }
         case 0xDA:
             phase = .entropy
             scanDataStart = end
+            // SOS: component count, (selector, tables) per component, Ss, Se, Ah/Al.
+            if recordingScans, payload.count >= 1, payload.count >= 1 + 2 * Int(payload[0]) + 3 {
+                let count = Int(payload[0])
+                pendingScan = Scan(
+                    range: at..<end,
+                    spectralStart: Int(payload[1 + 2 * count]),
+                    componentIDs: (0..<count).map { payload[1 + 2 * $0] }
+                )
+            }
         default:
             break
         }
@@ -147,12 +212,16 @@ struct JPEGMarkerScanner: Sendable {
     /// that could still start that marker).
     private mutating func skipEntropyData(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let count = bytes.count
+        guard let base = bytes.baseAddress else { return false }
         var at = offset
         while at < count {
-            guard bytes[at] == 0xFF else {
-                at += 1
-                continue
+            // Entropy-coded data is most of a file: find the next 0xFF with
+            // memchr (vectorised) rather than a byte loop.
+            guard let found = memchr(base + at, 0xFF, count - at) else {
+                at = count
+                break
             }
+            at = UnsafeRawPointer(found) - base
             guard at + 1 < count else { break }
             switch bytes[at + 1] {
             case 0x00, 0xD0...0xD7:
@@ -162,6 +231,11 @@ struct JPEGMarkerScanner: Sendable {
             default:
                 completedScans += 1
                 completedEntropyBytes += at - scanDataStart
+                if var scan = pendingScan, scans.count < Self.maximumRecordedScans {
+                    scan.range = scan.range.lowerBound..<at
+                    scans.append(scan)
+                }
+                pendingScan = nil
                 completedScansEnd = at
                 offset = at
                 phase = .segments

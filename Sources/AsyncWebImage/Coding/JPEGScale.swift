@@ -14,6 +14,9 @@ struct JPEGScale: Sendable, Hashable, CustomStringConvertible {
     /// No scaling.
     static let one = JPEGScale(numerator: 1, denominator: 1)
 
+    /// The smallest factor: one pixel per 8×8 block, from the DC coefficient alone.
+    static let eighth = JPEGScale(numerator: 1, denominator: 8)
+
     /// The factors TurboJPEG supports that shrink (≤ 1), smallest first.
     static let reducing: [JPEGScale] = {
         var count: Int32 = 0

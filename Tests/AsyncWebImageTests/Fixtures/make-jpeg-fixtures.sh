@@ -35,6 +35,10 @@ cjpeg -quality 90 -restart 1 "$work/pattern.ppm" > "$out/baseline-restart.jpg"
 cjpeg -quality 90 -arithmetic "$work/pattern.ppm" > "$out/baseline-arithmetic.jpg"
 cjpeg -quality 90 -progressive "$work/pattern.ppm" > "$out/progressive.jpg"
 cjpeg -quality 90 -grayscale "$work/pattern.ppm" > "$out/gray.jpg"
+# Progressive variants for the 1/8-scale thumbnail path (scan pruning).
+cjpeg -quality 90 -progressive -sample 1x1 "$work/pattern.ppm" > "$out/progressive-444.jpg"
+cjpeg -quality 90 -progressive -sample 2x1 "$work/pattern.ppm" > "$out/progressive-422.jpg"
+cjpeg -quality 90 -progressive -grayscale "$work/pattern.ppm" > "$out/progressive-gray.jpg"
 # 43 scans (a DC scan, then luma AC one coefficient at a time): the
 # progressive decoder's preview cap. A lossless jpegtran re-encoding of
 # baseline-420.jpg, so it decodes to exactly baseline-420.ppm.
@@ -109,6 +113,11 @@ done
 djpeg -pnm "$out/gray.jpg" > "$out/gray.pgm"
 # DCT-domain 1/4 scale of the large image: what a thumbnail decode starts from.
 djpeg -pnm -scale 1/4 "$out/large.jpg" > "$out/large-quarter.ppm"
+# 1/8 scale of the progressive files, decoded from the whole file: what the
+# pruned progressive thumbnail path must reproduce exactly.
+for f in large-progressive progressive progressive-444 progressive-422 progressive-gray; do
+    djpeg -pnm -scale 1/8 "$out/$f.jpg" > "$out/$f-eighth.pnm"
+done
 
 # The CMYK convention check: djpeg converts inverted CMYK to RGB as
 # R = C·K/255 (libjpeg-turbo's cmyk.h); ImageMagick, reading the same file,
