@@ -34,7 +34,8 @@ enum JPEGScanPruner {
     static func eighthScaleStream(_ jpeg: UnsafeRawBufferPointer, scanner: JPEGMarkerScanner) -> [UInt8]? {
         guard let frame = scanner.frame, frame.marker == 0xC2, scanner.scansAreComplete,
               let end = scanner.endOfImageOffset, !frame.components.isEmpty,
-              frame.components.allSatisfy({ (1...4).contains($0.horizontal) && (1...4).contains($0.vertical) })
+              frame.components.allSatisfy({ (1...4).contains($0.horizontal) && (1...4).contains($0.vertical) }),
+              Set(frame.components.map(\.id)).count == frame.components.count
         else { return nil }
         let maxH = frame.components.map(\.horizontal).max() ?? 1
         let maxV = frame.components.map(\.vertical).max() ?? 1
