@@ -8,7 +8,9 @@ public import Foundation
 /// converted to RGB. Reads the EXIF orientation into ``Image/orientation``
 /// (and applies it with ``ImageDecodingOptions/applyOrientation``).
 /// Thumbnails and scale-down decode at the smallest DCT scale that still
-/// covers the target, then resample exactly.
+/// covers the target, then resample exactly. A progressive file decoded at
+/// 1/8 scale first drops the AC scans that scale never reads (same pixels,
+/// a fraction of the entropy decoding).
 ///
 /// ## Truncated and corrupt data
 /// A full decode never returns a half-grey image. Data that does not reach
