@@ -1,0 +1,68 @@
+public import Foundation
+import Synchronization
+
+/// URLs whose last load failed for a reason retrying cannot fix
+/// (``ImageError/isPermanent``). Bounded: past ``capacity`` the oldest
+/// entries are forgotten, so hostile traffic cannot grow it without limit.
+final class FailedURLSet: Sendable {
+    private struct State {
+        var members: [URL: UInt64] = [:]
+        var order: [(URL, UInt64)] = []
+        var head = 0
+        var generation: UInt64 = 0
+    }
+
+    /// The most URLs remembered.
+    let capacity: Int
+    private let state = Mutex(State())
+
+    init(capacity: Int = 10_000) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Whether `url` is blocked.
+    ///
+    /// - Complexity: O(1).
+    func contains(_ url: URL) -> Bool {
+        state.withLock { $0.members[url] != nil }
+    }
+
+    /// Blocks `url`.
+    ///
+    /// - Complexity: amortised O(1).
+    func insert(_ url: URL) {
+        state.withLock { state in
+            state.generation &+= 1
+            state.members[url] = state.generation
+            state.order.append((url, state.generation))
+            // Forget the oldest live entries beyond capacity; stale order
+            // entries (removed or re-inserted URLs) are skipped as they surface.
+            while state.members.count > capacity, state.head < state.order.count {
+                let (oldest, generation) = state.order[state.head]
+                state.head += 1
+                if state.members[oldest] == generation { state.members[oldest] = nil }
+            }
+            if state.order.count - state.head > 2 * capacity + 64 {
+                // Insert/remove churn below capacity leaves stale entries; rebuild.
+                state.order = state.members.map { ($0.key, $0.value) }.sorted { $0.1 < $1.1 }
+                state.head = 0
+            } else if state.head > 1024 && state.head * 2 > state.order.count {
+                state.order.removeFirst(state.head)
+                state.head = 0
+            }
+        }
+    }
+
+    /// Unblocks `url` (after a successful load).
+    func remove(_ url: URL) {
+        _ = state.withLock { $0.members.removeValue(forKey: url) }
+    }
+
+    /// Unblocks everything.
+    func removeAll() {
+        state.withLock { $0 = State() }
+    }
+
+    /// How many URLs are blocked.
+    var count: Int { state.withLock { $0.members.count } }
+}

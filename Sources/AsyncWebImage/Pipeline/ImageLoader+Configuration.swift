@@ -1,0 +1,84 @@
+public import Foundation
+
+extension ImageLoader {
+    /// Everything an ``ImageLoader`` is built from. Every value has a
+    /// documented default; change what you need:
+    ///
+    /// ```swift
+    /// var configuration = ImageLoader.Configuration()
+    /// configuration.defaultContext.thumbnailPixelSize = PixelSize(width: 512, height: 512)
+    /// let loader = ImageLoader(configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable {
+        // MARK: Parts
+
+        /// Where bytes come from. A ``CurlDataLoader`` with its default
+        /// configuration (6 concurrent downloads, 15 s timeout, 64 MiB
+        /// response limit) by default, shared by every loader that does not
+        /// set its own.
+        public var dataLoader: any DataLoading = CurlDataLoader.shared
+
+        /// Memory and disk caches. ``ImageCache/shared`` by default (memory
+        /// sized from physical memory, disk under
+        /// `$XDG_CACHE_HOME/AsyncWebImage/default`). Its `decodeLimiter` also
+        /// bounds the loader's decodes, transforms and encodes, so a burst
+        /// cannot flood the cooperative thread pool.
+        public var cache: ImageCache
+
+        /// Decoders and encoders, tried in order. ``ImageCoderRegistry/builtIn``
+        /// (JPEG, PNG) by default.
+        public var coders: ImageCoderRegistry = .builtIn
+
+        // MARK: Policy
+
+        /// The context every load starts from, below the per-call context.
+        /// Empty by default (every documented default applies).
+        public var defaultContext = ImageContext()
+
+        /// Rewrites options and context of every load; highest precedence.
+        /// `nil` by default.
+        public var optionsProcessor: ImageOptionsProcessor?
+
+        /// URL schemes the loader accepts; others fail with
+        /// ``ImageError/unsupportedScheme(_:)`` before any work. `http` and
+        /// `https` by default. (The data loader has its own list too.)
+        public var allowedSchemes: Set<String> = ["http", "https"]
+
+        /// Whether URLs that failed permanently are refused afterwards until
+        /// loaded with `.retryFailed`. `true` by default.
+        public var blocksFailedURLs = true
+
+        /// The most URLs kept on the failed-URL list. 10,000 by default.
+        public var failedURLCapacity = 10_000
+
+        // MARK: Decoding
+
+        /// The most pixels an image header may declare. 100 megapixels by default.
+        public var maxPixelCount = 100_000_000
+
+        /// The decoded-bytes limit of `.scaleDownLargeImages`. 60 MiB by default.
+        public var scaleDownLimitBytes = 60 * 1024 * 1024
+
+        /// Whether decoded images are turned upright by their EXIF
+        /// orientation (then reported as `.up`). `false` by default: pixels stay
+        /// as stored and ``Image/orientation`` says how to display them.
+        public var appliesOrientation = false
+
+        /// The shortest time between two preview decodes of one download.
+        /// 100 ms by default; at most one preview decode runs at a time per download.
+        public var previewInterval: Duration = .milliseconds(100)
+
+        /// The quality of JPEG data written for transformed images. 0.9 by default.
+        public var transformedImageQuality = 0.9
+
+        /// Creates the default configuration, on ``ImageCache/shared``.
+        public init() {
+            cache = .shared
+        }
+
+        /// Creates a configuration around an existing cache.
+        public init(cache: ImageCache) {
+            self.cache = cache
+        }
+    }
+}

@@ -1,0 +1,123 @@
+public import Foundation
+import Synchronization
+
+/// Loads images by URL: memory cache, disk cache, then the network, with
+/// progressive previews, transforms and two levels of coalescing.
+///
+/// ```swift
+/// let loader = ImageLoader()
+/// for try await image in loader.images(url, options: .progressiveLoad) {
+///     show(image)                              // previews, then the final image
+/// }
+/// let response = try await loader.image(url)  // just the final one
+/// ```
+///
+/// Identical concurrent loads share one download (``DownloadCoalescer``)
+/// and one decode and transform per distinct result. Cancelling the calling
+/// task (or breaking out of the loop) cancels the load; work that other
+/// callers still wait for goes on.
+///
+/// - Important: Every method may be called from any task or thread.
+public final class ImageLoader: Sendable {
+    /// What the loader was built from.
+    public let configuration: Configuration
+
+    /// A loader with the default configuration, on ``ImageCache/shared`` and
+    /// ``CurlDataLoader/shared``. It lives as long as the process.
+    public static let shared = ImageLoader()
+
+    let downloads: DownloadCoalescer
+    let tasks = ImageTaskCoalescer()
+    let failedURLs: FailedURLSet
+    /// Coalescers for per-request data loaders (``ImageContext/dataLoader``),
+    /// one per loader object, so such requests still share downloads.
+    private let otherDownloads = Mutex<[ObjectIdentifier: (any DataLoading, DownloadCoalescer)]>([:])
+
+    /// Creates a loader.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        downloads = DownloadCoalescer(loader: configuration.dataLoader)
+        failedURLs = FailedURLSet(capacity: configuration.failedURLCapacity)
+    }
+
+    // MARK: Loading
+
+    /// The images of `url`: previews while bytes arrive (with
+    /// `.progressiveLoad`), then the final image; the sequence ends after it.
+    ///
+    /// Nothing happens until the sequence is iterated; each iteration is a
+    /// load of its own (sharing work with identical loads).
+    ///
+    /// - Parameters:
+    ///   - url: The image's URL (`http` or `https` unless configured otherwise).
+    ///   - options: Switches for this load.
+    ///   - context: Settings for this load, over the loader's defaults.
+    /// - Returns: A sequence that throws ``ImageError`` on failure and
+    ///   `CancellationError` when the iterating task is cancelled.
+    public func images(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) -> ImageSequence {
+        ImageSequence(events: events(url, options: options, context: context))
+    }
+
+    /// The events of a load of `url`: `.progress`, `.preview` (with
+    /// `.progressiveLoad`), then `.finished`. A slow consumer sees the newest
+    /// progress and preview, never a backlog, and never misses the final
+    /// response.
+    ///
+    /// - Parameters:
+    ///   - url: The image's URL.
+    ///   - options: Switches for this load.
+    ///   - context: Settings for this load, over the loader's defaults.
+    public func events(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) -> ImageEventSequence {
+        ImageEventSequence { [self] channel in
+            await start(url, options: options, context: context, channel: channel, wantsPreviews: options.contains(.progressiveLoad))
+        }
+    }
+
+    /// Loads `url` and returns the final image; no previews are decoded.
+    ///
+    /// With `.refreshCached` the result is the revalidated image: the
+    /// cached one when the server says it has not changed, else the new one.
+    ///
+    /// - Throws: ``ImageError``, or `CancellationError` when the calling task is cancelled.
+    public func image(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) async throws -> ImageResponse {
+        let channel = ImageEventChannel()
+        defer { channel.terminate() }
+        await start(url, options: options, context: context, channel: channel, wantsPreviews: false)
+        var last: ImageResponse?
+        while let event = try await channel.next() {
+            if case .finished(let response) = event { last = response }
+        }
+        // A load that ends without a response was cancelled (the channel ends quietly then).
+        guard let last else { throw CancellationError() }
+        return last
+    }
+
+    // MARK: Failed URLs
+
+    /// Whether `url` is on the failed-URL list (refused without `.retryFailed`).
+    public func isBlocked(_ url: URL) -> Bool {
+        failedURLs.contains(url)
+    }
+
+    /// Takes `url` off the failed-URL list, or every URL when `url` is `nil`.
+    public func unblock(_ url: URL? = nil) {
+        if let url { failedURLs.remove(url) } else { failedURLs.removeAll() }
+    }
+
+    // MARK: Internals
+
+    /// The download coalescer for `dataLoader`, or the loader's own.
+    func downloadCoalescer(for dataLoader: (any DataLoading)?) -> DownloadCoalescer {
+        guard let dataLoader else { return downloads }
+        let object = dataLoader as AnyObject
+        // Value-type loaders have no stable identity: give them a coalescer of their own.
+        guard type(of: dataLoader) is AnyClass else { return DownloadCoalescer(loader: dataLoader) }
+        let id = ObjectIdentifier(object)
+        return otherDownloads.withLock { table in
+            if let (_, coalescer) = table[id] { return coalescer }
+            let coalescer = DownloadCoalescer(loader: dataLoader)
+            table[id] = (dataLoader, coalescer)
+            return coalescer
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import LoopbackServer
+import Testing
+@testable import AsyncWebImage
+
+@Suite("ImageLoader: loading, caching and coalescing", .timeLimit(.minutes(2)))
+struct ImageLoaderTests {
+    @Test("loads from the network, then memory, then (in a new process) disk; pixels equal a direct decode")
+    func cacheTiers() async throws {
+        // Given a PNG served by the loopback server
+        let harness = try PipelineHarness()
+        let png = try fixture("png", "rgba8.png")
+        let url = harness.serve("/a.png", png)
+        let expected = try ImageCoderRegistry.builtIn.decode(png)
+
+        // When it is loaded three ways
+        let first = try await harness.loader.image(url, options: .waitStoreCache)
+        let second = try await harness.loader.image(url)
+        let third = try await harness.restartedLoader().image(url)
+
+        // Then the tiers are network, memory, disk, and every image is the decode
+        #expect(first.cacheType == .none)
+        #expect(second.cacheType == .memory)
+        #expect(third.cacheType == .disk)
+        for response in [first, second, third] {
+            #expect(try #require(response.image).hasSamePixels(as: expected))
+            #expect(response.url == url)
+        }
+        #expect(first.data == png)
+        #expect(third.data == png)
+        #expect(harness.requests("/a.png") == 1)
+        #expect(await harness.disk.contains(url.absoluteString))
+    }
+
+    @Test("100 concurrent loads of one URL make 1 request and 1 decode")
+    func coalescing() async throws {
+        // Given a JPEG that takes a while to arrive
+        let harness = try PipelineHarness()
+        let jpeg = try fixture("jpeg", "large.jpg")
+        harness.server.route("/slow.jpg", LoopbackServer.Response(
+            headers: [("Content-Type", "image/jpeg")], body: jpeg,
+            trickle: .init(bytesPerPiece: 4096, interval: .milliseconds(20))))
+        let url = harness.server.url("/slow.jpg")
+
+        // When 100 callers ask at once
+        let images = try await withThrowingTaskGroup(of: Image.self) { group in
+            for _ in 0..<100 {
+                group.addTask { try #require(try await harness.loader.image(url).image) }
+            }
+            return try await group.reduce(into: [Image]()) { $0.append($1) }
+        }
+
+        // Then the server saw one request and the decoder ran once
+        #expect(images.count == 100)
+        #expect(harness.requests("/slow.jpg") == 1)
+        #expect(harness.decodes.count == 1)
+        #expect(images.allSatisfy { $0.storage === images[0].storage })
+    }
+
+    @Test("two thumbnail sizes of one URL share the download and decode twice")
+    func thumbnailsShareDownload() async throws {
+        let harness = try PipelineHarness()
+        let jpeg = try fixture("jpeg", "large.jpg")
+        harness.server.route("/big.jpg", LoopbackServer.Response(
+            headers: [("Content-Type", "image/jpeg")], body: jpeg,
+            trickle: .init(bytesPerPiece: 8192, interval: .milliseconds(20))))
+        let url = harness.server.url("/big.jpg")
+        let full = try ImageCoderRegistry.builtIn.decode(jpeg)
+
+        async let small = harness.loader.image(url, context: ImageContext(thumbnailPixelSize: PixelSize(width: 32, height: 32)))
+        async let medium = harness.loader.image(url, context: ImageContext(thumbnailPixelSize: PixelSize(width: 64, height: 64)))
+        let (a, b) = try await (small, medium)
+
+        let smallImage = try #require(a.image), mediumImage = try #require(b.image)
+        #expect(max(smallImage.width, smallImage.height) == 32)
+        #expect(max(mediumImage.width, mediumImage.height) == 64)
+        // Aspect preserved within a pixel of rounding.
+        #expect(abs(Double(mediumImage.width) / Double(mediumImage.height) - Double(full.width) / Double(full.height)) < 0.05)
+        #expect(harness.requests("/big.jpg") == 1)
+        #expect(harness.decodes.count == 2)
+    }
+
+    @Test("an error reaches every coalesced caller, and a transient one does not block the URL")
+    func errorsReachEveryone() async throws {
+        let harness = try PipelineHarness()
+        harness.server.route("/down.png", LoopbackServer.Response(status: 503, body: Data("busy".utf8), delayBeforeHead: .milliseconds(200)))
+        let url = harness.server.url("/down.png")
+
+        let outcomes = await withTaskGroup(of: ImageError?.self) { group in
+            for _ in 0..<10 {
+                group.addTask {
+                    do { _ = try await harness.loader.image(url); return nil } catch { return error as? ImageError }
+                }
+            }
+            return await group.reduce(into: [ImageError?]()) { $0.append($1) }
+        }
+        #expect(outcomes.count == 10)
+        #expect(outcomes.allSatisfy { $0 == .httpStatus(503) })
+        #expect(harness.requests("/down.png") == 1)
+        #expect(!harness.loader.isBlocked(url))
+
+        // The next load starts a new request.
+        await #expect(throws: ImageError.httpStatus(503)) { try await harness.loader.image(url) }
+        #expect(harness.requests("/down.png") == 2)
+    }
+
+    @Test("the memory fast path leaves no work behind")
+    func memoryHitsLeaveNothing() async throws {
+        let harness = try PipelineHarness()
+        let url = harness.serve("/m.png", try fixture("png", "rgb8.png"))
+        _ = try await harness.loader.image(url)
+        for _ in 0..<200 {
+            #expect(try await harness.loader.image(url).cacheType == .memory)
+        }
+        #expect(harness.loader.tasks.count == 0)
+        #expect(harness.loader.tasks.started == 1)
+        #expect(await harness.loader.downloads.transferCount == 0)
+        #expect(harness.requests("/m.png") == 1)
+    }
+
+    @Test("a load cancelled right after it starts sends no request")
+    func cancelBeforeStart() async throws {
+        let harness = try PipelineHarness()
+        let url = harness.serve("/never.png", try fixture("png", "rgb8.png"))
+        let task = Task { try await harness.loader.image(url) }
+        task.cancel()
+        _ = try? await task.value
+        let iteration = Task {
+            var iterator = harness.loader.images(url).makeAsyncIterator()
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await iterator.next()
+        }
+        await #expect(throws: CancellationError.self) { try await iteration.value }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(harness.requests("/never.png") <= 1)
+        #expect(harness.loader.tasks.count == 0)
+    }
+
+    @Test("cancelling one of two callers mid-download lets the other finish; cancelling all closes the connection")
+    func cancellation() async throws {
+        let harness = try PipelineHarness()
+        let jpeg = try fixture("jpeg", "large.jpg")
+        harness.server.route("/c.jpg", LoopbackServer.Response(
+            headers: [("Content-Type", "image/jpeg")], body: jpeg,
+            trickle: .init(bytesPerPiece: 2048, interval: .milliseconds(20))))
+        let url = harness.server.url("/c.jpg")
+
+        // One of two leaves
+        let leaving = Task { try await harness.loader.image(url) }
+        let staying = Task { try await harness.loader.image(url) }
+        try await Task.sleep(for: .milliseconds(100))
+        leaving.cancel()
+        await #expect(throws: CancellationError.self) { try await leaving.value }
+        let image = try #require(try await staying.value.image)
+        #expect(image.hasSamePixels(as: try ImageCoderRegistry.builtIn.decode(jpeg)))
+        #expect(harness.requests("/c.jpg") == 1)
+
+        // Everyone leaves a fresh load: the server sees the client go
+        await harness.memory.removeAll()
+        try await harness.disk.removeAll()
+        let before = harness.server.statistics("/c.jpg").disconnects.count
+        let all = (0..<3).map { _ in Task { try await harness.loader.image(url, options: .fromLoaderOnly) } }
+        try await Task.sleep(for: .milliseconds(100))
+        let cancelledAt = ContinuousClock.now
+        all.forEach { $0.cancel() }
+        for task in all { _ = try? await task.value }
+        let closed = await eventually { harness.server.statistics("/c.jpg").disconnects.count > before }
+        #expect(closed)
+        if let disconnect = harness.server.statistics("/c.jpg").disconnects.last {
+            #expect(disconnect - cancelledAt < .seconds(1))
+        }
+        #expect(harness.requests("/c.jpg") == 2)
+        #expect(await !harness.disk.contains(url.absoluteString))
+    }
+}
