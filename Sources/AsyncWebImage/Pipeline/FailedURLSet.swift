@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Synchronization
 
 /// URLs whose last load failed for a reason retrying cannot fix

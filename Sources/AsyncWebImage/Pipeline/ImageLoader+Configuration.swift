@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 extension ImageLoader {
     /// Everything an ``ImageLoader`` is built from. Every value has a
