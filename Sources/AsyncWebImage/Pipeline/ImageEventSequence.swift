@@ -8,12 +8,12 @@ public struct ImageEventSequence: AsyncSequence, Sendable {
     public typealias Element = ImageEvent
     public typealias Failure = any Error
 
-    /// Starts the producer feeding a channel; returns how to stop it.
-    let start: @Sendable (ImageEventChannel) -> Void
+    /// Starts the load feeding a channel (in the consumer's task).
+    let start: @Sendable (ImageEventChannel) async -> Void
 
     /// Delivers events; its own iteration is not shareable across tasks.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        private let start: @Sendable (ImageEventChannel) -> Void
+        private let start: @Sendable (ImageEventChannel) async -> Void
         private var started = false
         private let lifetime: Lifetime
 
@@ -24,7 +24,7 @@ public struct ImageEventSequence: AsyncSequence, Sendable {
             deinit { channel.terminate() }
         }
 
-        init(start: @escaping @Sendable (ImageEventChannel) -> Void) {
+        init(start: @escaping @Sendable (ImageEventChannel) async -> Void) {
             self.start = start
             lifetime = Lifetime()
         }
@@ -36,7 +36,7 @@ public struct ImageEventSequence: AsyncSequence, Sendable {
             if !started {
                 started = true
                 try Task.checkCancellation()
-                start(lifetime.channel)
+                await start(lifetime.channel)
             }
             return try await lifetime.channel.next()
         }
