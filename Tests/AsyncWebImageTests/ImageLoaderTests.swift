@@ -164,7 +164,7 @@ struct ImageLoaderTests {
         let cancelledAt = ContinuousClock.now
         all.forEach { $0.cancel() }
         for task in all { _ = try? await task.value }
-        let closed = await eventually { harness.server.statistics("/c.jpg").disconnects.count > before }
+        let closed = await pipelineEventually { harness.server.statistics("/c.jpg").disconnects.count > before }
         #expect(closed)
         if let disconnect = harness.server.statistics("/c.jpg").disconnects.last {
             #expect(disconnect - cancelledAt < .seconds(1))

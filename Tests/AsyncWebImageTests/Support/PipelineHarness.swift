@@ -6,7 +6,7 @@ import Synchronization
 /// A real decoder that counts its calls: the built-in coders behind a
 /// counter, registered first in the loader's registry. Counting decodes is
 /// the point of the tests that use it; the pixels are real.
-struct CountingDecoder: ImageDecoding {
+struct CountingCoder: ImageDecoding {
     let counter: Counter
     let base = ImageCoderRegistry.builtIn
 
@@ -33,11 +33,11 @@ struct CountingDecoder: ImageDecoding {
 /// to both: what every pipeline test starts from.
 final class PipelineHarness: Sendable {
     let server = LoopbackServer()
-    let directory: TemporaryDirectory
+    let directory: URL
     let cache: ImageCache
     let memory: MemoryCache
     let disk: DiskStore
-    let decodes = CountingDecoder.Counter()
+    let decodes = CountingCoder.Counter()
     let loader: ImageLoader
     let dataLoader: CurlDataLoader
 
@@ -46,9 +46,9 @@ final class PipelineHarness: Sendable {
         configure: (inout ImageLoader.Configuration) -> Void = { _ in }
     ) throws {
         try server.start()
-        directory = TemporaryDirectory("awi-pipeline")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("awi-pipeline-\(UUID().uuidString)")
         memory = MemoryCache()
-        disk = DiskStore(directory: directory.appending("cache"))
+        disk = DiskStore(directory: directory.appendingPathComponent("cache"))
         cache = ImageCache(memory: memory, disk: disk)
         dataLoader = CurlDataLoader()
         var configuration = ImageLoader.Configuration(cache: cache)
@@ -56,7 +56,7 @@ final class PipelineHarness: Sendable {
         configuration.previewInterval = .zero
         if !progressiveCoders {
             var coders = ImageCoderRegistry.builtIn
-            coders.add(decoder: CountingDecoder(counter: decodes))
+            coders.add(decoder: CountingCoder(counter: decodes))
             configuration.coders = coders
         }
         configure(&configuration)
@@ -66,11 +66,11 @@ final class PipelineHarness: Sendable {
     /// A second loader over the same disk directory but a new memory cache:
     /// what a restarted process sees.
     func restartedLoader(configure: (inout ImageLoader.Configuration) -> Void = { _ in }) -> ImageLoader {
-        let cache = ImageCache(memory: MemoryCache(), disk: DiskStore(directory: directory.appending("cache")))
+        let cache = ImageCache(memory: MemoryCache(), disk: DiskStore(directory: directory.appendingPathComponent("cache")))
         var configuration = ImageLoader.Configuration(cache: cache)
         configuration.dataLoader = dataLoader
         var coders = ImageCoderRegistry.builtIn
-        coders.add(decoder: CountingDecoder(counter: decodes))
+        coders.add(decoder: CountingCoder(counter: decodes))
         configuration.coders = coders
         configure(&configuration)
         return ImageLoader(configuration: configuration)
@@ -83,7 +83,10 @@ final class PipelineHarness: Sendable {
 
     func requests(_ path: String) -> Int { server.statistics(path).requests }
 
-    deinit { server.stop() }
+    deinit {
+        server.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
 }
 
 /// Fixture bytes by folder and name (`Fixtures/<folder>/<name>`).
@@ -92,4 +95,13 @@ func fixture(_ folder: String, _ name: String) throws -> Data {
         throw JPEGFixtures.Missing(description: "no Fixtures folder in the test bundle")
     }
     return try Data(contentsOf: root.appendingPathComponent(folder).appendingPathComponent(name))
+}
+
+/// Polls `condition` every millisecond until it holds, at most `attempts` times.
+func pipelineEventually(attempts: Int = 3000, _ condition: () async throws -> Bool) async rethrows -> Bool {
+    for _ in 0..<attempts {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    return try await condition()
 }
