@@ -54,6 +54,8 @@ extension ImageLoader {
     /// Never throws: failures end the channel.
     func start(_ url: URL, options: ImageOptions, context: ImageContext, channel: ImageEventChannel, wantsPreviews: Bool) async {
         do {
+            // A load cancelled before it starts costs a check, no task and no transfer.
+            try Task.checkCancellation()
             var request = try makeRequest(url, options: options, context: context)
             let refresh = request.options.contains(.refreshCached)
             if !request.options.contains(.fromLoaderOnly) {
@@ -72,6 +74,7 @@ extension ImageLoader {
                 throw ImageError.cacheMiss
             }
             request = try await modifyingRequest(request)
+            try Task.checkCancellation()
             subscribe(request, revalidating: refresh, channel: channel, wantsPreviews: wantsPreviews && request.wantsPixels)
         } catch {
             channel.finish(throwing: error)
