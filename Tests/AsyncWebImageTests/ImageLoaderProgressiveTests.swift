@@ -62,7 +62,7 @@ struct ImageLoaderProgressiveTests {
             images.append(image)
         }
         #expect(images.count >= 2)
-        #expect(images.dropLast().allSatisfy(\.isPreview))
+        #expect(images.dropLast().allSatisfy { $0.isPreview })
         #expect(images.last?.isPreview == false)
         // Without .progressiveLoad only the final image comes.
         await harness.memory.removeAll()
