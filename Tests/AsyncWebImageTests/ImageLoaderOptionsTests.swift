@@ -1,0 +1,256 @@
+import Foundation
+import LoopbackServer
+import Testing
+@testable import AsyncWebImage
+
+@Suite("ImageLoader: options, context and precedence", .timeLimit(.minutes(2)))
+struct ImageLoaderOptionsTests {
+    @Test("fromCacheOnly: a miss fails with cacheMiss and sends nothing; a hit is served")
+    func fromCacheOnly() async throws {
+        let harness = try PipelineHarness()
+        let url = harness.serve("/c.png", try fixture("png", "rgb8.png"))
+        await #expect(throws: ImageError.cacheMiss) { try await harness.loader.image(url, options: .fromCacheOnly) }
+        #expect(harness.requests("/c.png") == 0)
+        _ = try await harness.loader.image(url, options: .waitStoreCache)
+        #expect(try await harness.loader.image(url, options: .fromCacheOnly).cacheType == .memory)
+        #expect(try await harness.restartedLoader().image(url, options: .fromCacheOnly).cacheType == .disk)
+        #expect(harness.requests("/c.png") == 1)
+    }
+
+    @Test("fromLoaderOnly: downloads even when cached")
+    func fromLoaderOnly() async throws {
+        let harness = try PipelineHarness()
+        let url = harness.serve("/l.png", try fixture("png", "rgb8.png"))
+        _ = try await harness.loader.image(url)
+        let again = try await harness.loader.image(url, options: .fromLoaderOnly)
+        #expect(again.cacheType == .none)
+        #expect(harness.requests("/l.png") == 2)
+    }
+
+    @Test("refreshCached: cached first, a 304 adds nothing, a changed image follows")
+    func refreshCached() async throws {
+        // Given an image with an ETag, loaded and stored
+        let harness = try PipelineHarness()
+        let v1 = try fixture("png", "rgb8.png"), v2 = try fixture("png", "rgba8.png")
+        harness.server.route("/r.png", LoopbackServer.Response(headers: [("Content-Type", "image/png")], body: v1, etag: "\"v1\""))
+        let url = harness.server.url("/r.png")
+        _ = try await harness.loader.image(url, options: .waitStoreCache)
+
+        // When refreshed while unchanged
+        var kinds: [ImageCacheType] = []
+        for try await event in harness.loader.events(url, options: .refreshCached) {
+            if case .finished(let response) = event { kinds.append(response.cacheType) }
+        }
+        // Then only the cached response came, after a conditional request
+        #expect(kinds == [.memory])
+        #expect(harness.requests("/r.png") == 2)
+        #expect(harness.server.statistics("/r.png").requestHeaders.last?.first { $0.key.lowercased() == "if-none-match" }?.value == "\"v1\"")
+
+        // When the server has a new image
+        harness.server.route("/r.png", LoopbackServer.Response(headers: [("Content-Type", "image/png")], body: v2, etag: "\"v2\""))
+        var responses: [ImageResponse] = []
+        for try await event in harness.loader.events(url, options: .refreshCached) {
+            if case .finished(let response) = event { responses.append(response) }
+        }
+        // Then the cached image comes first and the new one follows and replaces it in the caches
+        #expect(responses.map(\.cacheType) == [.memory, .none])
+        let fresh = try ImageCoderRegistry.builtIn.decode(v2)
+        #expect(try #require(responses.last?.image).hasSamePixels(as: fresh))
+        #expect(try #require(await harness.memory.image(forKey: url.absoluteString)).hasSamePixels(as: fresh))
+        #expect(try await harness.loader.image(url, options: [.refreshCached, .waitStoreCache]).image?.hasSamePixels(as: fresh) == true)
+    }
+
+    @Test("queryMemoryData fills data on a memory hit; avoidDecodeImage returns bytes without decoding")
+    func dataOptions() async throws {
+        let harness = try PipelineHarness()
+        let png = try fixture("png", "gray8.png")
+        let url = harness.serve("/d.png", png)
+        let raw = try await harness.loader.image(url, options: [.avoidDecodeImage, .waitStoreCache])
+        #expect(raw.image == nil)
+        #expect(raw.data == png)
+        #expect(harness.decodes.count == 0)
+        #expect(await harness.memory.image(forKey: url.absoluteString) == nil)
+        #expect(await harness.disk.contains(url.absoluteString))
+
+        _ = try await harness.loader.image(url)
+        let plain = try await harness.loader.image(url)
+        let withData = try await harness.loader.image(url, options: .queryMemoryData)
+        #expect(plain.cacheType == .memory && plain.data == nil)
+        #expect(withData.cacheType == .memory && withData.data == png)
+    }
+
+    @Test("storeCacheType none stores nothing; queryCacheType disk skips memory")
+    func cacheTypes() async throws {
+        let harness = try PipelineHarness()
+        let url = harness.serve("/t.png", try fixture("png", "rgb8.png"))
+        _ = try await harness.loader.image(url, options: .waitStoreCache, context: ImageContext(storeCacheType: ImageCacheType.none))
+        #expect(await harness.memory.image(forKey: url.absoluteString) == nil)
+        #expect(await !harness.disk.contains(url.absoluteString))
+
+        _ = try await harness.loader.image(url, options: .waitStoreCache)
+        let fromDisk = try await harness.loader.image(url, context: ImageContext(queryCacheType: .disk))
+        #expect(fromDisk.cacheType == .disk)
+        let noCache = try await harness.loader.image(url, context: ImageContext(queryCacheType: ImageCacheType.none))
+        #expect(noCache.cacheType == .none)
+        #expect(harness.requests("/t.png") == 3)
+    }
+
+    @Test("failed URLs: 404 blocks without a request, retryFailed retries, success unblocks; 5xx never blocks")
+    func failedURLs() async throws {
+        let harness = try PipelineHarness()
+        harness.server.route("/gone.png", .status(404))
+        let url = harness.server.url("/gone.png")
+        await #expect(throws: ImageError.httpStatus(404)) { try await harness.loader.image(url) }
+        await #expect(throws: ImageError.blockedURL(url)) { try await harness.loader.image(url) }
+        #expect(harness.requests("/gone.png") == 1)
+        #expect(harness.loader.isBlocked(url))
+
+        harness.server.route("/gone.png", .ok(try fixture("png", "rgb8.png"), contentType: "image/png"))
+        #expect(try await harness.loader.image(url, options: .retryFailed).cacheType == .none)
+        #expect(!harness.loader.isBlocked(url))
+        #expect(harness.requests("/gone.png") == 2)
+
+        // Not an image: blocked too.
+        let html = harness.serve("/page", Data("<!DOCTYPE html><html><body>login</body></html>".utf8), contentType: "text/html")
+        await #expect(throws: ImageError.unsupportedFormat(.unknown)) { try await harness.loader.image(html) }
+        #expect(harness.loader.isBlocked(html))
+
+        // Server errors and timeouts are worth retrying.
+        harness.server.route("/busy.png", .status(500))
+        let busy = harness.server.url("/busy.png")
+        await #expect(throws: ImageError.httpStatus(500)) { try await harness.loader.image(busy) }
+        await #expect(throws: ImageError.httpStatus(500)) { try await harness.loader.image(busy) }
+        #expect(harness.requests("/busy.png") == 2)
+    }
+
+    @Test("scheme allow-list and URL checks fail before any work")
+    func urlChecks() async throws {
+        let harness = try PipelineHarness()
+        await #expect(throws: ImageError.unsupportedScheme("ftp")) { try await harness.loader.image(URL(string: "ftp://127.0.0.1/a.png")!) }
+        await #expect(throws: ImageError.unsupportedScheme("file")) { try await harness.loader.image(URL(fileURLWithPath: "/etc/passwd")) }
+        await #expect(throws: ImageError.self) { try await harness.loader.image(URL(string: "http:///nohost.png")!) }
+        #expect(harness.loader.tasks.started == 0)
+    }
+
+    @Test("precedence: options processor › per-call context › configuration › defaults")
+    func precedence() async throws {
+        let jpeg = try fixture("jpeg", "large.jpg")
+        func longestSide(_ loader: ImageLoader, _ url: URL, _ context: ImageContext = ImageContext()) async throws -> Int {
+            let image = try #require(try await loader.image(url, options: .fromLoaderOnly, context: context).image)
+            return max(image.width, image.height)
+        }
+        // Defaults: full size.
+        let plain = try PipelineHarness()
+        let full = try ImageCoderRegistry.builtIn.decode(jpeg)
+        #expect(try await longestSide(plain.loader, plain.serve("/p.jpg", jpeg)) == max(full.width, full.height))
+
+        // Configuration over defaults, per-call over configuration.
+        let configured = try PipelineHarness { $0.defaultContext.thumbnailPixelSize = PixelSize(width: 40, height: 40) }
+        let url = configured.serve("/p.jpg", jpeg)
+        #expect(try await longestSide(configured.loader, url) == 40)
+        #expect(try await longestSide(configured.loader, url, ImageContext(thumbnailPixelSize: PixelSize(width: 24, height: 24))) == 24)
+
+        // The processor over everything.
+        let processed = try PipelineHarness {
+            $0.defaultContext.thumbnailPixelSize = PixelSize(width: 40, height: 40)
+            $0.optionsProcessor = ImageOptionsProcessor { _, options, context in
+                var context = context
+                context.thumbnailPixelSize = PixelSize(width: 10, height: 10)
+                return (options, context)
+            }
+        }
+        let processedURL = processed.serve("/p.jpg", jpeg)
+        #expect(try await longestSide(processed.loader, processedURL, ImageContext(thumbnailPixelSize: PixelSize(width: 24, height: 24))) == 10)
+    }
+
+    @Test("cache key filter: URLs with different signatures share one entry")
+    func cacheKeyFilter() async throws {
+        let filter = CacheKeyFilter { url in
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+            components?.query = nil
+            return components?.string
+        }
+        let harness = try PipelineHarness { $0.defaultContext.cacheKeyFilter = filter }
+        _ = harness.serve("/k.png", try fixture("png", "rgb8.png"))
+        let a = URL(string: harness.server.url("/k.png").absoluteString + "?sig=1")!
+        let b = URL(string: harness.server.url("/k.png").absoluteString + "?sig=2")!
+        #expect(try await harness.loader.image(a).cacheType == .none)
+        #expect(try await harness.loader.image(b).cacheType == .memory)
+        #expect(harness.requests("/k.png") == 1)
+        #expect(await harness.memory.image(forKey: harness.server.url("/k.png").absoluteString) != nil)
+    }
+
+    @Test("cache serializer: the disk holds what it returns")
+    func cacheSerializer() async throws {
+        let harness = try PipelineHarness()
+        let url = harness.serve("/s.jpg", try fixture("jpeg", "large.jpg"), contentType: "image/jpeg")
+        let serializer = CacheSerializer { image, _, _ in
+            image.flatMap { try? ImageCoderRegistry.builtIn.encode($0, as: .png) }
+        }
+        let response = try await harness.loader.image(url, options: .waitStoreCache, context: ImageContext(cacheSerializer: serializer))
+        let stored = try #require(try await harness.disk.data(forKey: url.absoluteString))
+        #expect(ImageFormat.detect(stored) == .png)
+        #expect(try ImageCoderRegistry.builtIn.decode(stored).hasSamePixels(as: try #require(response.image)))
+    }
+
+    @Test("transformers: result cached under key + transformer key, original on disk, other transforms need no download")
+    func transformers() async throws {
+        let harness = try PipelineHarness()
+        let url = harness.serve("/x.jpg", try fixture("jpeg", "large.jpg"), contentType: "image/jpeg")
+        let resize = ResizeTransformer(width: 20, height: 20, mode: .fill)
+        let response = try await harness.loader.image(url, options: .waitStoreCache, context: ImageContext(transformer: resize))
+        let image = try #require(response.image)
+        #expect(image.size == PixelSize(width: 20, height: 20))
+
+        let resultKey = url.absoluteString + "#transform=" + resize.key
+        #expect(await harness.memory.image(forKey: resultKey) != nil)
+        #expect(await harness.disk.contains(resultKey))
+        #expect(await harness.disk.contains(url.absoluteString))
+        // The original's pixels are not kept in memory by default (originalStoreCacheType .disk).
+        #expect(await harness.memory.image(forKey: url.absoluteString) == nil)
+
+        // A restarted process: same transform from disk, another transform from the original on disk.
+        let restarted = harness.restartedLoader()
+        let again = try await restarted.image(url, context: ImageContext(transformer: resize))
+        #expect(again.cacheType == .disk)
+        #expect(try #require(again.image).size == image.size)
+        let flipped = try await restarted.image(url, context: ImageContext(transformer: FlipTransformer(horizontal: true, vertical: false)))
+        #expect(flipped.cacheType == .disk)
+        #expect(harness.requests("/x.jpg") == 1)
+    }
+
+    @Test("request modifier adds headers or refuses; response modifier rejects")
+    func modifiers() async throws {
+        let harness = try PipelineHarness()
+        let url = harness.serve("/h.png", try fixture("png", "rgb8.png"))
+        let addToken = RequestModifier { request in
+            var request = request
+            request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+            return request
+        }
+        _ = try await harness.loader.image(url, context: ImageContext(requestModifier: addToken))
+        #expect(harness.server.statistics("/h.png").requestHeaders.last?.first { $0.key.lowercased() == "authorization" }?.value == "Bearer secret")
+
+        let refuse = RequestModifier { _ in nil }
+        await #expect(throws: ImageError.self) {
+            try await harness.loader.image(url, options: .fromLoaderOnly, context: ImageContext(requestModifier: refuse))
+        }
+        #expect(harness.requests("/h.png") == 1)
+
+        let rejectAll = ResponseModifier { _ in nil }
+        await #expect(throws: ImageError.self) {
+            try await harness.loader.image(url, options: .fromLoaderOnly, context: ImageContext(responseModifier: rejectAll))
+        }
+    }
+
+    @Test("scaleDownLargeImages keeps decoded bytes under the configured limit")
+    func scaleDown() async throws {
+        let harness = try PipelineHarness { $0.scaleDownLimitBytes = 16 * 1024 }
+        let url = harness.serve("/big.jpg", try fixture("jpeg", "large.jpg"), contentType: "image/jpeg")
+        let image = try #require(try await harness.loader.image(url, options: .scaleDownLargeImages).image)
+        #expect(image.width * image.height * 4 <= 16 * 1024)
+        let full = try #require(try await harness.loader.image(url).image)
+        #expect(full.width > image.width)
+        #expect(harness.requests("/big.jpg") == 1 || harness.requests("/big.jpg") == 2)
+    }
+}
