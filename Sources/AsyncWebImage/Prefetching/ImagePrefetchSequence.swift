@@ -1,0 +1,123 @@
+public import Foundation
+
+/// One prefetch: loads its URLs into the caches, a few at a time, and yields
+/// a ``PrefetchProgress`` after each URL (the last one is complete).
+///
+/// Cold: nothing is loaded until it is iterated. Cancelling the iterating
+/// task, or breaking out of the loop, cancels this prefetch's loads only;
+/// loads that other callers share go on for them. Separate prefetches are
+/// independent, each with its own concurrency limit and progress.
+public struct ImagePrefetchSequence: AsyncSequence, Sendable {
+    public typealias Element = PrefetchProgress
+    public typealias Failure = Never
+
+    let loader: ImageLoader
+    let urls: [URL]
+    let options: ImageOptions
+    let context: ImageContext
+    let maxConcurrentLoads: Int
+
+    /// Delivers progress; not shareable across tasks.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        private let sequence: ImagePrefetchSequence
+        private var stream: AsyncStream<PrefetchProgress>.AsyncIterator?
+        private var lifetime: Lifetime?
+
+        /// Cancels the prefetch's task when the iterator is dropped.
+        final class Lifetime {
+            let task: Task<Void, Never>
+            init(task: Task<Void, Never>) { self.task = task }
+            deinit { task.cancel() }
+        }
+
+        init(sequence: ImagePrefetchSequence) {
+            self.sequence = sequence
+        }
+
+        /// The progress after the next URL, `nil` once all are done or the prefetch was cancelled.
+        public mutating func next() async -> PrefetchProgress? {
+            if stream == nil {
+                guard !Task.isCancelled else { return nil }
+                let (stream, continuation) = AsyncStream<PrefetchProgress>.makeStream(bufferingPolicy: .bufferingNewest(1))
+                let sequence = sequence
+                let task = Task { await sequence.run(continuation) }
+                continuation.onTermination = { _ in task.cancel() }
+                self.stream = stream.makeAsyncIterator()
+                lifetime = Lifetime(task: task)
+            }
+            return await withTaskCancellationHandler {
+                await stream?.next()
+            } onCancel: { [lifetime] in
+                lifetime?.task.cancel()
+            }
+        }
+    }
+
+    /// Creates the iterator; loading starts on its first `next()`.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(sequence: self)
+    }
+
+    /// Runs the prefetch to the end (or until cancelled) and returns the final progress.
+    public func run() async -> PrefetchProgress {
+        var last = PrefetchProgress(total: urls.count)
+        for await progress in self { last = progress }
+        return last
+    }
+
+    private func run(_ continuation: AsyncStream<PrefetchProgress>.Continuation) async {
+        var progress = PrefetchProgress(total: urls.count)
+        if urls.isEmpty { continuation.yield(progress) }
+        await withTaskGroup(of: Bool.self) { group in
+            var pending = urls.makeIterator()
+            var running = 0
+            func startNext() -> Bool {
+                guard !Task.isCancelled, let url = pending.next() else { return false }
+                group.addTask { [loader, options, context] in
+                    do {
+                        _ = try await loader.image(url, options: options, context: context)
+                        return true
+                    } catch {
+                        return false
+                    }
+                }
+                return true
+            }
+            while running < max(1, maxConcurrentLoads), startNext() { running += 1 }
+            for await succeeded in group {
+                if Task.isCancelled { break }
+                if succeeded { progress.finished += 1 } else { progress.skipped += 1 }
+                continuation.yield(progress)
+                _ = startNext()
+            }
+        }
+        continuation.finish()
+    }
+}
+
+@available(*, unavailable)
+extension ImagePrefetchSequence.AsyncIterator: Sendable {}
+
+extension ImageLoader {
+    /// Prefetches `urls` into the caches, `maxConcurrentLoads` at a time.
+    ///
+    /// ```swift
+    /// for await progress in loader.prefetch(urls) { print(progress) }
+    /// ```
+    /// For servers that only want the bytes warm on disk, pass
+    /// `.avoidDecodeImage`: nothing is decoded.
+    ///
+    /// - Parameters:
+    ///   - urls: The URLs, loaded in order.
+    ///   - options: Options for every load (`.lowPriority` is a good choice).
+    ///   - context: Context for every load.
+    ///   - maxConcurrentLoads: How many loads of this prefetch run at once; 3 by default.
+    public func prefetch(
+        _ urls: [URL],
+        options: ImageOptions = [],
+        context: ImageContext = ImageContext(),
+        maxConcurrentLoads: Int = 3
+    ) -> ImagePrefetchSequence {
+        ImagePrefetchSequence(loader: self, urls: urls, options: options, context: context, maxConcurrentLoads: maxConcurrentLoads)
+    }
+}
