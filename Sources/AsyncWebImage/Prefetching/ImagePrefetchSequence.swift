@@ -24,7 +24,7 @@ public struct ImagePrefetchSequence: AsyncSequence, Sendable {
         private var lifetime: Lifetime?
 
         /// Cancels the prefetch's task when the iterator is dropped.
-        final class Lifetime {
+        final class Lifetime: Sendable {
             let task: Task<Void, Never>
             init(task: Task<Void, Never>) { self.task = task }
             deinit { task.cancel() }
@@ -83,7 +83,7 @@ public struct ImagePrefetchSequence: AsyncSequence, Sendable {
                 }
                 return true
             }
-            while running < max(1, maxConcurrentLoads), startNext() { running += 1 }
+            while running < Swift.max(1, maxConcurrentLoads), startNext() { running += 1 }
             for await succeeded in group {
                 if Task.isCancelled { break }
                 if succeeded { progress.finished += 1 } else { progress.skipped += 1 }
