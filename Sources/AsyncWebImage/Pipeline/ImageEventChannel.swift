@@ -71,7 +71,29 @@ final class ImageEventChannel: Sendable {
     /// The next event, `nil` at the end; throws the load's error, or
     /// `CancellationError` when the consuming task is cancelled.
     func next() async throws -> ImageEvent? {
-        try await withTaskCancellationHandler {
+        // Fast path: something is queued; no continuation, no handler.
+        enum Ready { case event(ImageEvent), end, fail(any Error), none }
+        let ready = state.withLock { state -> Ready in
+            if let event = state.buffer.popFirst() { return .event(event) }
+            if state.endDelivered { return .end }
+            switch state.buffer.end {
+            case .finished?:
+                state.endDelivered = true
+                return .end
+            case .failed(let error)?:
+                state.endDelivered = true
+                return .fail(error)
+            case nil:
+                return .none
+            }
+        }
+        switch ready {
+        case .event(let event): return event
+        case .end: return nil
+        case .fail(let error): throw error
+        case .none: break
+        }
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ImageEvent?, any Error>) in
                 enum Action { case deliver(ImageEvent), end, fail(any Error), wait }
                 let action = state.withLock { state -> Action in

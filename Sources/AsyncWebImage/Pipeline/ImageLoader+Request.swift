@@ -105,17 +105,21 @@ extension ImageLoader {
     /// The memory fast path (and, for `.refreshCached`, the disk): the
     /// final image under its result key.
     private func cachedResponse(for request: ImageLoadRequest, includingDisk: Bool) async throws -> ImageResponse? {
-        let query = request.queryCacheType
-        if request.wantsPixels, query.includesMemory, let image = await request.cache.memory.image(forKey: request.resultKey) {
-            var data: Data?
-            if request.options.contains(.queryMemoryData), let disk = request.cache.disk {
-                data = try? await disk.data(forKey: request.transformer == nil ? request.cacheKey : request.resultKey)
-            }
-            return ImageResponse(image: image, data: data, cacheType: .memory, url: request.url)
-        }
+        if let response = try await memoryResponse(for: request) { return response }
         if includingDisk {
             return try await diskResponse(for: request)
         }
         return nil
+    }
+
+    /// The final image from memory under its result key, if there.
+    func memoryResponse(for request: ImageLoadRequest) async throws -> ImageResponse? {
+        guard request.wantsPixels, request.queryCacheType.includesMemory,
+              let image = await request.cache.memory.image(forKey: request.resultKey) else { return nil }
+        var data: Data?
+        if request.options.contains(.queryMemoryData), let disk = request.cache.disk {
+            data = try? await disk.data(forKey: request.transformer == nil ? request.cacheKey : request.resultKey)
+        }
+        return ImageResponse(image: image, data: data, cacheType: .memory, url: request.url)
     }
 }

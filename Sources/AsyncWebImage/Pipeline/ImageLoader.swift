@@ -80,6 +80,15 @@ public final class ImageLoader: Sendable {
     ///
     /// - Throws: ``ImageError``, or `CancellationError` when the calling task is cancelled.
     public func image(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) async throws -> ImageResponse {
+        if !options.contains(.refreshCached) && !options.contains(.fromLoaderOnly) {
+            // The memory fast path without a channel: a hit costs a lookup.
+            try Task.checkCancellation()
+            let request = try makeRequest(url, options: options, context: context)
+            if !request.options.contains(.refreshCached) && !request.options.contains(.fromLoaderOnly),
+               let cached = try await memoryResponse(for: request) {
+                return cached
+            }
+        }
         let channel = ImageEventChannel()
         defer { channel.terminate() }
         await start(url, options: options, context: context, channel: channel, wantsPreviews: false)
