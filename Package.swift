@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "AsyncWebImage", targets: ["AsyncWebImage"]),
         .executable(name: "awi-bench", targets: ["awi-bench"]),
+        .executable(name: "awi", targets: ["awi"]),
     ],
     targets: [
         .systemLibrary(
@@ -56,6 +57,14 @@ let package = Package(
             name: "awi-cache-stress",
             dependencies: ["AsyncWebImage"],
             path: "Tests/CacheStressHelper",
+            swiftSettings: swiftSettings
+        ),
+        // The command-line example: fetch, thumbnail, transform, write.
+        .executableTarget(
+            name: "awi",
+            dependencies: ["AsyncWebImage"],
+            path: "Examples/awi",
+            exclude: ["README.md"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
