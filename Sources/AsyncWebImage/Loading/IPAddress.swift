@@ -1,3 +1,5 @@
+import Foundation
+
 /// An IPv4 or IPv6 address, as the destination guard sees a socket's peer.
 public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// An IPv4 address, most significant byte first (`127.0.0.1` is `0x7F000001`).
