@@ -5,7 +5,7 @@ import Testing
 
 @Suite("ImageLoader: progressive previews", .timeLimit(.minutes(2)))
 struct ImageLoaderProgressiveTests {
-    static func trickled(_ harness: PipelineHarness, _ path: String, _ data: Data, piece: Int = 1024, every: Duration = .milliseconds(15)) -> URL {
+    static func trickled(_ harness: PipelineHarness, _ path: String, _ data: Data, piece: Int = 1024, every: Duration = .milliseconds(30)) -> URL {
         harness.server.route(path, LoopbackServer.Response(
             headers: [("Content-Type", "image/jpeg")], body: data,
             trickle: .init(bytesPerPiece: piece, interval: every)))

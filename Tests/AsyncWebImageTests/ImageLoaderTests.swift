@@ -150,7 +150,7 @@ struct ImageLoaderTests {
         // One of two leaves
         let leaving = Task { try await harness.loader.image(url) }
         let staying = Task { try await harness.loader.image(url) }
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await pipelineEventually { harness.server.statistics("/c.jpg").bodyBytesSent > 0 })
         leaving.cancel()
         await #expect(throws: CancellationError.self) { try await leaving.value }
         let image = try #require(try await staying.value.image)
@@ -162,7 +162,8 @@ struct ImageLoaderTests {
         try await harness.disk.removeAll()
         let before = harness.server.statistics("/c.jpg").disconnects.count
         let all = (0..<3).map { _ in Task { try await harness.loader.image(url, options: .fromLoaderOnly) } }
-        try await Task.sleep(for: .milliseconds(100))
+        // Cancel only once the transfer is under way at the server.
+        #expect(await pipelineEventually { harness.server.statistics("/c.jpg").bodyBytesSent > 2048 + jpeg.count })
         let cancelledAt = ContinuousClock.now
         all.forEach { $0.cancel() }
         for task in all { _ = try? await task.value }

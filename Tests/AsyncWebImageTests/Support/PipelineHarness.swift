@@ -98,7 +98,7 @@ func fixture(_ folder: String, _ name: String) throws -> Data {
 }
 
 /// Polls `condition` every millisecond until it holds, at most `attempts` times.
-func pipelineEventually(attempts: Int = 3000, _ condition: () async throws -> Bool) async rethrows -> Bool {
+func pipelineEventually(attempts: Int = 10_000, _ condition: () async throws -> Bool) async rethrows -> Bool {
     for _ in 0..<attempts {
         if try await condition() { return true }
         try? await Task.sleep(for: .milliseconds(1))
