@@ -168,6 +168,37 @@ struct MemoryCacheTests {
         #expect(await cache.keysByRecency == ["d", "c"])
     }
 
+    @Test("an entry lifetime turns old entries into misses, in the LRU and the weak table (manual clock)")
+    func entryLifetime() async {
+        // Given a 60-second lifetime, a clock the test moves, and a one-entry LRU
+        let start = ContinuousClock.now
+        let elapsed = Locked<Duration>(.zero)
+        let cache = MemoryCache(
+            configuration: .init(costLimit: 1000, countLimit: 1, entryCostLimitFraction: 1, entryLifetime: .seconds(60)),
+            now: { start + elapsed.value })
+        let held = TestImages.costing(10)
+        await cache.setImage(held, forKey: "old")
+        elapsed.withLock { $0 = .seconds(30) }
+        await storeUnheld(cache, key: "young", cost: 10)      // "old" → weak table, still held
+        // When 59 s have passed, both are served; at 61 s neither is
+        elapsed.withLock { $0 = .seconds(59) }
+        #expect(await cache.image(forKey: "young") != nil)
+        #expect(await cache.image(forKey: "old")?.storage === held.storage)  // recovered, keeps its expiry
+        elapsed.withLock { $0 = .seconds(61) }
+        #expect(await cache.image(forKey: "old") == nil)
+        elapsed.withLock { $0 = .seconds(91) }
+        await cache.setImage(held, forKey: "renewed")          // stored at 91 s: served until 151 s
+        #expect(await cache.removeExpired() == 0)
+        elapsed.withLock { $0 = .seconds(150) }
+        #expect(await cache.image(forKey: "renewed") != nil)
+        elapsed.withLock { $0 = .seconds(152) }
+        #expect(await cache.removeExpired() == 1)
+        let stats = await cache.statistics
+        #expect(stats.expirations == 2)
+        #expect(stats.count == 0)
+        #expect(stats.recoveries == 1)
+    }
+
     @Test("default limits are sized from available memory and clamped")
     func defaults() {
         let configuration = MemoryCache.Configuration()

@@ -25,6 +25,15 @@ extension MemoryCache {
         /// stored: it would flush most of the cache for one entry. `0.1` by default.
         public var entryCostLimitFraction: Double
 
+        // MARK: Expiry
+
+        /// How long after it is stored an image is served; `nil` (the
+        /// default) for as long as it stays in the cache. After that a lookup
+        /// is a miss (in the LRU and in the weak-recovery table alike), as
+        /// Nuke's `ttl` and Kingfisher's memory expiration: for images whose
+        /// URL may start serving other bytes.
+        public var entryLifetime: Duration?
+
         // MARK: Weak recovery
 
         /// Keep weak references to the pixels of images the LRU evicts, so
@@ -39,17 +48,20 @@ extension MemoryCache {
         ///   - countLimit: Number of images; `nil` for the default (`costLimit / 4096`).
         ///   - entryCostLimitFraction: Largest share of `costLimit` one image may take.
         ///   - isWeakRecoveryEnabled: Whether evicted images are recoverable while held elsewhere.
+        ///   - entryLifetime: How long a stored image is served; `nil` for no limit.
         public init(
             costLimit: Int? = nil,
             countLimit: Int? = nil,
             entryCostLimitFraction: Double = 0.1,
-            isWeakRecoveryEnabled: Bool = true
+            isWeakRecoveryEnabled: Bool = true,
+            entryLifetime: Duration? = nil
         ) {
             let cost = max(0, costLimit ?? Self.defaultCostLimit)
             self.costLimit = cost
             self.countLimit = max(0, countLimit ?? max(1, cost / 4096))
             self.entryCostLimitFraction = entryCostLimitFraction
             self.isWeakRecoveryEnabled = isWeakRecoveryEnabled
+            self.entryLifetime = entryLifetime
         }
 
         /// The largest ``Image/cost`` a single entry may have.

@@ -11,6 +11,8 @@ extension MemoryCache {
         public var recoveries = 0
         /// Entries the LRU evicted to stay within its limits.
         public var evictions = 0
+        /// Images dropped because their ``Configuration/entryLifetime`` had passed.
+        public var expirations = 0
         /// Images refused: previews, and images over the entry cost limit.
         public var rejections = 0
         /// Bytes of pixels in the LRU now.
@@ -25,7 +27,7 @@ extension MemoryCache {
 
         public var description: String {
             "MemoryCache(hits \(hits), misses \(misses), recoveries \(recoveries), evictions \(evictions), "
-                + "rejections \(rejections), cost \(totalCost), count \(count), weak \(weakCount))"
+                + "expirations \(expirations), rejections \(rejections), cost \(totalCost), count \(count), weak \(weakCount))"
         }
     }
 }

@@ -26,16 +26,29 @@ public actor MemoryCache {
     /// The limits this cache enforces.
     public let configuration: Configuration
 
-    private var lru = LRUStorage<String, Image>()
+    /// An image in the LRU and when it stops being served.
+    private struct Entry {
+        var image: Image
+        var expiry: ContinuousClock.Instant?
+    }
+
+    private var lru = LRUStorage<String, Entry>()
     private var weakTable = WeakRecoveryTable()
     private var counters = Statistics()
+    private let now: @Sendable () -> ContinuousClock.Instant
 
     /// Creates an empty cache.
     ///
     /// - Parameter configuration: Limits and switches; the defaults are sized
     ///   from the memory available to the process.
     public init(configuration: Configuration = .init()) {
+        self.init(configuration: configuration, now: { ContinuousClock.now })
+    }
+
+    /// Creates an empty cache reading time from `now`, for tests of ``Configuration/entryLifetime``.
+    init(configuration: Configuration, now: @escaping @Sendable () -> ContinuousClock.Instant) {
         self.configuration = configuration
+        self.now = now
     }
 
     // MARK: Lookup
@@ -48,13 +61,24 @@ public actor MemoryCache {
     /// - Returns: The image, or `nil` on a miss.
     /// - Complexity: O(1) on average; a recovery may evict, O(1) per evicted entry.
     public func image(forKey key: String) -> Image? {
-        if let image = lru.value(forKey: key) {
+        if let entry = lru.value(forKey: key) {
+            if let expiry = entry.expiry, now() >= expiry {
+                lru.removeValue(forKey: key)
+                counters.expirations += 1
+                counters.misses += 1
+                return nil
+            }
             counters.hits += 1
-            return image
+            return entry.image
         }
-        if configuration.isWeakRecoveryEnabled, let (image, cost) = weakTable.take(key) {
+        if configuration.isWeakRecoveryEnabled, let (image, cost, expiry) = weakTable.take(key) {
+            if let expiry, now() >= expiry {
+                counters.expirations += 1
+                counters.misses += 1
+                return nil
+            }
             counters.recoveries += 1
-            lru.setValue(image, forKey: key, cost: cost)
+            lru.setValue(Entry(image: image, expiry: expiry), forKey: key, cost: cost)
             trim(toCost: configuration.costLimit, count: configuration.countLimit, exempting: key)
             return image
         }
@@ -93,7 +117,8 @@ public actor MemoryCache {
             return false
         }
         weakTable.remove(key)
-        lru.setValue(image, forKey: key, cost: cost)
+        let expiry = configuration.entryLifetime.map { now() + $0 }
+        lru.setValue(Entry(image: image, expiry: expiry), forKey: key, cost: cost)
         trim(toCost: configuration.costLimit, count: configuration.countLimit, exempting: key)
         return true
     }
@@ -108,7 +133,7 @@ public actor MemoryCache {
     @discardableResult
     public func removeImage(forKey key: String) -> Image? {
         weakTable.remove(key)
-        return lru.removeValue(forKey: key)?.value
+        return lru.removeValue(forKey: key)?.value.image
     }
 
     /// Removes every image, from the LRU and from the weak-recovery table.
@@ -129,6 +154,26 @@ public actor MemoryCache {
     /// - Complexity: O(1) per evicted entry.
     public func trim(toCost cost: Int, count: Int = .max) {
         trim(toCost: cost, count: count, exempting: nil)
+    }
+
+    /// Removes every image whose ``Configuration/entryLifetime`` has passed
+    /// (lookups drop them too, one by one; this frees their memory at once).
+    ///
+    /// - Returns: The number of images removed from the LRU.
+    /// - Complexity: O(n).
+    @discardableResult
+    public func removeExpired() -> Int {
+        guard configuration.entryLifetime != nil else { return 0 }
+        let now = now()
+        var removed = 0
+        for key in lru.keysByRecency {
+            if let expiry = lru.peek(key)?.expiry, now >= expiry {
+                lru.removeValue(forKey: key)
+                removed += 1
+            }
+        }
+        counters.expirations += removed
+        return removed
     }
 
     // MARK: Statistics
@@ -174,7 +219,7 @@ public actor MemoryCache {
             }
             counters.evictions += 1
             if configuration.isWeakRecoveryEnabled {
-                weakTable.insert(evicted.value, forKey: evicted.key, cost: evicted.cost)
+                weakTable.insert(evicted.value.image, forKey: evicted.key, cost: evicted.cost, expiry: evicted.value.expiry)
             }
         }
     }

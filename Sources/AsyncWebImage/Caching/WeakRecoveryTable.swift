@@ -19,6 +19,7 @@ struct WeakRecoveryTable {
         let orientation: ImageOrientation
         let format: ImageFormat
         let cost: Int
+        let expiry: ContinuousClock.Instant?
     }
 
     /// Slots examined by the incremental sweep on every insertion.
@@ -38,11 +39,11 @@ struct WeakRecoveryTable {
     ///
     /// Does nothing when the pixels are already gone.
     /// - Complexity: O(1) amortised.
-    mutating func insert(_ image: Image, forKey key: String, cost: Int) {
+    mutating func insert(_ image: Image, forKey key: String, cost: Int, expiry: ContinuousClock.Instant? = nil) {
         let entry = Entry(
             key: key, storage: image.storage, width: image.width, height: image.height,
             pixelFormat: image.pixelFormat, bytesPerRow: image.bytesPerRow,
-            orientation: image.orientation, format: image.format, cost: cost
+            orientation: image.orientation, format: image.format, cost: cost, expiry: expiry
         )
         if let index = indexByKey[key] {
             slots[index] = entry
@@ -60,7 +61,7 @@ struct WeakRecoveryTable {
     /// still alive.
     ///
     /// - Complexity: O(1) on average.
-    mutating func take(_ key: String) -> (image: Image, cost: Int)? {
+    mutating func take(_ key: String) -> (image: Image, cost: Int, expiry: ContinuousClock.Instant?)? {
         guard let index = indexByKey[key], let entry = slots[index] else { return nil }
         free(index, key: key)
         guard let storage = entry.storage else { return nil }
@@ -69,7 +70,7 @@ struct WeakRecoveryTable {
             bytesPerRow: entry.bytesPerRow, orientation: entry.orientation, format: entry.format,
             isPreview: false, storage: storage
         )
-        return (image, entry.cost)
+        return (image, entry.cost, entry.expiry)
     }
 
     /// Whether `key` has an entry whose pixels are alive.
