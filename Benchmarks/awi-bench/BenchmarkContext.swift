@@ -1,8 +1,10 @@
-/// What every scenario gets: the options, the corpus, the progress display.
+/// What every scenario gets: the options, the corpus, the progress display, the server.
 struct BenchmarkContext: Sendable {
     let options: BenchmarkOptions
     let corpus: Corpus
     let progress: ProgressReporter
+    /// The embedded HTTP server, started by the first scenario that asks.
+    let server: BenchmarkServer
 
     /// `plan` adjusted for `--quick` and `--duration-scale`.
     func plan(warmup: Int, minIterations: Int, maxIterations: Int, budget: Double) -> MeasurementPlan {

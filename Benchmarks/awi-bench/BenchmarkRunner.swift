@@ -33,7 +33,9 @@ enum BenchmarkRunner {
             return 1
         }
         progress.message("corpus: \(corpus.images.count) images in \(corpus.directory)")
-        let context = BenchmarkContext(options: options, corpus: corpus, progress: progress)
+        let server = BenchmarkServer(corpus: corpus)
+        defer { server.stop() }
+        let context = BenchmarkContext(options: options, corpus: corpus, progress: progress, server: server)
 
         var table = ResultTable()
         for (index, scenario) in scenarios.enumerated() {

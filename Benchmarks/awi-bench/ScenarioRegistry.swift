@@ -10,6 +10,10 @@ enum ScenarioRegistry {
         MemoryHitScenario(),
         CacheRSSScenario(),
         DiskHitScenario(),
+        NetworkScenario(),
+        CoalescingScenario(),
+        ProgressiveScenario(),
+        SoakScenario(),
     ]
 
     /// The scenarios `names` select, in registry order; every scenario that
