@@ -68,9 +68,3 @@ struct BenchmarkOptions: Sendable {
         return options
     }
 }
-
-/// A command-line mistake, shown with the usage text.
-struct UsageError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
