@@ -57,6 +57,7 @@ struct PNGCoderTests {
         ("gray1-interlaced", .gray8), ("palette4-trns-interlaced", .rgba8),
         ("rgb8-interlaced", .rgb8), ("rgba16-interlaced", .rgba8),
         ("progressive-interlaced", .rgb8), ("progressive-plain", .rgb8),
+        ("exif-orientation6", .rgb8), ("exif-after-idat-orientation8", .rgb8),
     ]
 
     @Test("decodes every colour type and bit depth to the reference pixels", arguments: fixtures)
@@ -69,7 +70,8 @@ struct PNGCoderTests {
         // Then the format is the documented one and every channel matches exactly
         #expect(image.pixelFormat == format)
         #expect(image.format == .png)
-        #expect(image.orientation == .up)
+        let orientations: [String: ImageOrientation] = ["exif-orientation6": .right, "exif-after-idat-orientation8": .left]
+        #expect(image.orientation == orientations[name] ?? .up)
         #expect(!image.isPreview)
         #expect(image.width * image.height * 4 == reference.count)
         let pixels = PNGFixture.rgba(image)
@@ -133,6 +135,22 @@ struct PNGCoderTests {
         #expect(upright.size == PixelSize(width: 23, height: 37))
         for (x, y) in [(0, 0), (5, 9), (22, 36), (22, 0)] {
             #expect(upright.pixel(x: x, y: y) == stored.pixel(x: y, y: 22 - x))
+        }
+    }
+
+    @Test("reads an eXIf chunk placed after the image data too", arguments: [
+        ImageDecodingOptions(), ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 10, height: 10)),
+        ImageDecodingOptions(applyOrientation: true),
+    ])
+    func exifAfterImageData(options: ImageDecodingOptions) throws {
+        // Given a 37×23 PNG whose little-endian eXIf (orientation 8) follows the IDATs
+        let image = try coder.decode(PNGFixture.data("exif-after-idat-orientation8"), options: options)
+        // Then the orientation is found and applied to the size as asked
+        if options.applyOrientation {
+            #expect(image.orientation == .up && image.size == PixelSize(width: 23, height: 37))
+        } else {
+            #expect(image.orientation == .left)
+            #expect(image.orientedSize == (options.thumbnailPixelSize == nil ? PixelSize(width: 23, height: 37) : PixelSize(width: 6, height: 10)))
         }
     }
 

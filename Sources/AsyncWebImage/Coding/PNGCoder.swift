@@ -59,17 +59,25 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             let header = try context.header()
             try options.checkPixelLimit(PixelSize(width: Int(header.width), height: Int(header.height)))
             let plan = try PNGDecodePlan(ihdr: header, hasTransparencyChunk: try context.hasTransparencyChunk())
-            // eXIf comes before the image data, so the orientation is known now.
-            let orientation = context.exifOrientation()
-            let target = options.targetSize(forStored: PixelSize(width: plan.width, height: plan.height), orientation: orientation)
+            // eXIf belongs before the image data, so the orientation is usually known now.
+            let size = PixelSize(width: plan.width, height: plan.height)
+            let early = context.exifOrientation()
+            let target = options.targetSize(forStored: size, orientation: early)
+            let decoded: Image
             if let target, let factor = Self.shrinkFactor(plan: plan, target: target) {
-                return (try Self.decodeShrinking(context, plan: plan, factor: factor).with(orientation: orientation), target)
+                decoded = try Self.decodeShrinking(context, plan: plan, factor: factor)
+            } else {
+                decoded = try Image.make(width: plan.width, height: plan.height, pixelFormat: plan.pixelFormat, format: .png) {
+                    pixels in
+                    try Self.decodePixels(context, plan: plan, into: pixels)
+                }
             }
-            let decoded = try Image.make(width: plan.width, height: plan.height, pixelFormat: plan.pixelFormat, format: .png) {
-                pixels in
-                try Self.decodePixels(context, plan: plan, into: pixels)
-            }
-            return (decoded.with(orientation: orientation), target)
+            // Some writers put eXIf after the image data; libspng has read it by now.
+            // Its orientation then decides the target (a rare case where a
+            // shrunk image may be resampled up a little).
+            let orientation = early == .up ? context.exifOrientation() : early
+            let finalTarget = orientation == early ? target : options.targetSize(forStored: size, orientation: orientation)
+            return (decoded.with(orientation: orientation), finalTarget)
         }
         return Self.finish(image, target: target, options: options)
     }

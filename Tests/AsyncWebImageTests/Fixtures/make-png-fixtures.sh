@@ -89,7 +89,7 @@ def image_data(pixels, w, h, ctype, depth, interlace):
 
 
 def png(name, pixels, ctype, depth, interlace=False, plte=None, trns=None, extra_before=b"",
-        idat_size=256, w=W, h=H, level=9):
+        idat_size=256, w=W, h=H, level=9, extra_after=b""):
     ihdr = struct.pack(">IIBBBBB", w, h, depth, ctype, 0, 0, 1 if interlace else 0)
     data = zlib.compress(image_data(pixels, w, h, ctype, depth, interlace), level)
     out = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + extra_before
@@ -101,7 +101,7 @@ def png(name, pixels, ctype, depth, interlace=False, plte=None, trns=None, extra
     # and progressive tests cut through chunk boundaries.
     for i in range(0, len(data), idat_size):
         out += chunk(b"IDAT", data[i:i + idat_size])
-    out += chunk(b"IEND", b"")
+    out += extra_after + chunk(b"IEND", b"")
     open(name + ".png", "wb").write(out)
 
 
@@ -169,6 +169,9 @@ png("progressive-interlaced-one-idat", grid(big, BW, BH), 2, 8, interlace=True, 
 # EXIF orientation 6 (rotate 90° clockwise) in an eXIf chunk before IDAT.
 exif = b"MM\x00\x2a" + struct.pack(">I", 8) + struct.pack(">H", 1) + struct.pack(">HHIHH", 0x0112, 3, 1, 6, 0) + struct.pack(">I", 0)
 png("exif-orientation6", grid(rgb), 2, 8, extra_before=chunk(b"eXIf", exif))
+# The same with orientation 8, little-endian, in an eXIf chunk after the image data.
+exif8 = b"II\x2a\x00" + struct.pack("<I", 8) + struct.pack("<H", 1) + struct.pack("<HHIHH", 0x0112, 3, 1, 8, 0) + struct.pack("<I", 0)
+png("exif-after-idat-orientation8", grid(rgb), 2, 8, extra_after=chunk(b"eXIf", exif8))
 
 # --- Bad input (no reference pixels) ---
 good = open("rgb8.png", "rb").read()
