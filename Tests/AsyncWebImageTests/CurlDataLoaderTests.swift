@@ -258,8 +258,8 @@ struct CurlDataLoaderTests {
         // When it is loaded with the default schemes
         let error = await failure(makeLoader(), DataRequest(url: server.url("/to-file")))
 
-        // Then it fails with a typed error rather than reading the file
-        #expect(error is ImageError)
+        // Then it fails with a typed error naming the refused scheme, rather than reading the file
+        #expect(error as? ImageError == .unsupportedScheme("file"))
     }
 
     @Test("cancelling the consumer closes the connection within 1 s")

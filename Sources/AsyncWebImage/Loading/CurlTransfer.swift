@@ -275,7 +275,14 @@ final class CurlTransfer: @unchecked Sendable {
     func outcome(_ code: CURLcode) -> Result<Void, ImageError> {
         if let abortError { return .failure(abortError) }
         guard code == CURLE_OK else {
-            return .failure(ImageError(curlCode: code, detail: String(cString: errorBuffer), url: request.url.absoluteString))
+            var url = request.url.absoluteString
+            if code == CURLE_UNSUPPORTED_PROTOCOL, let easy {
+                // A refused redirect: name the target's scheme, not the request's.
+                var pointer: UnsafeMutablePointer<CChar>?
+                CCurl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &pointer)
+                if let pointer { url = String(cString: pointer) }
+            }
+            return .failure(ImageError(curlCode: code, detail: String(cString: errorBuffer), url: url))
         }
         if !headDelivered, !deliverHead() { return .failure(abortError ?? .httpStatus(statusCode ?? 0)) }
         return .success(())

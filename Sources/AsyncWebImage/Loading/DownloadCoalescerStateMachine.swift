@@ -172,7 +172,11 @@ struct DownloadCoalescerStateMachine<Waiter> {
     mutating func receiveHead(_ head: DataResponseHead) -> [Waiter] {
         guard isLoading else { return [] }
         self.head = head
-        if let expected = head.expectedContentLength, expected > 0 { body.reserve(Int(clamping: expected)) }
+        // Reserve what the server announced, but not a hostile 60 MB for a
+        // body that may never come: past 16 MiB the buffer grows as bytes arrive.
+        if let expected = head.expectedContentLength, expected > 0 {
+            body.reserve(Int(clamping: min(expected, 16 * 1024 * 1024)))
+        }
         return takeWaiters()
     }
 
