@@ -46,6 +46,12 @@ extension CurlDataLoader {
         /// when the head arrives and against the bytes while they arrive, so
         /// the transfer stops as soon as it is over. 64 MiB by default.
         public var maxResponseBytes: Int64 = 64 * 1024 * 1024
+        /// Refuses connections to internal addresses (loopback, private,
+        /// link-local, CGNAT, multicast, ... also inside IPv6), checked on
+        /// the address each socket actually connects to. `nil` (off) by
+        /// default; a server fetching user-supplied URLs should set
+        /// `DestinationGuard()`. With a proxy, the proxy's address is what is checked.
+        public var destinationGuard: DestinationGuard?
         /// Body bytes delivered but not yet taken by a slow consumer before
         /// the transfer pauses (the socket then stops being read). 1 MiB by default.
         public var maxBufferedBytes: Int = 1024 * 1024

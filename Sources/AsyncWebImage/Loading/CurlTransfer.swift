@@ -143,10 +143,17 @@ final class CurlTransfer: @unchecked Sendable {
             headerList = curl_slist_append(headerList, value.isEmpty ? "\(name);" : "\(name): \(value)")
         }
         try check(CCurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
-        // The destination guard of a later issue plugs in here, with
-        // CCurl_easy_setopt_opensocket_function and CURLOPT_OPENSOCKETDATA,
-        // so that every address curl connects to (after redirects and DNS)
-        // is checked.
+        // The destination guard checks every address curl is about to
+        // connect to, after DNS and after each redirect, so neither a
+        // redirect nor DNS rebinding can slip past it.
+        if configuration.destinationGuard != nil {
+            try check(CCurl_easy_setopt_opensocket_function(easy) { user, _, address in
+                guard let user, let address else { return CURL_SOCKET_BAD }
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+                return transfer.openSocket(address)
+            })
+            try check(CCurl_easy_setopt_ptr(easy, CURLOPT_OPENSOCKETDATA, this))
+        }
         return easy
     }
 
@@ -190,6 +197,32 @@ final class CurlTransfer: @unchecked Sendable {
         let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         headerFields[name] = headerFields[name].map { "\($0), \(value)" } ?? value
         return count
+    }
+
+    /// curl's open-socket callback (loop thread): opens the socket only if
+    /// the destination guard permits the address, else records why and
+    /// makes curl fail the connection.
+    func openSocket(_ address: UnsafeMutablePointer<curl_sockaddr>) -> curl_socket_t {
+        let family = address.pointee.family
+        // `addr` is declared as a 16-byte sockaddr but curl allocates
+        // `addrlen` bytes for it, enough for a sockaddr_in6.
+        let raw = UnsafeRawPointer(address) + (MemoryLayout<curl_sockaddr>.offset(of: \.addr) ?? 0)
+        let length = Int(address.pointee.addrlen)
+        var peer: IPAddress?
+        if family == AF_INET, length >= MemoryLayout<sockaddr_in>.size {
+            let ipv4 = raw.loadUnaligned(as: sockaddr_in.self)
+            peer = .v4(UInt32(bigEndian: ipv4.sin_addr.s_addr))
+        } else if family == AF_INET6, length >= MemoryLayout<sockaddr_in6>.size {
+            var ipv6 = raw.loadUnaligned(as: sockaddr_in6.self)
+            peer = .v6(withUnsafeBytes(of: &ipv6.sin6_addr) { Array($0) })
+        }
+        if let guardian = configuration.destinationGuard {
+            guard let peer, guardian.permits(peer) else {
+                abortError = .destinationNotAllowed(peer?.description ?? "address family \(family)")
+                return CURL_SOCKET_BAD
+            }
+        }
+        return socket(family, address.pointee.socktype, address.pointee.protocol)
     }
 
     /// curl's write callback: enforces the size limit and back-pressure,
