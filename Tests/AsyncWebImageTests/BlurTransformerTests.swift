@@ -71,6 +71,17 @@ struct BlurTransformerTests {
         #expect(abs(Int(big.pixel(x: 0, y: 0)![0]) - 100) <= 4 && abs(Int(big.pixel(x: 3, y: 0)![0]) - 100) <= 4)
     }
 
+    @Test("stops when its task is cancelled")
+    func cancellation() async {
+        // Given a task cancelled before it blurs, Then the blur throws CancellationError instead of finishing
+        let image = TransformImages.numbered(width: 64, height: 64)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try BlurTransformer(radius: 3).transform(image)
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+    }
+
     @Test("three extended boxes have exactly the Gaussian's variance")
     func boxes() {
         for sigma in [0.3, 0.8, 1.5, 3, 10, 47.3, 1000] {

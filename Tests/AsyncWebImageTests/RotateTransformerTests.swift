@@ -94,6 +94,16 @@ struct RotateTransformerTests {
         #expect(best.value == 255)
     }
 
+    @Test("an arbitrary-angle rotation stops when its task is cancelled")
+    func cancellation() async {
+        let image = TransformImages.numbered(width: 64, height: 64)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try RotateTransformer(degrees: 20).transform(image)
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+    }
+
     @Test("non-finite angles fail instead of trapping")
     func badAngles() {
         let image = TransformImages.numbered(width: 4, height: 4)

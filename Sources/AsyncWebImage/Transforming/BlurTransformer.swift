@@ -31,7 +31,8 @@ public struct BlurTransformer: ImageTransformer {
     /// Returns the blurred image.
     ///
     /// - Throws: ``ImageError/transformFailed(key:reason:)`` for a radius
-    ///   that is negative, not finite or above ``maximumRadius``.
+    ///   that is negative, not finite or above ``maximumRadius``;
+    ///   `CancellationError` when the task is cancelled (checked between passes).
     public func transform(_ image: Image) throws -> Image {
         guard radius.isFinite, radius >= 0, radius <= Self.maximumRadius else {
             throw ImageError.transformFailed(key: key, reason: "radius must be in 0...\(Self.maximumRadius)")
@@ -44,19 +45,19 @@ public struct BlurTransformer: ImageTransformer {
         let count = w * h * channels
         if image.pixelFormat.hasAlpha {
             var planes = [UInt16](repeating: 0, count: count * 2)
-            return planes.withUnsafeMutableBufferPointer { buffer in
+            return try planes.withUnsafeMutableBufferPointer { buffer in
                 let a = UnsafeMutableBufferPointer(rebasing: buffer[0..<count])
                 let b = UnsafeMutableBufferPointer(rebasing: buffer[count...])
                 image.withUnsafeBytes { Self.premultiply($0, stride, into: a, w, h, channels) }
-                Self.blur(a, b, w, h, channels, box)
+                try Self.blur(a, b, w, h, channels, box)
                 return Image.makeTransformed(like: image, width: w, height: h, pixelFormat: image.pixelFormat) {
                     Self.unpremultiply(a, into: $0.bindMemory(to: UInt8.self), channels)
                 }
             }
         }
         var temporary = [UInt8](repeating: 0, count: count)
-        return temporary.withUnsafeMutableBufferPointer { b in
-            Image.makeTransformed(like: image, width: w, height: h, pixelFormat: image.pixelFormat) { destination in
+        return try temporary.withUnsafeMutableBufferPointer { b in
+            try Image.makeTransformed(like: image, width: w, height: h, pixelFormat: image.pixelFormat) { destination in
                 let a = destination.bindMemory(to: UInt8.self)
                 image.withUnsafeBytes { source in
                     let rowBytes = w * channels
@@ -65,7 +66,7 @@ public struct BlurTransformer: ImageTransformer {
                             .copyMemory(from: UnsafeRawBufferPointer(rebasing: source[(y * stride)..<(y * stride + rowBytes)]))
                     }
                 }
-                Self.blur(a, b, w, h, channels, box)
+                try Self.blur(a, b, w, h, channels, box)
             }
         }
     }
@@ -104,10 +105,12 @@ public struct BlurTransformer: ImageTransformer {
     }
 
     /// Three horizontal then three vertical passes; the result ends in `a`.
+    ///
+    /// - Throws: `CancellationError` between passes when the task is cancelled.
     private static func blur<T: FixedWidthInteger & UnsignedInteger>(
         _ a: UnsafeMutableBufferPointer<T>, _ b: UnsafeMutableBufferPointer<T>,
         _ w: Int, _ h: Int, _ channels: Int, _ box: Box
-    ) {
+    ) throws {
         // Rows: all three passes on one row while it sits in cache.
         let rowLength = w * channels
         var scratch = [T](repeating: 0, count: 2 * rowLength)
@@ -123,8 +126,11 @@ public struct BlurTransformer: ImageTransformer {
                 }
             }
         }
+        try Task.checkCancellation()
         vertical(b, into: a, w, h, rowLength, box)
+        try Task.checkCancellation()
         vertical(a, into: b, w, h, rowLength, box)
+        try Task.checkCancellation()
         vertical(b, into: a, w, h, rowLength, box)
     }
 

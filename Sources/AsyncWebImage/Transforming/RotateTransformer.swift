@@ -39,7 +39,9 @@ public struct RotateTransformer: ImageTransformer {
     /// Returns the rotated image.
     ///
     /// - Throws: ``ImageError/transformFailed(key:reason:)`` for a non-finite
-    ///   angle or a result over ``Image/maximumTransformPixelCount``.
+    ///   angle or a result over ``Image/maximumTransformPixelCount``;
+    ///   `CancellationError` when the task is cancelled (checked every 64 rows
+    ///   of an arbitrary-angle rotation).
     public func transform(_ image: Image) throws -> Image {
         guard degrees.isFinite else { throw ImageError.transformFailed(key: key, reason: "angle is not finite") }
         let image = image.uprightForTransform()
@@ -70,13 +72,13 @@ public struct RotateTransformer: ImageTransformer {
             sourceWidth: image.width, sourceHeight: image.height, bytesPerRow: image.bytesPerRow,
             outWidth: outWidth, outHeight: outHeight
         )
-        return image.withUnsafeBytes { source in
-            Image.makeTransformed(like: image, width: outWidth, height: outHeight, pixelFormat: format) { destination in
+        return try image.withUnsafeBytes { source in
+            try Image.makeTransformed(like: image, width: outWidth, height: outHeight, pixelFormat: format) { destination in
                 switch format {
-                case .rgba8: Self.sample(RGBA.self, source, destination, geometry, background)
-                case .rgb8: Self.sample(RGB.self, source, destination, geometry, background)
-                case .grayAlpha8: Self.sample(GrayAlpha.self, source, destination, geometry, background)
-                case .gray8: Self.sample(Gray.self, source, destination, geometry, background)
+                case .rgba8: try Self.sample(RGBA.self, source, destination, geometry, background)
+                case .rgb8: try Self.sample(RGB.self, source, destination, geometry, background)
+                case .grayAlpha8: try Self.sample(GrayAlpha.self, source, destination, geometry, background)
+                case .gray8: try Self.sample(Gray.self, source, destination, geometry, background)
                 }
             }
         }
@@ -92,14 +94,14 @@ public struct RotateTransformer: ImageTransformer {
     private static func sample<L: Layout>(
         _: L.Type, _ source: UnsafeRawBufferPointer, _ destination: UnsafeMutableRawBufferPointer,
         _ g: Geometry, _ background: TransformColor
-    ) {
+    ) throws {
         guard let src = source.baseAddress?.assumingMemoryBound(to: UInt8.self),
               let dst = destination.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         let channels = L.channels
         // The background as one pixel of the same layout: taps that fall
         // outside the image read it, which antialiases the edges for free.
         let backgroundPixel = background.components(in: L.format)
-        backgroundPixel.withUnsafeBufferPointer { backgroundBuffer in
+        try backgroundPixel.withUnsafeBufferPointer { backgroundBuffer in
             let bg = backgroundBuffer.baseAddress!
             let (sw, sh, stride) = (g.sourceWidth, g.sourceHeight, g.bytesPerRow)
             // Output pixel centre (x + ½, y + ½) relative to the output centre,
@@ -114,6 +116,7 @@ public struct RotateTransformer: ImageTransformer {
             // across thousands of source rows.
             let tile = 64
             for tileY in Swift.stride(from: 0, to: g.outHeight, by: tile) {
+                try Task.checkCancellation()
                 for tileX in Swift.stride(from: 0, to: g.outWidth, by: tile) {
                     for y in tileY..<min(tileY + tile, g.outHeight) {
                         let dy = Float(y) + 0.5 - halfOutHeight
@@ -131,7 +134,8 @@ public struct RotateTransformer: ImageTransformer {
                             guard u >= 0, v >= 0 else { L.copy(bg, out); continue }
                             let xi = Int(u), yi = Int(v)
                             guard xi <= sw, yi <= sh else { L.copy(bg, out); continue }
-                            let ax = u - Float(xi), ay = v - Float(yi)
+                            // 8-bit fractions: weights in 16-bit fixed point that sum to exactly 65536.
+                            let fx = Int32((u - Float(xi)) * 256), fy = Int32((v - Float(yi)) * 256)
                             let x0 = xi - 1, y0 = yi - 1
                             let p00, p10, p01, p11: UnsafePointer<UInt8>
                             if x0 >= 0 && y0 >= 0 && xi < sw && yi < sh {
@@ -147,7 +151,7 @@ public struct RotateTransformer: ImageTransformer {
                                 p01 = inX0 && inY1 ? UnsafePointer(row1 + x0 * channels) : bg
                                 p11 = inX1 && inY1 ? UnsafePointer(row1 + xi * channels) : bg
                             }
-                            L.blend(p00, p10, p01, p11, (1 - ax) * (1 - ay), ax * (1 - ay), (1 - ax) * ay, ax * ay, out)
+                            L.blend(p00, p10, p01, p11, (256 - fx) * (256 - fy), fx * (256 - fy), (256 - fx) * fy, fx * fy, out)
                         }
                     }
                 }
@@ -204,25 +208,32 @@ extension RotateTransformer.Layout {
         for c in 0..<channels { out[c] = pixel[c] }
     }
 
-    /// Writes the weighted sum of four pixels; with alpha, colours are
-    /// weighted by their alpha (premultiplied) and divided back.
+    /// Writes the weighted sum of four pixels (weights sum to 65536); with
+    /// alpha, colours are weighted by their alpha (premultiplied) and divided back.
     @inline(__always)
     static func blend(
         _ p00: UnsafePointer<UInt8>, _ p10: UnsafePointer<UInt8>, _ p01: UnsafePointer<UInt8>, _ p11: UnsafePointer<UInt8>,
-        _ w00: Float, _ w10: Float, _ w01: Float, _ w11: Float, _ out: UnsafeMutablePointer<UInt8>
+        _ w00: Int32, _ w10: Int32, _ w01: Int32, _ w11: Int32, _ out: UnsafeMutablePointer<UInt8>
     ) {
-        var (e00, e10, e01, e11) = (w00, w10, w01, w11)
-        var scale: Float = 1
         if hasAlpha {
             let a = channels - 1
-            e00 *= Float(p00[a]); e10 *= Float(p10[a]); e01 *= Float(p01[a]); e11 *= Float(p11[a])
-            let alpha = e00 + e10 + e01 + e11
-            out[a] = RotateTransformer.roundedByte(alpha)
-            scale = alpha > 0.001 ? 1 / alpha : 0
-        }
-        for c in 0..<(hasAlpha ? channels - 1 : channels) {
-            let value = (Float(p00[c]) * e00 + Float(p10[c]) * e10 + Float(p01[c]) * e01 + Float(p11[c]) * e11) * scale
-            out[c] = RotateTransformer.roundedByte(value)
+            // Alpha-weighted weights: at most 65536 × 255, so sums fit in 32 bits.
+            let e00 = w00 &* Int32(p00[a]), e10 = w10 &* Int32(p10[a])
+            let e01 = w01 &* Int32(p01[a]), e11 = w11 &* Int32(p11[a])
+            let alpha = e00 &+ e10 &+ e01 &+ e11
+            out[a] = UInt8(truncatingIfNeeded: (alpha &+ 32768) >> 16)
+            let scale: Float = alpha > 0 ? 1 / Float(alpha) : 0
+            for c in 0..<a {
+                // Colour × alpha-weight needs 40 bits.
+                let sum = Int64(p00[c]) &* Int64(e00) &+ Int64(p10[c]) &* Int64(e10)
+                    &+ Int64(p01[c]) &* Int64(e01) &+ Int64(p11[c]) &* Int64(e11)
+                out[c] = RotateTransformer.roundedByte(Float(sum) * scale)
+            }
+        } else {
+            for c in 0..<channels {
+                let sum = Int32(p00[c]) &* w00 &+ Int32(p10[c]) &* w10 &+ Int32(p01[c]) &* w01 &+ Int32(p11[c]) &* w11
+                out[c] = UInt8(truncatingIfNeeded: (sum &+ 32768) >> 16)
+            }
         }
     }
 }
