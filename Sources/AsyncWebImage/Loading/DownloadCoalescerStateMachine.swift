@@ -154,11 +154,6 @@ struct DownloadCoalescerStateMachine<Waiter> {
         return .suspended
     }
 
-    /// Takes subscriber `id`'s waiter (its task was cancelled).
-    mutating func takeWaiter(_ id: SubscriberID) -> Waiter? {
-        waiters.removeValue(forKey: id)
-    }
-
     /// Whether ``next(_:)`` would return something other than `.wait`.
     private func hasNews(for subscriber: Subscriber) -> Bool {
         guard isLoading else { return true }

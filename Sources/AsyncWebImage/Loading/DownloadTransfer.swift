@@ -130,7 +130,10 @@ final class DownloadTransfer: Sendable {
                 }
             }
         } onCancel: {
-            state.withLock { $0.takeWaiter(id) }?.resume(throwing: CancellationError())
+            // Leave here, on the cancelling thread, rather than when the
+            // resumed task gets to run: the transfer (if this was its last
+            // subscriber) stops without waiting for a busy pool.
+            leave(id)
         }
     }
 
