@@ -119,6 +119,10 @@ struct ImageCacheTests {
         #expect(withData?.cacheType == .memory && withData?.data == data && withData?.extendedData == nil)
         #expect(withMeta?.data == nil && withMeta?.extendedData == Data("W/\"1\"".utf8))
         #expect(await disk.statistics.hits == 1)
+        // A memory-only query never touches the disk, whatever the options
+        let memoryOnly = try await cache.query(forKey: "k", cacheType: .memory, options: .init(queryMemoryData: true))
+        #expect(memoryOnly?.cacheType == .memory && memoryOnly?.data == nil)
+        #expect(await disk.statistics.hits == 1)
     }
 
     @Test("cache types select the tiers queried, stored and removed")

@@ -16,8 +16,9 @@ extension ImageCache {
         public var decoding: ImageDecodingOptions
 
         /// On a memory hit, also read the encoded data from the disk tier
-        /// (SDWebImage's `queryMemoryData`). `false` by default: a memory hit
-        /// then costs no disk access.
+        /// (SDWebImage's `queryMemoryData`), when the query's cache type
+        /// includes the disk. `false` by default: a memory hit then costs no
+        /// disk access.
         public var queryMemoryData: Bool
 
         /// Return the encoded data without decoding it (`.avoidDecodeImage`):

@@ -91,7 +91,8 @@ public final class ImageCache: Sendable {
     ) async throws -> QueryResult? {
         if cacheType.includesMemory, let image = await memory.image(forKey: key) {
             var result = QueryResult(image: image, data: nil, extendedData: nil, cacheType: .memory)
-            if let disk {
+            // Only when the disk tier is queried too: `.memory` means "do not touch the disk".
+            if cacheType.includesDisk, let disk {
                 // Best effort: the memory hit stands even if the disk cannot be read.
                 if options.queryMemoryData || options.avoidDecode {
                     let entry = try? await disk.dataWithExtendedData(forKey: key)
