@@ -194,8 +194,10 @@ final class CurlTransfer: @unchecked Sendable {
         }
         guard let colon = line.firstIndex(of: ":"), line.first != " ", line.first != "\t" else { return count }
         let name = line[..<colon].lowercased()
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        headerFields[name] = headerFields[name].map { "\($0), \(value)" } ?? value
+        var value = line[line.index(after: colon)...]
+        while let first = value.first, first == " " || first == "\t" { value.removeFirst() }
+        while let last = value.last, last == " " || last == "\t" { value.removeLast() }
+        headerFields[name] = headerFields[name].map { "\($0), \(value)" } ?? String(value)
         return count
     }
 
@@ -274,13 +276,15 @@ final class CurlTransfer: @unchecked Sendable {
             return false
         }
         var url = request.url
-        if let easy {
+        var redirects = 0
+        if let easy, CCurl_easy_getinfo_long(easy, CURLINFO_REDIRECT_COUNT, &redirects) == CURLE_OK, redirects > 0 {
+            // Only after a redirect is the answering URL another one worth parsing.
             var pointer: UnsafeMutablePointer<CChar>?
             CCurl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &pointer)
             if let pointer, let effective = URL(string: String(cString: pointer)) { url = effective }
         }
         continuation.yield(.head(DataResponseHead(
-            statusCode: status, headers: headerFields, expectedContentLength: encoded ? nil : length, url: url
+            statusCode: status, lowercasedHeaders: headerFields, expectedContentLength: encoded ? nil : length, url: url
         )))
         return true
     }

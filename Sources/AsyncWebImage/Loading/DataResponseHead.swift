@@ -25,6 +25,14 @@ public struct DataResponseHead: Sendable, Hashable {
         self.url = url
     }
 
+    /// Creates a response head from fields whose names are lower case already.
+    init(statusCode: Int, lowercasedHeaders: [String: String], expectedContentLength: Int64?, url: URL) {
+        self.statusCode = statusCode
+        headers = lowercasedHeaders
+        self.expectedContentLength = expectedContentLength
+        self.url = url
+    }
+
     /// The value of a header field, matched without regard to case.
     /// - Parameter name: The field name.
     public subscript(header name: String) -> String? {
