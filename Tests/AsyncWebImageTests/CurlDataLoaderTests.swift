@@ -222,7 +222,7 @@ struct CurlDataLoaderTests {
         defer { server.stop() }
         let size = 4 * 1024 * 1024
         server.route("/stream", .init(
-            body: testBytes(size), framing: .chunked, trickle: .init(bytesPerPiece: 65_536, interval: .milliseconds(5))
+            body: testBytes(size), framing: .chunked, trickle: .init(bytesPerPiece: 65_536, interval: .milliseconds(10))
         ))
 
         // When it is loaded
