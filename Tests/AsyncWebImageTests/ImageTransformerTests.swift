@@ -13,6 +13,7 @@ struct ImageTransformerTests {
         .tint(TransformColor(red: 9, green: 8, blue: 7, alpha: 99)), .blur(radius: 0.5), .blur(radius: 30),
         .grayscale(), .grayscale(.rec601),
         .pipeline([.rotate(degrees: 10), .blur(radius: 1), .resize(width: 2, height: 2, mode: .fill)]),
+        .colorControls(saturation: 1.5, brightness: 0.1, contrast: 1.2),
     ]
 
     @Test("every built-in handles every pixel format and tiny, thin and oriented images")
