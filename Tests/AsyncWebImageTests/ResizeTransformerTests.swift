@@ -43,6 +43,18 @@ struct ResizeTransformerTests {
         #expect(out.hasSamePixels(as: ImageResampler.resample(copy, to: PixelSize(width: 12, height: 12))))
     }
 
+    @Test("one side alone: the other follows the aspect ratio")
+    func oneSide() throws {
+        // When only a width or a height is given, Then the other side scales with it
+        let byWidth = ResizeTransformer.resize(width: 100)
+        #expect(try byWidth.transform(Self.bands).size == PixelSize(width: 100, height: 50))
+        #expect(try ResizeTransformer.resize(height: 20).transform(Self.bands).size == PixelSize(width: 40, height: 20))
+        // without enlarging unless asked, and with a readable key
+        #expect(try ResizeTransformer.resize(width: 800).transform(Self.bands).size == Self.bands.size)
+        #expect(try ResizeTransformer.resize(width: 800, upscale: true).transform(Self.bands).size == PixelSize(width: 800, height: 400))
+        #expect(byWidth.key == "resize(w=100,h=any,mode=fit,upscale=false,filter=area)")
+    }
+
     @Test("stretch ignores the aspect ratio")
     func stretch() throws {
         let out = try ResizeTransformer.resize(width: 40, height: 80, mode: .stretch).transform(Self.bands)

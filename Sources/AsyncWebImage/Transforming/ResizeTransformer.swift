@@ -18,7 +18,8 @@ public struct ResizeTransformer: ImageTransformer {
         case stretch
     }
 
-    /// The target size.
+    /// The target size. A side of `Int.max` is unconstrained: with `fit`,
+    /// `.resize(width: 320)` scales to 320 pixels wide whatever the height.
     public let size: PixelSize
     /// How the aspect ratio is treated.
     public let mode: Mode
@@ -43,9 +44,11 @@ public struct ResizeTransformer: ImageTransformer {
         self.init(size: PixelSize(width: width, height: height), mode: mode, upscale: upscale, filter: filter)
     }
 
-    /// `resize(w=…,h=…,mode=…,upscale=…,filter=…)`.
+    /// `resize(w=…,h=…,mode=…,upscale=…,filter=…)`; an unconstrained side
+    /// (`Int.max`) is written `any`.
     public var key: String {
-        "resize(w=\(size.width),h=\(size.height),mode=\(mode.rawValue),upscale=\(upscale),filter=\(filter.rawValue))"
+        func side(_ value: Int) -> String { value == .max ? "any" : String(value) }
+        return "resize(w=\(side(size.width)),h=\(side(size.height)),mode=\(mode.rawValue),upscale=\(upscale),filter=\(filter.rawValue))"
     }
 
     /// Returns the resized image (the image itself when no scaling is needed).
@@ -108,6 +111,18 @@ extension ImageTransformer where Self == ResizeTransformer {
         filter: ResamplingFilter = .area
     ) -> ResizeTransformer {
         ResizeTransformer(width: width, height: height, mode: mode, upscale: upscale, filter: filter)
+    }
+
+    /// A resize to `width`, the height following the aspect ratio (`fit`
+    /// with an unconstrained height); see ``ResizeTransformer``.
+    public static func resize(width: Int, upscale: Bool = false, filter: ResamplingFilter = .area) -> ResizeTransformer {
+        ResizeTransformer(width: width, height: .max, mode: .fit, upscale: upscale, filter: filter)
+    }
+
+    /// A resize to `height`, the width following the aspect ratio (`fit`
+    /// with an unconstrained width); see ``ResizeTransformer``.
+    public static func resize(height: Int, upscale: Bool = false, filter: ResamplingFilter = .area) -> ResizeTransformer {
+        ResizeTransformer(width: .max, height: height, mode: .fit, upscale: upscale, filter: filter)
     }
 
     /// A resize to `size`; see ``ResizeTransformer``.
