@@ -198,12 +198,15 @@ extension ImageLoader {
     }
 
     /// Runs `transformer` on the bounded pool, reporting foreign errors as
-    /// ``ImageError/transformFailed(key:reason:)``.
+    /// ``ImageError/transformFailed(key:reason:)``; cancellation (built-in
+    /// transformers check for it) stays `CancellationError`.
     private func transform(_ image: Image, with transformer: any ImageTransformer, limiter: ConcurrencyLimiter) async throws -> Image {
         try await limiter.withPermit {
             do {
                 return try transformer.transform(image)
             } catch let error as ImageError {
+                throw error
+            } catch let error as CancellationError {
                 throw error
             } catch {
                 throw ImageError.transformFailed(key: transformer.key, reason: String(describing: error))
