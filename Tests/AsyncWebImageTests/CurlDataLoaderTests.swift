@@ -465,4 +465,41 @@ struct CurlDataLoaderTests {
         #expect(second.head?.statusCode == 304)
         #expect(second.body.isEmpty)
     }
+
+    /// `data` gzip-compressed by the system's gzip.
+    private func gzipped(_ data: Data) throws -> Data {
+        let input = FileManager.default.temporaryDirectory.appendingPathComponent("awi-\(UUID().uuidString)")
+        try data.write(to: input)
+        defer { try? FileManager.default.removeItem(at: input) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/gzip")
+        process.arguments = ["-c", "-9", input.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let compressed = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return compressed
+    }
+
+    @Test("a gzip body is decoded, and the byte limit applies to the decoded bytes")
+    func gzipBomb() async throws {
+        // Given 4 MB of zeros served gzip-encoded (a few KB on the wire)
+        let server = try startedServer()
+        defer { server.stop() }
+        let plain = Data(count: 4 * 1024 * 1024)
+        let compressed = try gzipped(plain)
+        #expect(compressed.count < 64 * 1024)
+        server.route("/z", .init(headers: [("Content-Encoding", "gzip")], body: compressed))
+
+        // When it is loaded with a 64 MiB limit and with a 1 MiB limit
+        let loaded = try await makeLoader().loadData(for: DataRequest(url: server.url("/z"))).collect()
+        let error = await failure(makeLoader { $0.maxResponseBytes = 1024 * 1024 }, DataRequest(url: server.url("/z")))
+
+        // Then the first gets the decoded bytes (no length promised), the second stops at the limit
+        #expect(loaded.body == plain)
+        #expect(loaded.head?.expectedContentLength == nil)
+        #expect(server.statistics("/z").requestHeaders.first?["accept-encoding"]?.contains("gzip") == true)
+        #expect(error as? ImageError == .tooLarge(.bytes, limit: 1024 * 1024, actual: nil))
+    }
 }
