@@ -20,42 +20,53 @@ enum CurlCommand {
     /// Fetches `urls` with `curl --parallel --parallel-max <parallel>`,
     /// discarding the bodies and printing `<status> <bytes>` per transfer.
     ///
-    /// The URL list goes through a `--config` file, not the command line,
-    /// so 1,000 URLs stay far from ARG_MAX. Waits without blocking a thread of
-    /// the cooperative pool.
-    static func fetch(_ urls: [URL], parallel: Int, configFile: URL) async throws -> Outcome {
+    /// The URL list goes through a `--config` file, not the command line, so
+    /// 1,000 URLs stay far from ARG_MAX. curl's output goes to files rather
+    /// than pipes: draining pipes would need threads blocked in read(2), and
+    /// the cooperative pool has only one per core.
+    /// - Parameter workFile: A path for the config file; `.out`/`.err` files are made beside it.
+    static func fetch(_ urls: [URL], parallel: Int, workFile: URL) async throws -> Outcome {
         var config = ""
         for url in urls {
             config += "url = \"\(url.absoluteString)\"\noutput = \"/dev/null\"\n"
         }
-        try Data(config.utf8).write(to: configFile)
+        try Data(config.utf8).write(to: workFile)
+        let outURL = workFile.appendingPathExtension("out")
+        let errURL = workFile.appendingPathExtension("err")
+        for url in [outURL, errURL] {
+            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+                throw BenchmarkFailure("cannot create \(url.path)")
+            }
+        }
+        let output = try FileHandle(forWritingTo: outURL)
+        let errors = try FileHandle(forWritingTo: errURL)
+        defer {
+            try? output.close()
+            try? errors.close()
+            try? FileManager.default.removeItem(at: outURL)
+            try? FileManager.default.removeItem(at: errURL)
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
             "curl", "--parallel", "--parallel-max", String(parallel), "--silent", "--show-error",
-            "--write-out", "%{http_code} %{size_download}\\n", "--config", configFile.path,
+            "--write-out", "%{http_code} %{size_download}\\n", "--config", workFile.path,
         ]
-        let output = Pipe()
-        let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
-        // Drain both pipes while curl runs so it can never block on a full pipe.
-        async let outData = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
-        async let errData = Task.detached { errors.fileHandleForReading.readDataToEndOfFile() }.value
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch {
+            do {
+                try process.run()
+            } catch {
                 process.terminationHandler = nil
-                // Nothing will write: close our ends so the readers finish.
-                try? output.fileHandleForWriting.close()
-                try? errors.fileHandleForWriting.close()
                 continuation.resume(throwing: error)
             }
         }
-        let text = String(decoding: await outData, as: UTF8.self)
+        let text = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
         return Outcome(
             lines: text.split(separator: "\n"), exitStatus: status,
-            standardError: String(decoding: await errData, as: UTF8.self)
+            standardError: (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
         )
     }
 }

@@ -64,7 +64,7 @@ struct NetworkScenario: Scenario {
             baseline: {
                 var outcome: CurlCommand.Outcome?
                 let sample = try await Sample.inProcess {
-                    outcome = try await CurlCommand.fetch(urls, parallel: 6, configFile: configFile)
+                    outcome = try await CurlCommand.fetch(urls, parallel: 6, workFile: configFile)
                 }
                 if let outcome {
                     let good = outcome.lines.filter { $0 == "200 \(Self.bodySize)" }.count
@@ -78,10 +78,16 @@ struct NetworkScenario: Scenario {
         var row = ResultRow(
             scenario: name, caseName: caseName, measurement: measurement,
             unitsPerOperation: Double(Self.bodyCount * Self.bodySize) / 1e6, unit: "MB/s", basis: .wall,
-            baseline: "curl --parallel", target: .ratioAtLeast(0.9)
+            baseline: "curl --parallel",
+            // The target compares like with like: curl is handed every URL
+            // and limits itself to 6, as the loader does when handed every
+            // URL. Feeding 6 at a time adds a caller round trip per transfer
+            // that curl does not have; that case is reported, not judged.
+            target: callerLimit == nil ? .ratioAtLeast(0.9) : nil
         )
         let requestsPerSecond = row.throughput.map { $0 * 1e6 / Double(Self.bodySize) }
         var note = "one operation = all 1,000 bodies (p50/p99 per round); "
+            + (callerLimit == nil ? "" : "the caller waits for one body before starting the next (no target: curl has no such round trip); ")
             + "\(requestsPerSecond.map { Format.rate($0, unit: "req/s") } ?? "-") through the loader"
         if let ours = measurement.ours.median(.cpu), let theirs = measurement.baseline.median(.cpu) {
             note += "; CPU per round (server included on both sides) \(Format.seconds(ours)) vs \(Format.seconds(theirs)) for curl"
