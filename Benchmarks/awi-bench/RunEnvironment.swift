@@ -29,6 +29,13 @@ struct RunEnvironment: Sendable, Codable {
         let start = loadAverageAtStart.map { String(format: "%.2f", $0) } ?? "?"
         let end = loadAverageAtEnd.map { String(format: "%.2f", $0) } ?? "?"
         let wall = wallSeconds.map { String(format: "%.0f s", $0) } ?? "?"
-        return "\(cores) cores; 1-min load average \(start) at start, \(end) at end; run took \(wall)"
+        var line = "\(cores) cores; 1-min load average \(start) at start, \(end) at end; run took \(wall)"
+        // Other processes wanted more cores than there are: wall-clock
+        // figures mostly measure the scheduler. Say so next to them.
+        if max(loadAverageAtStart ?? 0, loadAverageAtEnd ?? 0) > Double(cores) {
+            line += "\nWARNING: the machine was busy (load above \(cores)): wall-clock ratios are unreliable; "
+                + "the cpu ratios hold up better. Rerun on an idle machine for wall-clock figures."
+        }
+        return line
     }
 }
