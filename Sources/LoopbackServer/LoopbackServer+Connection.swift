@@ -23,13 +23,8 @@ extension LoopbackServer {
         while isRunning {
             guard let request = readRequest(fd, &buffer) else { return }
             let handler = state.withLock { state -> Handler? in
-                var statistics = state.statistics[request.path] ?? PathStatistics()
-                statistics.requests += 1
-                statistics.inFlight += 1
-                statistics.maxInFlight = max(statistics.maxInFlight, statistics.inFlight)
-                statistics.requestHeaders.append(request.headers)
-                statistics.targets.append(request.target)
-                state.statistics[request.path] = statistics
+                // Mutated in place: a copy would copy the growing arrays on every request.
+                state.statistics[request.path, default: PathStatistics()].record(request)
                 state.inFlight += 1
                 state.maxInFlight = max(state.maxInFlight, state.inFlight)
                 state.log.append(request.target)

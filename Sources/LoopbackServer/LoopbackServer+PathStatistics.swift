@@ -21,5 +21,14 @@ extension LoopbackServer {
 
         /// Creates empty statistics.
         public init() {}
+
+        /// Counts a request that starts being answered.
+        mutating func record(_ request: Request) {
+            requests += 1
+            inFlight += 1
+            maxInFlight = max(maxInFlight, inFlight)
+            requestHeaders.append(request.headers)
+            targets.append(request.target)
+        }
     }
 }
