@@ -14,6 +14,10 @@ enum ScenarioRegistry {
         CoalescingScenario(),
         ProgressiveScenario(),
         SoakScenario(),
+        LoaderCoalescingScenario(),
+        LoaderMemoryHitScenario(),
+        LoaderStartCancelScenario(),
+        LoaderProgressiveScenario(),
     ]
 
     /// The scenarios `names` select, in registry order; every scenario that

@@ -15,6 +15,11 @@ final class FailedURLSet: Sendable {
     /// The most URLs remembered.
     let capacity: Int
     private let state = Mutex(State())
+    /// Mirrors `members.count` so the common case, an empty list, costs one
+    /// atomic load on every load's fast path instead of a lock and a hash.
+    /// Relaxed: a URL blocked on another thread a moment ago may still be
+    /// let through once, which the list tolerates anyway.
+    private let size = Atomic<Int>(0)
 
     init(capacity: Int = 10_000) {
         self.capacity = max(1, capacity)
@@ -24,7 +29,8 @@ final class FailedURLSet: Sendable {
     ///
     /// - Complexity: O(1).
     func contains(_ url: URL) -> Bool {
-        state.withLock { $0.members[url] != nil }
+        guard size.load(ordering: .relaxed) > 0 else { return false }
+        return state.withLock { $0.members[url] != nil }
     }
 
     /// Blocks `url`.
@@ -42,6 +48,7 @@ final class FailedURLSet: Sendable {
                 state.head += 1
                 if state.members[oldest] == generation { state.members[oldest] = nil }
             }
+            size.store(state.members.count, ordering: .relaxed)
             if state.order.count - state.head > 2 * capacity + 64 {
                 // Insert/remove churn below capacity leaves stale entries; rebuild.
                 state.order = state.members.map { ($0.key, $0.value) }.sorted { $0.1 < $1.1 }
@@ -55,12 +62,19 @@ final class FailedURLSet: Sendable {
 
     /// Unblocks `url` (after a successful load).
     func remove(_ url: URL) {
-        _ = state.withLock { $0.members.removeValue(forKey: url) }
+        guard size.load(ordering: .relaxed) > 0 else { return }
+        state.withLock { state in
+            state.members.removeValue(forKey: url)
+            size.store(state.members.count, ordering: .relaxed)
+        }
     }
 
     /// Unblocks everything.
     func removeAll() {
-        state.withLock { $0 = State() }
+        state.withLock { state in
+            state = State()
+            size.store(0, ordering: .relaxed)
+        }
     }
 
     /// How many URLs are blocked.

@@ -71,6 +71,13 @@ public struct ImageContext: Sendable {
         self.dataLoader = dataLoader
     }
 
+    /// Whether every value inherits.
+    var isEmpty: Bool {
+        transformer == nil && thumbnailPixelSize == nil && preserveAspectRatio == nil && cacheKeyFilter == nil
+            && cacheSerializer == nil && storeCacheType == nil && originalStoreCacheType == nil && queryCacheType == nil
+            && requestModifier == nil && responseModifier == nil && decryptor == nil && cache == nil && dataLoader == nil
+    }
+
     /// This context with every `nil` value taken from `base`.
     public func merged(over base: ImageContext) -> ImageContext {
         ImageContext(

@@ -10,27 +10,13 @@ extension ImageLoader {
     ///   ``ImageError/blockedURL(_:)``.
     func makeRequest(_ url: URL, options: ImageOptions, context: ImageContext) throws(ImageError) -> ImageLoadRequest {
         var options = options
-        var context = context.merged(over: configuration.defaultContext)
+        // Merging builds a new context; skip it in the common case of one side empty.
+        var context = defaultContextIsEmpty ? context : context.merged(over: configuration.defaultContext)
         if let processor = configuration.optionsProcessor {
             (options, context) = processor.process(url, options: options, context: context)
         }
-        guard let scheme = url.scheme?.lowercased(), configuration.allowedSchemes.contains(scheme) else {
-            throw .unsupportedScheme(url.scheme ?? "")
-        }
-        if scheme != "file" && (url.host ?? "").isEmpty {
-            throw .invalidURL(url.absoluteString)
-        }
-        if configuration.blocksFailedURLs && !options.contains(.retryFailed) && failedURLs.contains(url) {
-            throw .blockedURL(url)
-        }
-        let decoding = ImageDecodingOptions(
-            thumbnailPixelSize: context.thumbnailPixelSize,
-            preserveAspectRatio: context.preserveAspectRatio ?? true,
-            scaleDownLargeImages: options.contains(.scaleDownLargeImages),
-            scaleDownLimitBytes: configuration.scaleDownLimitBytes,
-            maxPixelCount: configuration.maxPixelCount,
-            applyOrientation: configuration.appliesOrientation
-        )
+        try validate(url, options: options)
+        let decoding = decodingOptions(options: options, thumbnail: context.thumbnailPixelSize, preserveAspectRatio: context.preserveAspectRatio)
         let cacheKey = context.cacheKeyFilter?.key(for: url) ?? url.absoluteString
         let originalImageKey = cacheKey + decoding.cacheKeySuffix
         let resultKey = context.transformer.map { originalImageKey + "#transform=" + $0.key } ?? originalImageKey
@@ -49,6 +35,86 @@ extension ImageLoader {
         )
     }
 
+    /// The URL checks every load makes first: scheme allow-list, a host,
+    /// and the failed-URL list.
+    private func validate(_ url: URL, options: ImageOptions) throws(ImageError) {
+        if !isPlainWebURL(url) {
+            // Foundation's parse allocates (percent-decoding host and
+            // scheme), so it runs only when the cheap check above cannot decide.
+            guard let scheme = url.scheme else { throw .unsupportedScheme("") }
+            let allowed = configuration.allowedSchemes.contains(scheme) || configuration.allowedSchemes.contains(scheme.lowercased())
+            guard allowed else { throw .unsupportedScheme(scheme) }
+            if scheme.lowercased() != "file" && (url.host ?? "").isEmpty {
+                throw .invalidURL(url.absoluteString)
+            }
+        }
+        if configuration.blocksFailedURLs && !options.contains(.retryFailed) && failedURLs.contains(url) {
+            throw .blockedURL(url)
+        }
+    }
+
+    /// The decode options a load's options and context ask for.
+    private func decodingOptions(options: ImageOptions, thumbnail: PixelSize?, preserveAspectRatio: Bool?) -> ImageDecodingOptions {
+        ImageDecodingOptions(
+            thumbnailPixelSize: thumbnail,
+            preserveAspectRatio: preserveAspectRatio ?? true,
+            scaleDownLargeImages: options.contains(.scaleDownLargeImages),
+            scaleDownLimitBytes: configuration.scaleDownLimitBytes,
+            maxPixelCount: configuration.maxPixelCount,
+            applyOrientation: configuration.appliesOrientation
+        )
+    }
+
+    /// The memory fast path of `image(_:)`: the final image straight from
+    /// memory, resolving only what the lookup needs — no merged context, no
+    /// request. `nil` on a miss, or when the call's options need the full path.
+    func memoryHit(_ url: URL, options: ImageOptions, context: ImageContext) async throws(ImageError) -> ImageResponse? {
+        let slowOptions: ImageOptions = [.refreshCached, .fromLoaderOnly, .avoidDecodeImage, .queryMemoryData]
+        guard configuration.optionsProcessor == nil, options.isDisjoint(with: slowOptions) else { return nil }
+        let defaults = configuration.defaultContext
+        guard (context.queryCacheType ?? defaults.queryCacheType ?? .all).includesMemory else { return nil }
+        try validate(url, options: options)
+        let filter = context.cacheKeyFilter ?? defaults.cacheKeyFilter
+        var key = filter?.key(for: url) ?? url.absoluteString
+        let decoding = decodingOptions(
+            options: options,
+            thumbnail: context.thumbnailPixelSize ?? defaults.thumbnailPixelSize,
+            preserveAspectRatio: context.preserveAspectRatio ?? defaults.preserveAspectRatio
+        )
+        if decoding.thumbnailPixelSize != nil || decoding.scaleDownLargeImages || decoding.applyOrientation {
+            key += decoding.cacheKeySuffix
+        }
+        if let transformer = context.transformer ?? defaults.transformer { key += "#transform=" + transformer.key }
+        // Callers joining a load in flight skip the memory actor: the
+        // result is not there yet, and a thousand such hops would queue.
+        guard !tasks.isInFlight(resultKey: key) else { return nil }
+        let cache = context.cache ?? defaults.cache ?? configuration.cache
+        guard let image = await cache.memory.image(forKey: key) else { return nil }
+        return ImageResponse(image: image, data: nil, cacheType: .memory, url: url)
+    }
+
+    /// Whether `url` is plainly an allowed `http://host…` or `https://host…`
+    /// URL, judged from its bytes without allocating: the fast path of
+    /// validation on every load. `false` means "check properly", not "invalid".
+    private func isPlainWebURL(_ url: URL) -> Bool {
+        let string = url.absoluteString
+        let prefixLength: Int
+        if string.hasPrefix("https://") {
+            guard httpsAllowed else { return false }
+            prefixLength = 8
+        } else if string.hasPrefix("http://") {
+            guard httpAllowed else { return false }
+            prefixLength = 7
+        } else {
+            return false
+        }
+        // A host must follow: not empty, not a path, not a user-info-only authority.
+        let text = string.utf8
+        guard text.count > prefixLength else { return false }
+        let first = text[text.index(text.startIndex, offsetBy: prefixLength)]
+        return first != UInt8(ascii: "/") && first != UInt8(ascii: "@") && first != UInt8(ascii: "?") && first != UInt8(ascii: "#")
+    }
+
     /// Starts one load feeding `channel`: the memory fast path in the
     /// caller's task, then the shared work through ``ImageTaskCoalescer``.
     /// Never throws: failures end the channel.
@@ -56,17 +122,29 @@ extension ImageLoader {
         do {
             // A load cancelled before it starts costs a check, no task and no transfer.
             try Task.checkCancellation()
-            var request = try makeRequest(url, options: options, context: context)
+            let request = try makeRequest(url, options: options, context: context)
+            await start(request, channel: channel, wantsPreviews: wantsPreviews, memoryChecked: false)
+        } catch {
+            channel.finish(throwing: error)
+        }
+    }
+
+    /// Starts a resolved load; `memoryChecked` skips the memory lookup the
+    /// caller has just made.
+    func start(_ request: ImageLoadRequest, channel: ImageEventChannel, wantsPreviews: Bool, wantsProgress: Bool = true, memoryChecked: Bool) async {
+        do {
+            var request = request
             let refresh = request.options.contains(.refreshCached)
             if !request.options.contains(.fromLoaderOnly) {
-                if let cached = try await cachedResponse(for: request, includingDisk: refresh) {
+                let cached = memoryChecked && !refresh ? nil : try await cachedResponse(for: request, includingDisk: refresh)
+                if let cached {
                     channel.send(.finished(cached))
                     guard refresh, !request.options.contains(.fromCacheOnly) else {
                         channel.finish()
                         return
                     }
                     request = try await modifyingRequest(request)
-                    subscribe(request, revalidating: true, channel: channel, wantsPreviews: wantsPreviews)
+                    subscribe(request, revalidating: true, channel: channel, wantsPreviews: wantsPreviews, wantsProgress: wantsProgress)
                     return
                 }
                 if refresh && request.options.contains(.fromCacheOnly) { throw ImageError.cacheMiss }
@@ -75,18 +153,18 @@ extension ImageLoader {
             }
             request = try await modifyingRequest(request)
             try Task.checkCancellation()
-            subscribe(request, revalidating: refresh, channel: channel, wantsPreviews: wantsPreviews && request.wantsPixels)
+            subscribe(request, revalidating: refresh, channel: channel, wantsPreviews: wantsPreviews && request.wantsPixels, wantsProgress: wantsProgress)
         } catch {
             channel.finish(throwing: error)
         }
     }
 
-    private func subscribe(_ request: ImageLoadRequest, revalidating: Bool, channel: ImageEventChannel, wantsPreviews: Bool) {
+    private func subscribe(_ request: ImageLoadRequest, revalidating: Bool, channel: ImageEventChannel, wantsPreviews: Bool, wantsProgress: Bool) {
         var key = request.taskKey
         if revalidating {
             key = ImageLoadRequest.TaskKey(resultKey: key.resultKey, request: key.request, decodes: key.decodes, revalidates: true)
         }
-        tasks.subscribe(key, channel: channel, wantsPreviews: wantsPreviews) { [self] handle in
+        tasks.subscribe(key, channel: channel, wantsPreviews: wantsPreviews, wantsProgress: wantsProgress) { [self] handle in
             await run(request, revalidating: revalidating, handle: handle)
         }
     }

@@ -33,9 +33,19 @@ public final class ImageLoader: Sendable {
     /// one per loader object, so such requests still share downloads.
     private let otherDownloads = Mutex<[ObjectIdentifier: (any DataLoading, DownloadCoalescer)]>([:])
 
+    /// Whether the configuration's default context sets nothing (then a
+    /// call's context needs no merging).
+    let defaultContextIsEmpty: Bool
+    /// Whether the scheme allow-list has `http` / `https`, for the cheap URL check.
+    let httpAllowed: Bool
+    let httpsAllowed: Bool
+
     /// Creates a loader.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        defaultContextIsEmpty = configuration.defaultContext.isEmpty
+        httpAllowed = configuration.allowedSchemes.contains("http")
+        httpsAllowed = configuration.allowedSchemes.contains("https")
         downloads = DownloadCoalescer(loader: configuration.dataLoader)
         failedURLs = FailedURLSet(capacity: configuration.failedURLCapacity)
     }
@@ -80,18 +90,16 @@ public final class ImageLoader: Sendable {
     ///
     /// - Throws: ``ImageError``, or `CancellationError` when the calling task is cancelled.
     public func image(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) async throws -> ImageResponse {
-        if !options.contains(.refreshCached) && !options.contains(.fromLoaderOnly) {
-            // The memory fast path without a channel: a hit costs a lookup.
-            try Task.checkCancellation()
-            let request = try makeRequest(url, options: options, context: context)
-            if !request.options.contains(.refreshCached) && !request.options.contains(.fromLoaderOnly),
-               let cached = try await memoryResponse(for: request) {
-                return cached
-            }
-        }
+        try Task.checkCancellation()
+        // The memory fast path: no channel, no request, one lookup.
+        if let hit = try await memoryHit(url, options: options, context: context) { return hit }
+        let request = try makeRequest(url, options: options, context: context)
+        let checksMemory = configuration.optionsProcessor == nil
+            && !request.options.contains(.refreshCached) && !request.options.contains(.fromLoaderOnly)
+            && !request.options.contains(.avoidDecodeImage) && !request.options.contains(.queryMemoryData)
         let channel = ImageEventChannel()
         defer { channel.terminate() }
-        await start(url, options: options, context: context, channel: channel, wantsPreviews: false)
+        await start(request, channel: channel, wantsPreviews: false, wantsProgress: false, memoryChecked: checksMemory)
         var last: ImageResponse?
         while let event = try await channel.next() {
             if case .finished(let response) = event { last = response }
@@ -112,6 +120,12 @@ public final class ImageLoader: Sendable {
     public func unblock(_ url: URL? = nil) {
         if let url { failedURLs.remove(url) } else { failedURLs.removeAll() }
     }
+
+    // MARK: Diagnostics
+
+    /// Distinct loads in flight (callers sharing one count once): a gauge
+    /// for server metrics, and zero when the loader is idle.
+    public var activeLoadCount: Int { tasks.count }
 
     // MARK: Internals
 

@@ -39,12 +39,16 @@ final class ImageTaskCoalescer: Sendable {
         }
     }
 
-    private struct Subscriber {
+    fileprivate struct Subscriber {
         let channel: ImageEventChannel
         let wantsPreviews: Bool
+        /// `image(_:)` callers want the final response only; sending them
+        /// every progress event would cost a thousand sends per chunk when
+        /// a thousand callers share a load.
+        let wantsProgress: Bool
     }
 
-    private struct Entry {
+    fileprivate struct Entry {
         let generation: UInt64
         var subscribers: [UInt64: Subscriber] = [:]
         var task: Task<Void, Never>?
@@ -53,13 +57,22 @@ final class ImageTaskCoalescer: Sendable {
         var previewSubscribers = 0
     }
 
-    private struct State {
+    fileprivate struct State {
         var entries: [Key: Entry] = [:]
+        /// How many entries run per result key, so a caller can tell that
+        /// its result is being made without computing the full task key.
+        var inFlightResults: [String: Int] = [:]
         var nextID: UInt64 = 0
         var started = 0
     }
 
     private let state = Mutex(State())
+
+    /// Whether work for `resultKey` runs (for any request variant): then
+    /// the result cannot be in memory yet, and a memory lookup is wasted.
+    func isInFlight(resultKey: String) -> Bool {
+        state.withLock { $0.inFlightResults[resultKey] != nil }
+    }
 
     init() {}
 
@@ -75,24 +88,28 @@ final class ImageTaskCoalescer: Sendable {
         _ key: Key,
         channel: ImageEventChannel,
         wantsPreviews: Bool,
+        wantsProgress: Bool = true,
         work: @escaping @Sendable (Handle) async -> Void
     ) {
         enum Outcome { case joined(ImageEvent?, Image?), created(Handle) }
         let (outcome, subscriberID) = state.withLock { state -> (Outcome, UInt64) in
             state.nextID &+= 1
             let id = state.nextID
-            let subscriber = Subscriber(channel: channel, wantsPreviews: wantsPreviews)
-            if var entry = state.entries[key] {
-                entry.subscribers[id] = subscriber
-                if wantsPreviews { entry.previewSubscribers += 1 }
-                state.entries[key] = entry
-                return (.joined(entry.lastProgress, wantsPreviews ? entry.lastPreview : nil), id)
+            let subscriber = Subscriber(channel: channel, wantsPreviews: wantsPreviews, wantsProgress: wantsProgress)
+            // Mutated in place through the dictionary's accessor: copying the
+            // entry out would copy its subscriber table on every join (O(n²)).
+            if state.entries[key] != nil {
+                state.entries[key]!.subscribers[id] = subscriber
+                if wantsPreviews { state.entries[key]!.previewSubscribers += 1 }
+                let entry = state.entries[key]!
+                return (.joined(wantsProgress ? entry.lastProgress : nil, wantsPreviews ? entry.lastPreview : nil), id)
             }
             state.nextID &+= 1
             var entry = Entry(generation: state.nextID)
             entry.subscribers[id] = subscriber
             entry.previewSubscribers = wantsPreviews ? 1 : 0
             state.entries[key] = entry
+            state.inFlightResults[key.resultKey, default: 0] += 1
             state.started += 1
             return (.created(Handle(coalescer: self, key: key, generation: entry.generation)), id)
         }
@@ -116,14 +133,11 @@ final class ImageTaskCoalescer: Sendable {
 
     private func leave(_ key: Key, generation: UInt64?, subscriber: UInt64) {
         let task = state.withLock { state -> Task<Void, Never>? in
-            guard var entry = state.entries[key], let removed = entry.subscribers.removeValue(forKey: subscriber) else { return nil }
-            if removed.wantsPreviews { entry.previewSubscribers -= 1 }
-            if entry.subscribers.isEmpty {
-                state.entries[key] = nil
-                return entry.task
-            }
-            state.entries[key] = entry
-            return nil
+            guard let removed = state.entries[key]?.subscribers.removeValue(forKey: subscriber) else { return nil }
+            if removed.wantsPreviews { state.entries[key]!.previewSubscribers -= 1 }
+            guard state.entries[key]!.subscribers.isEmpty else { return nil }
+            state.removeEntry(key)
+            return state.entries.removeValue(forKey: key)?.task
         }
         task?.cancel()
     }
@@ -139,10 +153,15 @@ final class ImageTaskCoalescer: Sendable {
         let isPreview: Bool
         if case .preview = event { isPreview = true } else { isPreview = false }
         let channels = state.withLock { state -> [ImageEventChannel] in
-            guard var entry = state.entries[handle.key], entry.generation == handle.generation else { return [] }
-            if case .preview(let image) = event { entry.lastPreview = image } else { entry.lastProgress = event }
-            state.entries[handle.key] = entry
-            return entry.subscribers.values.compactMap { !isPreview || $0.wantsPreviews ? $0.channel : nil }
+            guard state.entries[handle.key]?.generation == handle.generation else { return [] }
+            if case .preview(let image) = event {
+                state.entries[handle.key]!.lastPreview = image
+            } else {
+                state.entries[handle.key]!.lastProgress = event
+            }
+            return state.entries[handle.key]!.subscribers.values.compactMap { subscriber in
+                (isPreview ? subscriber.wantsPreviews : subscriber.wantsProgress) ? subscriber.channel : nil
+            }
         }
         for channel in channels { channel.send(event) }
     }
@@ -150,6 +169,7 @@ final class ImageTaskCoalescer: Sendable {
     private func finish(_ handle: Handle, _ result: Result<ImageResponse?, any Error>) {
         let channels = state.withLock { state -> [ImageEventChannel] in
             guard let entry = state.entries[handle.key], entry.generation == handle.generation else { return [] }
+            state.removeEntry(handle.key)
             state.entries[handle.key] = nil
             return entry.subscribers.values.map(\.channel)
         }
@@ -161,6 +181,18 @@ final class ImageTaskCoalescer: Sendable {
             case .failure(let error):
                 channel.finish(throwing: error)
             }
+        }
+    }
+}
+
+extension ImageTaskCoalescer.State {
+    /// Forgets one entry's result key in the in-flight counts (the caller removes the entry).
+    fileprivate mutating func removeEntry(_ key: ImageTaskCoalescer.Key) {
+        guard entries[key] != nil else { return }
+        if let count = inFlightResults[key.resultKey], count > 1 {
+            inFlightResults[key.resultKey] = count - 1
+        } else {
+            inFlightResults[key.resultKey] = nil
         }
     }
 }
