@@ -61,6 +61,9 @@ final class ImageEventChannel: Sendable {
         let (waiter, action) = state.withLock { state in
             state.buffer.cancel()
             state.terminated = true
+            // A waiting consumer gets its CancellationError below; after
+            // that the sequence has ended.
+            if state.waiter != nil { state.endDelivered = true }
             defer { state.waiter = nil; state.onTermination = nil }
             return (state.waiter, state.onTermination)
         }
@@ -68,26 +71,33 @@ final class ImageEventChannel: Sendable {
         action?()
     }
 
+    /// What the consumer can have now without waiting (called under the lock).
+    private enum Ready { case event(ImageEvent), end, fail(any Error), none }
+
+    private static func ready(_ state: inout State) -> Ready {
+        if let event = state.buffer.popFirst() { return .event(event) }
+        if state.endDelivered { return .end }
+        if state.terminated {
+            state.endDelivered = true
+            return .fail(CancellationError())
+        }
+        switch state.buffer.end {
+        case .finished?:
+            state.endDelivered = true
+            return .end
+        case .failed(let error)?:
+            state.endDelivered = true
+            return .fail(error)
+        case nil:
+            return .none
+        }
+    }
+
     /// The next event, `nil` at the end; throws the load's error, or
     /// `CancellationError` when the consuming task is cancelled.
     func next() async throws -> ImageEvent? {
-        // Fast path: something is queued; no continuation, no handler.
-        enum Ready { case event(ImageEvent), end, fail(any Error), none }
-        let ready = state.withLock { state -> Ready in
-            if let event = state.buffer.popFirst() { return .event(event) }
-            if state.endDelivered { return .end }
-            switch state.buffer.end {
-            case .finished?:
-                state.endDelivered = true
-                return .end
-            case .failed(let error)?:
-                state.endDelivered = true
-                return .fail(error)
-            case nil:
-                return .none
-            }
-        }
-        switch ready {
+        // Fast path: something is ready; no continuation, no handler.
+        switch state.withLock({ Self.ready(&$0) }) {
         case .event(let event): return event
         case .end: return nil
         case .fail(let error): throw error
@@ -95,31 +105,16 @@ final class ImageEventChannel: Sendable {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ImageEvent?, any Error>) in
-                enum Action { case deliver(ImageEvent), end, fail(any Error), wait }
-                let action = state.withLock { state -> Action in
-                    if let event = state.buffer.popFirst() { return .deliver(event) }
-                    if state.endDelivered { return .end }
-                    if state.terminated {
-                        state.endDelivered = true
-                        return .fail(CancellationError())
-                    }
-                    switch state.buffer.end {
-                    case .finished?:
-                        state.endDelivered = true
-                        return .end
-                    case .failed(let error)?:
-                        state.endDelivered = true
-                        return .fail(error)
-                    case nil:
-                        state.waiter = continuation
-                        return .wait
-                    }
+                let ready = state.withLock { state -> Ready in
+                    let ready = Self.ready(&state)
+                    if case .none = ready { state.waiter = continuation }
+                    return ready
                 }
-                switch action {
-                case .deliver(let event): continuation.resume(returning: event)
+                switch ready {
+                case .event(let event): continuation.resume(returning: event)
                 case .end: continuation.resume(returning: nil)
                 case .fail(let error): continuation.resume(throwing: error)
-                case .wait: break
+                case .none: break
                 }
             }
         } onCancel: {
