@@ -37,8 +37,8 @@ extension ImageLoader {
 
     /// The URL checks every load makes first: scheme allow-list, a host,
     /// and the failed-URL list.
-    private func validate(_ url: URL, options: ImageOptions) throws(ImageError) {
-        if !isPlainWebURL(url) {
+    private func validate(_ url: URL, string: String? = nil, options: ImageOptions) throws(ImageError) {
+        if !isPlainWebURL(string ?? url.absoluteString) {
             // Foundation's parse allocates (percent-decoding host and
             // scheme), so it runs only when the cheap check above cannot decide.
             guard let scheme = url.scheme else { throw .unsupportedScheme("") }
@@ -73,9 +73,10 @@ extension ImageLoader {
         guard configuration.optionsProcessor == nil, options.isDisjoint(with: slowOptions) else { return nil }
         let defaults = configuration.defaultContext
         guard (context.queryCacheType ?? defaults.queryCacheType ?? .all).includesMemory else { return nil }
-        try validate(url, options: options)
+        let string = url.absoluteString
+        try validate(url, string: string, options: options)
         let filter = context.cacheKeyFilter ?? defaults.cacheKeyFilter
-        var key = filter?.key(for: url) ?? url.absoluteString
+        var key = filter?.key(for: url) ?? string
         let decoding = decodingOptions(
             options: options,
             thumbnail: context.thumbnailPixelSize ?? defaults.thumbnailPixelSize,
@@ -93,11 +94,10 @@ extension ImageLoader {
         return ImageResponse(image: image, data: nil, cacheType: .memory, url: url)
     }
 
-    /// Whether `url` is plainly an allowed `http://host…` or `https://host…`
-    /// URL, judged from its bytes without allocating: the fast path of
+    /// Whether `string` (a URL's absolute string) is plainly an allowed
+    /// `http://host…` or `https://host…` URL, judged without allocating: the fast path of
     /// validation on every load. `false` means "check properly", not "invalid".
-    private func isPlainWebURL(_ url: URL) -> Bool {
-        let string = url.absoluteString
+    private func isPlainWebURL(_ string: String) -> Bool {
         let prefixLength: Int
         if string.hasPrefix("https://") {
             guard httpsAllowed else { return false }

@@ -71,8 +71,14 @@ final class ImageTaskCoalescer: Sendable {
     /// Whether work for `resultKey` runs (for any request variant): then
     /// the result cannot be in memory yet, and a memory lookup is wasted.
     func isInFlight(resultKey: String) -> Bool {
-        state.withLock { $0.inFlightResults[resultKey] != nil }
+        // An idle loader answers without the lock or hashing the key.
+        guard entryCount.load(ordering: .relaxed) > 0 else { return false }
+        return state.withLock { $0.inFlightResults[resultKey] != nil }
     }
+
+    /// Mirrors `entries.count` for ``isInFlight(resultKey:)``'s shortcut.
+    /// Relaxed: a stale zero only costs one memory lookup that misses.
+    private let entryCount = Atomic<Int>(0)
 
     init() {}
 
@@ -110,6 +116,7 @@ final class ImageTaskCoalescer: Sendable {
             entry.previewSubscribers = wantsPreviews ? 1 : 0
             state.entries[key] = entry
             state.inFlightResults[key.resultKey, default: 0] += 1
+            entryCount.store(state.entries.count, ordering: .relaxed)
             state.started += 1
             return (.created(Handle(coalescer: self, key: key, generation: entry.generation)), id)
         }
@@ -137,6 +144,7 @@ final class ImageTaskCoalescer: Sendable {
             if removed.wantsPreviews { state.entries[key]!.previewSubscribers -= 1 }
             guard state.entries[key]!.subscribers.isEmpty else { return nil }
             state.removeEntry(key)
+            defer { entryCount.store(state.entries.count, ordering: .relaxed) }
             return state.entries.removeValue(forKey: key)?.task
         }
         task?.cancel()
@@ -171,6 +179,7 @@ final class ImageTaskCoalescer: Sendable {
             guard let entry = state.entries[handle.key], entry.generation == handle.generation else { return [] }
             state.removeEntry(handle.key)
             state.entries[handle.key] = nil
+            entryCount.store(state.entries.count, ordering: .relaxed)
             return entry.subscribers.values.map(\.channel)
         }
         for channel in channels {
