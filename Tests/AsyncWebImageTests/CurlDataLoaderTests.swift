@@ -27,6 +27,8 @@ struct CurlDataLoaderTests {
         let configuration = CurlDataLoader.Configuration()
         #expect(configuration.maxConcurrentDownloads == 6)
         #expect(configuration.timeout == .seconds(15))
+        #expect(configuration.transferTimeout == .seconds(60))
+        #expect(configuration.destinationGuard == nil)
         #expect(configuration.maxRedirects == 10)
         #expect(configuration.allowedSchemes == ["http", "https"])
         #expect(configuration.maxResponseBytes == 64 * 1024 * 1024)

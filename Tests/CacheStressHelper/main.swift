@@ -5,6 +5,18 @@
 // usage: awi-cache-stress <directory> <writer-id> <iterations> <keys>
 // Prints "hits H misses M violations V damaged D"; exits 1 when V or D > 0, 2 on misuse.
 //
+// usage: awi-cache-stress --loader <directory> <base-url> <images> <iterations>
+// For FaultCacheTests: loads <base-url>/img/<i>.png through an ImageLoader whose
+// only cache tier is the shared disk directory, removing entries now and then,
+// and checks every image's pixels (width 8 + i, every pixel pixelValue(i)).
+// Prints "loads L disk D network N wrong W errors E"; exits 1 when W or E > 0.
+//
+// usage: awi-cache-stress --full-loader <directory> <small-url> <big-url>
+// For FaultCacheTests: a full device under an ImageLoader. Caches the small
+// image, lowers RLIMIT_FSIZE, loads the big one: it must load (the failed disk
+// write is not the caller's failure), stay off the disk, and the small one must
+// still come from disk in a new loader. Prints "ok".
+//
 // usage: awi-cache-stress --full <directory>
 // Stands for a full device: lowers RLIMIT_FSIZE (for this process only) so
 // that large writes fail, and checks they fail with .diskIO(EFBIG) while the
@@ -70,7 +82,89 @@ func fullDeviceCheck(directory: String) async throws -> String? {
     return nil
 }
 
+/// The gray value of every pixel of image `index` in the `--loader` mode.
+func pixelValue(_ index: Int) -> UInt8 { UInt8(truncatingIfNeeded: 40 + index * 13) }
+
+/// The `--loader` mode; returns the summary line and whether it is clean.
+func loaderStress(directory: String, base: String, images: Int, iterations: Int) async -> (String, Bool) {
+    let disk = DiskStore(
+        directory: URL(fileURLWithPath: directory),
+        configuration: .init(maxSize: nil, cleansUpAtStart: false, cleanupInterval: nil))
+    var configuration = ImageLoader.Configuration(cache: ImageCache(memory: MemoryCache(), disk: disk))
+    configuration.dataLoader = CurlDataLoader()
+    // The disk is the only tier, so every hit is a read of the shared directory.
+    configuration.defaultContext.storeCacheType = .disk
+    configuration.defaultContext.queryCacheType = .disk
+    let loader = ImageLoader(configuration: configuration)
+    var loads = 0, fromDisk = 0, fromNetwork = 0, wrong = 0, errors = 0
+    for iteration in 0..<iterations {
+        let index = Int.random(in: 0..<images)
+        guard let url = URL(string: "\(base)/img/\(index).png") else { return ("bad base URL", false) }
+        if iteration % 7 == 6 {
+            do { try await disk.removeData(forKey: url.absoluteString) } catch { errors += 1 }
+            continue
+        }
+        do {
+            let response = try await loader.image(url, options: iteration % 2 == 0 ? .waitStoreCache : [])
+            loads += 1
+            if response.cacheType == .disk { fromDisk += 1 } else { fromNetwork += 1 }
+            guard let image = response.image, image.width == 8 + index, image.height == 8,
+                  (0..<image.height).allSatisfy({ y in (0..<image.width).allSatisfy { image.pixel(x: $0, y: y)?.first == pixelValue(index) } })
+            else {
+                wrong += 1
+                continue
+            }
+        } catch {
+            errors += 1
+        }
+    }
+    return ("loads \(loads) disk \(fromDisk) network \(fromNetwork) wrong \(wrong) errors \(errors)", wrong == 0 && errors == 0)
+}
+
+/// The `--full-loader` mode; returns a failure description, or nil.
+func fullDeviceLoaderCheck(directory: String, small: URL, big: URL) async throws -> String? {
+    func makeLoader() -> (ImageLoader, DiskStore) {
+        let disk = DiskStore(
+            directory: URL(fileURLWithPath: directory),
+            configuration: .init(maxSize: nil, cleansUpAtStart: false, cleanupInterval: nil))
+        var configuration = ImageLoader.Configuration(cache: ImageCache(memory: MemoryCache(), disk: disk))
+        configuration.dataLoader = CurlDataLoader()
+        return (ImageLoader(configuration: configuration), disk)
+    }
+    let (loader, disk) = makeLoader()
+    let smallImage = try await loader.image(small, options: .waitStoreCache).image
+    guard await disk.contains(small.absoluteString) else { return "the small image was not stored" }
+    signal(SIGXFSZ, SIG_IGN)
+    var limit = rlimit(rlim_cur: 4096, rlim_max: 4096)
+    guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else { return "setrlimit failed" }
+    let bigResponse = try await loader.image(big, options: .waitStoreCache)
+    guard bigResponse.cacheType == .none, bigResponse.image != nil else { return "the big image did not load" }
+    guard await !disk.contains(big.absoluteString) else { return "the big image is on a full disk" }
+    guard await disk.statistics.failedWrites == 1 else { return "failed writes: \(await disk.statistics.failedWrites)" }
+    guard try await loader.image(big).cacheType == .memory else { return "the big image is not in memory" }
+    let (restarted, _) = makeLoader()
+    let again = try await restarted.image(small)
+    guard again.cacheType == .disk else { return "the small image was lost from disk" }
+    guard let smallImage, again.image == smallImage else { return "the small image changed" }
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+    guard names.count == 1 else { return "files left: \(names)" }
+    return nil
+}
+
 let arguments = CommandLine.arguments
+if arguments.count == 6 && arguments[1] == "--loader", let images = Int(arguments[4]), let iterations = Int(arguments[5]) {
+    let (summary, clean) = await loaderStress(directory: arguments[2], base: arguments[3], images: images, iterations: iterations)
+    print(summary)
+    exit(clean ? 0 : 1)
+}
+if arguments.count == 5 && arguments[1] == "--full-loader", let small = URL(string: arguments[3]), let big = URL(string: arguments[4]) {
+    if let failure = try await fullDeviceLoaderCheck(directory: arguments[2], small: small, big: big) {
+        print("failed: \(failure)")
+        exit(1)
+    }
+    print("ok")
+    exit(0)
+}
 if arguments.count == 3 && arguments[1] == "--full" {
     if let failure = try await fullDeviceCheck(directory: arguments[2]) {
         print("failed: \(failure)")

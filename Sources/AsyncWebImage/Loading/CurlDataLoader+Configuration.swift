@@ -23,6 +23,13 @@ extension CurlDataLoader {
         /// `15` seconds by default. A stall is measured in whole seconds
         /// (curl's low-speed check), so the stall limit is rounded up.
         public var timeout: Duration = .seconds(15)
+        /// The longest one transfer may take in all, from connecting to the
+        /// last byte, however steadily bytes arrive; past it the transfer
+        /// fails with ``ImageError/timeout(_:)``. `60` seconds by default;
+        /// `nil` for no limit. Without it a server trickling one byte a
+        /// second never stalls and would hold a transfer (and its slot) for
+        /// days. Time paused for a slow consumer counts too.
+        public var transferTimeout: Duration? = .seconds(60)
 
         // MARK: Headers
 

@@ -103,6 +103,13 @@ final class CurlTransfer: @unchecked Sendable {
         let milliseconds = max(1, configuration.timeout.components.seconds * 1000
             + configuration.timeout.components.attoseconds / 1_000_000_000_000_000)
         try check(CCurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(milliseconds)))
+        // The stall check cannot catch a trickle (a byte a second is never
+        // a stall): curl's own total timeout bounds the whole transfer.
+        if let total = configuration.transferTimeout {
+            let totalMilliseconds = max(1, total.components.seconds * 1000
+                + total.components.attoseconds / 1_000_000_000_000_000)
+            try check(CCurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(totalMilliseconds)))
+        }
         lastActivity = .now
 
         // Protocol.
