@@ -138,7 +138,12 @@ struct SoakTests {
             after emptying the memory cache \(mib(rssAfter)); leftovers: \(transfersLeft) transfers, \
             \(loader.tasks.count) image tasks, \(dataLoader.outstandingTransfers) curl transfers, \(dataLoader.liveEasyHandles) curl handles
             """)
-        #expect(rssAfter - rssBefore < 64 << 20, "RSS grew from \(mib(rssBefore)) to \(mib(rssAfter))")
+        // RSS is the whole process's: in the default run other suites run in the
+        // same process at the same time, so only the full run (alone, through
+        // scripts/soak) can attribute it to the soak and holds it to a bound.
+        if full {
+            #expect(rssAfter - rssBefore < 64 << 20, "RSS grew from \(mib(rssBefore)) to \(mib(rssAfter))")
+        }
     }
 
     /// A plain load, checked against the direct decode.
