@@ -21,6 +21,10 @@ extension ImageLoader {
     /// cached image still current.
     private func produce(_ request: ImageLoadRequest, revalidating: Bool, handle: ImageTaskCoalescer.Handle) async throws -> ImageResponse? {
         if !revalidating && !request.options.contains(.fromLoaderOnly) {
+            // A caller can miss memory just before an earlier piece of work
+            // for the same result stores it and leaves the table; look once
+            // more here, so that race costs one lookup instead of a download.
+            if let response = try await memoryResponse(for: request) { return response }
             if let response = try await diskResponse(for: request) { return response }
             if request.options.contains(.fromCacheOnly) { throw ImageError.cacheMiss }
         }
