@@ -1,0 +1,125 @@
+public import AsyncWebImage
+public import Foundation
+
+/// What every fuzz target checks, and the decode options it varies.
+///
+/// A finding is anything that is not a typed ``ImageError`` or a valid
+/// image: a trap, a sanitizer report, an error of another type, an image
+/// whose sizes do not add up. libFuzzer counts each of them as a crash.
+public enum FuzzInput {
+    /// The pixel limit the targets decode with: 4 megapixels. The library's
+    /// 100-megapixel default is a limit by design (a legitimate 400 MB
+    /// allocation); fuzzing with it would only make every execution slow.
+    /// Tighter, it keeps runs fast and still checks that the limit holds.
+    public static let maxPixelCount = 1 << 22
+
+    /// Decode options chosen by `selector` (the fuzzer controls it through
+    /// the input's length), so one corpus covers full decodes, thumbnails,
+    /// stretched thumbnails, scale-down and applied orientation.
+    public static func options(_ selector: Int) -> ImageDecodingOptions {
+        switch selector % 4 {
+        case 0:
+            ImageDecodingOptions(maxPixelCount: maxPixelCount)
+        case 1:
+            ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 48, height: 32), maxPixelCount: maxPixelCount, applyOrientation: true)
+        case 2:
+            ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 7, height: 300), preserveAspectRatio: false, maxPixelCount: maxPixelCount)
+        default:
+            ImageDecodingOptions(scaleDownLargeImages: true, scaleDownLimitBytes: 16 * 1024, maxPixelCount: maxPixelCount, applyOrientation: true)
+        }
+    }
+
+    /// Runs `body`, which may fail only with an ``ImageError``; returns its
+    /// result or `nil` when it threw one.
+    public static func expectingImageError<Result>(_ what: String, _ body: () throws -> Result) -> Result? {
+        do {
+            return try body()
+        } catch is ImageError {
+            return nil
+        } catch {
+            fatalError("\(what) threw \(type(of: error)), not ImageError: \(error)")
+        }
+    }
+
+    /// Traps unless `image` is a consistent bitmap within the pixel limit
+    /// (and, for a thumbnail, no larger than asked), then reads every byte
+    /// of it, so AddressSanitizer sees a storage shorter than its sizes.
+    public static func check(_ image: Image, options: ImageDecodingOptions, isPreview: Bool, _ what: String) {
+        precondition(image.width > 0 && image.height > 0, "\(what): empty image \(image.size)")
+        precondition(image.width * image.height <= options.maxPixelCount, "\(what): \(image.size) over the pixel limit")
+        precondition(image.bytesPerRow >= image.width * image.pixelFormat.bytesPerPixel, "\(what): bytesPerRow \(image.bytesPerRow)")
+        precondition(image.cost >= image.bytesPerRow * image.height, "\(what): \(image.cost) bytes for \(image.size)")
+        precondition(image.isPreview == isPreview, "\(what): isPreview \(image.isPreview)")
+        if let thumbnail = options.thumbnailPixelSize {
+            let shown = options.applyOrientation ? image.size : image.orientedSize
+            precondition(
+                shown.width <= thumbnail.width && shown.height <= thumbnail.height,
+                "\(what): \(shown) does not fit the thumbnail \(thumbnail)"
+            )
+        }
+        if options.applyOrientation {
+            precondition(image.orientation == .up, "\(what): orientation \(image.orientation) left after applying it")
+        }
+        let checksum = image.withUnsafeBytes { bytes in bytes.reduce(UInt8(0)) { $0 &+ $1 } }
+        blackHole(checksum)
+    }
+
+    /// Keeps the optimiser from dropping a computation whose result is unused.
+    @inline(never)
+    public static func blackHole<T>(_ value: T) {
+        withExtendedLifetime(value) {}
+    }
+}
+
+/// SplitMix64: a tiny deterministic generator, seeded from the input, so a
+/// given input always replays the same chunking.
+public struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    /// A generator seeded with an FNV-1a hash of `bytes`.
+    public init(seededBy bytes: some Collection<UInt8>) {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in bytes {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3
+        }
+        state = hash
+    }
+
+    /// The next 64 random bits.
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+extension FuzzInput {
+    /// The options a decode with `options(selector)` is compared with: a
+    /// thumbnail for a full decode, a full decode for anything else.
+    public static func partnerOptions(_ selector: Int) -> ImageDecodingOptions {
+        options(selector % 4 == 0 ? 1 : 0)
+    }
+
+    /// Decodes with the options `selector` picks and with their partner
+    /// (``partnerOptions(_:)``): a differential check that the thumbnail and
+    /// scale-down paths (DCT scaling for JPEG, shrink-on-load for PNG) accept
+    /// exactly the data the full decode accepts. A server that thumbnails must
+    /// not reject an image a full decode shows, nor show one it rejects.
+    public static func decodeBothWays(_ decoder: some ImageDecoding, as format: ImageFormat, _ data: Data, selector: Int, _ what: String) {
+        let first = options(selector)
+        let second = partnerOptions(selector)
+        let image = expectingImageError(what) { try decoder.decode(data, options: first) }
+        let partner = expectingImageError(what) { try decoder.decode(data, options: second) }
+        for (result, options) in [(image, first), (partner, second)] {
+            guard let result else { continue }
+            check(result, options: options, isPreview: false, what)
+            precondition(result.format == format, "\(what): format \(result.format)")
+        }
+        precondition(
+            (image == nil) == (partner == nil),
+            "\(what): \(image == nil ? "fails" : "succeeds") with \(first) but \(partner == nil ? "fails" : "succeeds") with \(second)"
+        )
+    }
+}

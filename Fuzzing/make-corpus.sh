@@ -1,0 +1,96 @@
+#!/bin/sh
+# Regenerates the seed corpora in ./Corpus: a few small test fixtures plus
+# hand-made edge cases (written by the Python below). Deterministic.
+set -eu
+cd "$(dirname "$0")"
+fixtures=../Tests/AsyncWebImageTests/Fixtures
+rm -rf Corpus
+mkdir -p Corpus/FuzzFormatDetect Corpus/FuzzJPEGDecode Corpus/FuzzPNGDecode Corpus/FuzzProgressive
+
+for name in orientation-6 gray baseline-arithmetic progressive baseline-restart baseline-422 many-scans ycck; do
+    cp "$fixtures/jpeg/$name.jpg" Corpus/FuzzJPEGDecode/
+done
+for name in gray1-interlaced palette1-trns palette4-trns-interlaced rgb16-trns gray16-trns grayalpha8 \
+    exif-orientation6 rgb8-interlaced palette8-trns grayalpha16 huge-header bad-crc rgba16-smooth progressive-plain; do
+    cp "$fixtures/png/$name.png" Corpus/FuzzPNGDecode/
+done
+for name in progressive baseline-restart orientation-6; do
+    cp "$fixtures/jpeg/$name.jpg" Corpus/FuzzProgressive/
+done
+for name in palette4-trns-interlaced rgb8-interlaced grayalpha16 exif-orientation6; do
+    cp "$fixtures/png/$name.png" Corpus/FuzzProgressive/
+done
+
+python3 - <<'PYTHON'
+import struct, zlib
+
+def write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+def chunk(kind, body):
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+
+def png(width, height, depth=8, colour=2, interlace=0, rows=None, extra=b""):
+    ihdr = chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, depth, colour, 0, 0, interlace))
+    idat = chunk(b"IDAT", zlib.compress(rows if rows is not None else b"\0" * ((width * 3 + 1) * height)))
+    return b"\x89PNG\r\n\x1a\n" + ihdr + extra + idat + chunk(b"IEND", b"")
+
+gray = open("../Tests/AsyncWebImageTests/Fixtures/jpeg/gray.jpg", "rb").read()
+
+def with_frame_size(jpeg, width, height):
+    # Patches the first SOF0/SOF2 segment's height and width.
+    data = bytearray(jpeg)
+    at = 2
+    while at + 4 <= len(data):
+        marker, length = data[at + 1], data[at + 2] << 8 | data[at + 3]
+        if marker in (0xC0, 0xC1, 0xC2):
+            data[at + 5:at + 9] = struct.pack(">HH", height, width)
+            return bytes(data)
+        at += 2 + length
+    raise SystemExit("no SOF")
+
+jpeg = {
+    "huge-frame.jpg": with_frame_size(gray, 64250, 64250),  # the pixel limit, before any allocation
+    "wide-frame.jpg": with_frame_size(gray, 65500, 1),      # extreme aspect for thumbnails
+    "soi-eoi.jpg": b"\xff\xd8\xff\xd9",
+    "truncated.jpg": gray[: len(gray) // 2],
+    "trailing-bytes.jpg": gray + b"\0" * 32,
+}
+pngs = {
+    "tiny-rgb.png": png(1, 1),
+    # Large enough (at least twice the 48×32 thumbnail) for shrink-on-load.
+    "shrink-rgb.png": png(200, 150, rows=b"".join(b"\0" + bytes((y * 7 + x) & 0xFF for x in range(600)) for y in range(150))),
+    "shrink-gray16.png": png(128, 96, depth=16, colour=0, rows=b"".join(b"\0" + bytes(256) for _ in range(96))),
+    "ihdr-only.png": png(3, 2)[:33],
+    "zero-width.png": png(0, 4),
+    "adam7-1x1.png": png(1, 1, interlace=1),
+    "ztxt.png": png(2, 2, extra=chunk(b"zTXt", b"k\0\0" + zlib.compress(b"x" * 4096))),
+    "exif-bad-offset.png": png(2, 2, extra=chunk(b"eXIf", b"MM\0*\xff\xff\xff\xf0")),
+}
+for name, data in jpeg.items():
+    write("Corpus/FuzzJPEGDecode/" + name, data)
+    write("Corpus/FuzzProgressive/" + name, data)
+for name, data in pngs.items():
+    write("Corpus/FuzzPNGDecode/" + name, data)
+    write("Corpus/FuzzProgressive/" + name, data)
+
+detect = {
+    "gif87a": b"GIF87a\x01\x00\x01\x00",
+    "gif89a": b"GIF89a\x01\x00\x01\x00",
+    "webp": b"RIFF\x24\0\0\0WEBPVP8 ",
+    "heic": b"\0\0\0\x18ftypheic\0\0\0\0mif1heic",
+    "avif": b"\0\0\0\x1cftypavif\0\0\0\0avifmif1miaf",
+    "ftyp-short-box": b"\0\0\0\x04ftypmif1",
+    "tiff-le": b"II*\0\x08\0\0\0",
+    "tiff-be": b"MM\0*\0\0\0\x08",
+    "bmp": b"BM" + b"\0" * 12 + struct.pack("<I", 40) + b"\0" * 8,
+    "bm-text": b"BMW is a car maker, not a bitmap",
+    "html": b"<!DOCTYPE html><html><body>404</body></html>",
+    "jpeg": gray[:64],
+    "png": png(1, 1),
+    "empty": b"",
+}
+for name, data in detect.items():
+    write("Corpus/FuzzFormatDetect/" + name, data)
+PYTHON
