@@ -1,0 +1,46 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// A package of its own so that Hummingbird (and SwiftNIO under it) stays out
+// of the library's manifest: the library's CI build does not compile them.
+
+/// Settings of our own target: the library's, and warnings as errors.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    // Zero warnings in our code. Set here rather than with `-Xswiftc` on the
+    // command line, which would also apply it to Hummingbird and SwiftNIO
+    // (and rebuild them whenever it changes).
+    .unsafeFlags(["-warnings-as-errors"]),
+]
+
+let package = Package(
+    name: "ThumbnailServer",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        // The library, from this repository. Named, because a path
+        // dependency's identity is otherwise its folder's name (the clone's).
+        .package(name: "AsyncWebImage", path: "../.."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // Already under Hummingbird; named because our code imports them.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "thumbnail-server",
+            dependencies: [
+                .product(name: "AsyncWebImage", package: "AsyncWebImage"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Sources/ThumbnailServer",
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

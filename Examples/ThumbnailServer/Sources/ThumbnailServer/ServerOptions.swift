@@ -1,0 +1,123 @@
+import Foundation
+
+/// The server's settings, from command-line flags and the environment.
+///
+/// Parsed by hand: a dozen flags do not justify a dependency. Every limit
+/// has a default meant for a public-facing server; the tests and benchmarks
+/// loosen only what they must (`--allow-loopback`).
+struct ServerOptions: Sendable {
+    // MARK: Listening
+
+    /// The address to bind. `127.0.0.1` by default.
+    var host = "127.0.0.1"
+    /// The port to bind; `0` picks a free one. `8080` by default.
+    var port = 8080
+
+    // MARK: Upstreams
+
+    /// Hosts thumbnails may be made from (`example.com`, `*.example.com`).
+    /// Empty (the default) allows every host; the destination guard still
+    /// refuses private addresses.
+    var allowedHosts = HostAllowList(patterns: [])
+    /// Whether upstreams on loopback addresses may be reached (tests and
+    /// benchmarks only). `false` by default.
+    var allowsLoopback = false
+    /// Redirects followed for one upstream. `0` by default: a redirect could
+    /// lead off the host allow-list, which is checked on the requested URL.
+    var maxRedirects = 0
+    /// How long connecting, or a stalled transfer, may take. 10 s by default.
+    var timeout: Duration = .seconds(10)
+    /// The most upstream transfers at once. 16 by default.
+    var maxConcurrentDownloads = 16
+
+    // MARK: Limits
+
+    /// The most bytes an upstream body may have. 32 MiB by default.
+    var maxInputBytes: Int64 = 32 * 1024 * 1024
+    /// The most pixels an upstream image header may declare. 50 MP by default.
+    var maxInputPixels = 50_000_000
+    /// The largest width or height a request may ask for. 4096 by default.
+    var maxOutputDimension = 4096
+
+    // MARK: Caching
+
+    /// Memory for finished thumbnails (decoded pixels), in MiB; 0 turns every
+    /// cache off, so each request does the whole work. 256 by default.
+    var memoryCacheMiB = 256
+    /// A directory for the original upstream bytes, or `nil` (the default) for none.
+    var cacheDirectory: String?
+    /// `Cache-Control: max-age` of thumbnails, in seconds. One day by default.
+    var maxAge = 86_400
+
+    static let usage = """
+    usage: thumbnail-server [options]
+      --host ADDRESS            address to bind (default 127.0.0.1)
+      --port PORT               port to bind, 0 for any free one (default 8080)
+      --allow-host HOST         upstream host allowed; repeatable; *.example.com for
+                                subdomains (env THUMBNAIL_ALLOW_HOSTS, comma-separated).
+                                Without any, every host is allowed.
+      --allow-loopback          let upstreams on 127.0.0.0/8 and ::1 through the
+                                destination guard (tests and benchmarks)
+      --max-redirects N         redirects followed (default 0)
+      --timeout SECONDS         connect / stall timeout (default 10)
+      --max-downloads N         concurrent upstream transfers (default 16)
+      --max-input-bytes N       largest upstream body (default 33554432)
+      --max-input-pixels N      largest upstream image, in pixels (default 50000000)
+      --max-dimension N         largest width or height asked for (default 4096)
+      --cache-mib N             memory for finished thumbnails; 0 disables every
+                                cache (default 256)
+      --cache-dir DIR           keep original upstream bytes on disk here
+      --max-age SECONDS         Cache-Control max-age (default 86400)
+    """
+
+    /// Parses `arguments` (without the program name) over `environment`.
+    ///
+    /// - Throws: ``UsageError`` for an unknown flag or a bad value; with a
+    ///   `nil` message for `--help`.
+    static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> ServerOptions {
+        var options = ServerOptions()
+        var hosts: [String] = environment["THUMBNAIL_ALLOW_HOSTS"].map {
+            $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        } ?? []
+        var remaining = arguments[...]
+        func value(_ flag: String) throws(UsageError) -> String {
+            guard let next = remaining.popFirst() else { throw UsageError("\(flag) needs a value") }
+            return next
+        }
+        func number<T: FixedWidthInteger>(_ flag: String, atLeast minimum: T) throws(UsageError) -> T {
+            guard let number = T(try value(flag)), number >= minimum else {
+                throw UsageError("\(flag) needs a whole number of at least \(minimum)")
+            }
+            return number
+        }
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "-h", "--help": throw UsageError(nil)
+            case "--host": options.host = try value(argument)
+            case "--port":
+                options.port = try number(argument, atLeast: 0)
+                guard options.port <= 65_535 else { throw UsageError("--port must be at most 65535") }
+            case "--allow-host": hosts.append(try value(argument))
+            case "--allow-loopback": options.allowsLoopback = true
+            case "--max-redirects": options.maxRedirects = try number(argument, atLeast: 0)
+            case "--timeout": options.timeout = .seconds(try number(argument, atLeast: 1) as Int)
+            case "--max-downloads": options.maxConcurrentDownloads = try number(argument, atLeast: 1)
+            case "--max-input-bytes": options.maxInputBytes = try number(argument, atLeast: 1)
+            case "--max-input-pixels": options.maxInputPixels = try number(argument, atLeast: 1)
+            case "--max-dimension": options.maxOutputDimension = try number(argument, atLeast: 1)
+            case "--cache-mib": options.memoryCacheMiB = try number(argument, atLeast: 0)
+            case "--cache-dir": options.cacheDirectory = try value(argument)
+            case "--max-age": options.maxAge = try number(argument, atLeast: 0)
+            default: throw UsageError("unknown argument \(argument)")
+            }
+        }
+        options.allowedHosts = HostAllowList(patterns: hosts)
+        return options
+    }
+}
+
+/// A bad command line; a `nil` message asks for the usage text alone.
+struct UsageError: Error {
+    let message: String?
+    init(_ message: String?) { self.message = message }
+}

@@ -1,0 +1,75 @@
+import AsyncWebImage
+import Foundation
+
+/// One validated `GET /thumbnail` request:
+/// `url=…&width=…&height=…&fit=fit|fill|stretch&format=jpeg|png&quality=…`.
+///
+/// `width` and `height` are required, whole and at most the server's
+/// `--max-dimension`; `fit` is `fit` by default, `format` is `jpeg` by
+/// default and `quality` (1–100, JPEG only) is 80 by default, as in thumbor
+/// and imgproxy. Images are never enlarged.
+struct ThumbnailRequest: Sendable, Hashable {
+    /// The upstream image.
+    let url: URL
+    /// The box the thumbnail is made for.
+    let size: PixelSize
+    /// How the image meets the box.
+    let mode: ResizeTransformer.Mode
+    /// The format of the answer.
+    let format: ImageFormat
+    /// JPEG quality, 1–100.
+    let quality: Int
+
+    /// The request's parameters in one fixed order: what the thumbnail
+    /// depends on besides the upstream bytes (part of the `ETag`).
+    var canonicalParameters: String {
+        "\(url.absoluteString)|\(size.width)x\(size.height)|\(mode.rawValue)|\(format.rawValue)|\(format == .jpeg ? quality : 0)"
+    }
+
+    /// Validates query parameters.
+    ///
+    /// - Parameters:
+    ///   - parameter: Looks a query parameter up by name (percent-decoded).
+    ///   - maxDimension: The largest width or height allowed.
+    /// - Throws: ``ThumbnailError/badRequest(_:)`` naming the first bad parameter.
+    init(parameter: (String) -> String?, maxDimension: Int) throws(ThumbnailError) {
+        guard let text = parameter("url"), !text.isEmpty else { throw .badRequest("url is required") }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else {
+            throw .badRequest("url must be an absolute http or https URL")
+        }
+        func dimension(_ name: String) throws(ThumbnailError) -> Int {
+            guard let text = parameter(name) else { throw .badRequest("\(name) is required") }
+            guard let value = Int(text), (1...maxDimension).contains(value) else {
+                throw .badRequest("\(name) must be a whole number from 1 to \(maxDimension)")
+            }
+            return value
+        }
+        let size = PixelSize(width: try dimension("width"), height: try dimension("height"))
+        let mode: ResizeTransformer.Mode
+        switch parameter("fit") ?? "fit" {
+        case "fit": mode = .fit
+        case "fill": mode = .fill
+        case "stretch": mode = .stretch
+        default: throw .badRequest("fit must be fit, fill or stretch")
+        }
+        let format: ImageFormat
+        switch parameter("format") ?? "jpeg" {
+        case "jpeg", "jpg": format = .jpeg
+        case "png": format = .png
+        default: throw .badRequest("format must be jpeg or png")
+        }
+        var quality = 80
+        if let text = parameter("quality") {
+            guard let value = Int(text), (1...100).contains(value) else {
+                throw .badRequest("quality must be a whole number from 1 to 100")
+            }
+            quality = value
+        }
+        self.url = url
+        self.size = size
+        self.mode = mode
+        self.format = format
+        self.quality = quality
+    }
+}
