@@ -37,10 +37,10 @@ if [ ! -f "$work/corpus/.done" ]; then
     /usr/bin/convert -size 1600x1200 -seed 7 plasma:fractal -blur 0x0.5 "$work/base.png"
     for entry in "${corpus[@]}"; do
         read -r name width height kind <<<"$entry"
-        args=(-resize "${width}x${height}!" -attenuate 0.4 +noise Gaussian)
+        args=(-resize "${width}x${height}!" -attenuate 0.15 +noise Gaussian)
         case "$kind" in
-            jpeg) /usr/bin/convert "$work/base.png" "${args[@]}" -quality 90 -interlace none "$work/corpus/$name.jpg" ;;
-            progressive) /usr/bin/convert "$work/base.png" "${args[@]}" -quality 90 -interlace plane "$work/corpus/$name.jpg" ;;
+            jpeg) /usr/bin/convert "$work/base.png" "${args[@]}" -quality 85 -interlace none "$work/corpus/$name.jpg" ;;
+            progressive) /usr/bin/convert "$work/base.png" "${args[@]}" -quality 85 -interlace plane "$work/corpus/$name.jpg" ;;
             png) /usr/bin/convert "$work/base.png" "${args[@]}" -depth 8 -define png:compression-level=6 "$work/corpus/$name.png" ;;
         esac
     done

@@ -24,6 +24,12 @@ final class ThumbnailRenderer: Sendable {
         transfer.timeout = options.timeout
         transfer.maxRedirects = options.maxRedirects
         transfer.maxResponseBytes = options.maxInputBytes
+        // SSRF: refuse internal addresses wherever curl connects (after DNS,
+        // after each redirect), whatever name the URL used. Loopback only
+        // when asked for, for tests and benchmarks.
+        transfer.destinationGuard = DestinationGuard(
+            refused: options.allowsLoopback ? DestinationGuard.Categories.all.subtracting(.loopback) : .all
+        )
         // Upstreams see who is asking (cookies stay off: the loader sends
         // none unless a load passes `.handleCookies`).
         transfer.defaultHeaders["User-Agent"] = "AsyncWebImage-ThumbnailServer/\(CurlDataLoader.version)"
