@@ -12,7 +12,8 @@ import Glibc
 /// fault still served from memory and disk.
 @Suite("Faults: network", .timeLimit(.minutes(1)))
 struct FaultNetworkTests {
-    private static let jpeg = Result { try fixture("jpeg", "large.jpg") }
+    /// A real ~30 KB JPEG.
+    private static func jpeg() throws -> Data { try fixture("jpeg", "large.jpg") }
 
     private func expectNetwork(_ error: (any Error)?, _ kind: ImageError.NetworkFailure.Kind, sourceLocation: SourceLocation = #_sourceLocation) {
         guard case .network(let failure) = error as? ImageError else {
@@ -26,7 +27,7 @@ struct FaultNetworkTests {
     func resetMidBody() async throws {
         // Given a server that resets the connection after 5,000 of ~30,000 bytes
         let rig = try await FaultRig.make()
-        rig.server.route("/reset.jpg", .init(headers: [("Content-Type", "image/jpeg")], body: try Self.jpeg.get(), fault: .resetAfter(bytes: 5_000)))
+        rig.server.route("/reset.jpg", .init(headers: [("Content-Type", "image/jpeg")], body: try Self.jpeg(), fault: .resetAfter(bytes: 5_000)))
         let url = rig.server.url("/reset.jpg")
         // When it is loaded
         let error = await rig.failure(url)
@@ -40,7 +41,7 @@ struct FaultNetworkTests {
     func stall() async throws {
         // Given a 1 s stall timeout and a server that stops after 5,000 bytes
         let rig = try await FaultRig.make { $0.timeout = .seconds(1) }
-        rig.server.route("/stall.jpg", .init(headers: [("Content-Type", "image/jpeg")], body: try Self.jpeg.get(), fault: .stallAfter(bytes: 5_000)))
+        rig.server.route("/stall.jpg", .init(headers: [("Content-Type", "image/jpeg")], body: try Self.jpeg(), fault: .stallAfter(bytes: 5_000)))
         let url = rig.server.url("/stall.jpg")
         // When it is loaded
         let start = ContinuousClock.now
@@ -64,7 +65,7 @@ struct FaultNetworkTests {
             $0.transferTimeout = .seconds(2)
         }
         rig.server.route("/trickle.jpg", .init(
-            headers: [("Content-Type", "image/jpeg")], body: try Self.jpeg.get(),
+            headers: [("Content-Type", "image/jpeg")], body: try Self.jpeg(),
             trickle: .init(bytesPerPiece: 1, interval: .seconds(1))))
         let url = rig.server.url("/trickle.jpg")
         // When it is loaded
@@ -119,7 +120,7 @@ struct FaultNetworkTests {
     func contentLengthTooLarge() async throws {
         // Given a response announcing 1,000 bytes more than it sends
         let rig = try await FaultRig.make()
-        let body = try Self.jpeg.get()
+        let body = try Self.jpeg()
         rig.server.route("/long.jpg", .init(headers: [("Content-Type", "image/jpeg")], body: body, framing: .declaredLength(body.count + 1_000)))
         let url = rig.server.url("/long.jpg")
         // When it is loaded
@@ -213,11 +214,11 @@ struct FaultNetworkTests {
         try await rig.expectNothingCachedNothingLost(after: url)
     }
 
-    @Test("a JPEG whose header claims 64250×64250 fails in well under a second with no large allocation")
+    @Test("a JPEG whose header claims 64250×64250 fails from its header, fast, with no large allocation")
     func pixelBomb() async throws {
         // Given a real ~30 KB JPEG with its frame header rewritten to 64250×64250 (4.1 gigapixels)
         let rig = try await FaultRig.make()
-        var jpeg = [UInt8](try Self.jpeg.get())
+        var jpeg = [UInt8](try Self.jpeg())
         let sof = try #require((0..<jpeg.count - 9).first { jpeg[$0] == 0xFF && (0xC0...0xC2).contains(jpeg[$0 + 1]) })
         jpeg.replaceSubrange(sof + 5..<sof + 9, with: [0xFA, 0xFA, 0xFA, 0xFA])
         rig.server.route("/huge.jpg", .ok(Data(jpeg), contentType: "image/jpeg"))
@@ -236,7 +237,9 @@ struct FaultNetworkTests {
             return
         }
         #expect(actual == Int64(64250) * Int64(64250))
-        #expect(elapsed < .seconds(1))
+        // (the whole load, server included, in well under a second normally; the bound
+        // is generous for a loaded machine or a sanitizer, a decode would take minutes)
+        #expect(elapsed < .seconds(5), "\(elapsed)")
         getrusage(RUSAGE_SELF.rawValue, &usage)
         #expect(usage.ru_maxrss - peakBefore < 256 * 1024, "peak RSS grew by \(usage.ru_maxrss - peakBefore) KiB")
         try await rig.expectNothingCachedNothingLost(after: url)

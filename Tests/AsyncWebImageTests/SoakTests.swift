@@ -113,7 +113,9 @@ struct SoakTests {
         #expect(outcomes.count == requestCount)
         #expect(wrong == 0)
         #expect(failures.isEmpty, "\(Set(failures).prefix(3))")
-        #expect(cancelled > requestCount / 10)
+        // (how many cancels land before the load finishes depends on timing: under
+        // ThreadSanitizer about half, normally two thirds; a quarter is the floor)
+        #expect(cancelled * 4 >= cancelAttempts)
         // and nothing is left in flight: transfers, image tasks, curl handles, server requests
         let drained = await pipelineEventually(attempts: 5_000) {
             await loader.downloads.transferCount == 0 && loader.tasks.count == 0
