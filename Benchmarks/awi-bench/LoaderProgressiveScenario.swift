@@ -11,24 +11,17 @@ struct LoaderProgressiveScenario: Scenario {
     let summary = "first preview through ImageLoader of a ~2 MB progressive JPEG at 1 MB/s: before half the bytes"
 
     func run(in context: BenchmarkContext) async throws -> [ResultRow] {
-        guard let file = context.corpus.image(.jpeg, .progressive, bytes: CorpusGenerator.progressiveTargetBytes) else {
-            throw ScenarioSkipped("no progressive JPEG in the corpus")
-        }
-        let caseName = "\(file.label), \(file.byteCount / 1000) KB at 1 MB/s"
+        let file = try TrickledProgressiveJPEG.file(in: context)
+        let caseName = TrickledProgressiveJPEG.caseName(file)
         return [await context.measureCase(scenario: name, caseName: caseName) {
             try await measure(file, caseName: caseName, context: context)
         }]
     }
 
     private func measure(_ file: CorpusImage, caseName: String, context: BenchmarkContext) async throws -> ResultRow {
-        let data = try context.corpus.data(of: file)
-        let server = try context.server.server()
-        let path = "/loader-progressive/" + file.name
-        server.route(path, LoopbackServer.Response(
-            headers: [("Content-Type", "image/jpeg")], body: data,
-            trickle: .init(bytesPerPiece: 16_384, interval: .microseconds(16_384))
-        ))
-        let url = server.url(path)
+        let source = try TrickledProgressiveJPEG(file, prefix: "loader-progressive", context: context)
+        let data = source.data
+        let url = source.url
         let dataLoader = CurlDataLoader()
         var fractions: [Double] = []
         var previewCounts: [Double] = []

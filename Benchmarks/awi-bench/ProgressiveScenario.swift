@@ -13,10 +13,8 @@ struct ProgressiveScenario: Scenario {
     let summary = "first preview of a ~2 MB progressive JPEG trickled at 1 MB/s vs waiting for the full image"
 
     func run(in context: BenchmarkContext) async throws -> [ResultRow] {
-        guard let file = context.corpus.image(.jpeg, .progressive, bytes: CorpusGenerator.progressiveTargetBytes) else {
-            throw ScenarioSkipped("no progressive JPEG in the corpus")
-        }
-        let caseName = "\(file.label), \(file.byteCount / 1000) KB at 1 MB/s"
+        let file = try TrickledProgressiveJPEG.file(in: context)
+        let caseName = TrickledProgressiveJPEG.caseName(file)
         return [await context.measureCase(scenario: name, caseName: caseName) {
             try await measure(file, caseName: caseName, context: context)
         }]
@@ -30,16 +28,10 @@ struct ProgressiveScenario: Scenario {
     }
 
     private func measure(_ file: CorpusImage, caseName: String, context: BenchmarkContext) async throws -> ResultRow {
-        let data = try context.corpus.data(of: file)
-        let server = try context.server.server()
-        let path = "/progressive/" + file.name
-        // 16,384 bytes every 16.384 ms: 1,000,000 bytes per second.
-        server.route(path, LoopbackServer.Response(
-            headers: [("Content-Type", "image/jpeg")], body: data,
-            trickle: .init(bytesPerPiece: 16_384, interval: .microseconds(16_384))
-        ))
+        let source = try TrickledProgressiveJPEG(file, prefix: "progressive", context: context)
+        let data = source.data
         let coalescer = DownloadCoalescer(loader: CurlDataLoader())
-        let request = DataRequest(url: server.url(path))
+        let request = DataRequest(url: source.url)
         let coder = JPEGCoder()
         var runs: [Run] = []
         var baselineRuns: [Double] = []

@@ -403,17 +403,7 @@ public actor DiskStore: DataCaching {
             unlink(temporary)
             throw error
         }
-        // close(2) can report a deferred write error (NFS, quota); never retry it.
-        if close(fd) != 0 && errno != EINTR {
-            let error = FileIO.error(temporary)
-            unlink(temporary)
-            throw error
-        }
-        if rename(temporary, path) != 0 {
-            let error = FileIO.error(path)
-            unlink(temporary)
-            throw error
-        }
+        try publish(fd, temporary: temporary, at: path)
         // After the rename, so a failed write never strips an older entry of
         // its metadata; a reader in between sees the new data without
         // extended data, never another entry's.
@@ -440,6 +430,14 @@ public actor DiskStore: DataCaching {
             unlink(temporary)
             throw error
         }
+        try publish(fd, temporary: temporary, at: path)
+    }
+
+    /// Closes a fully written temporary file and renames it over `path`:
+    /// the atomic step of every write. On failure the temporary file is
+    /// removed and `path` keeps what it had.
+    private func publish(_ fd: Int32, temporary: String, at path: String) throws {
+        // close(2) can report a deferred write error (NFS, quota); never retry it.
         if close(fd) != 0 && errno != EINTR {
             let error = FileIO.error(temporary)
             unlink(temporary)

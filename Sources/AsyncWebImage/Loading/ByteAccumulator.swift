@@ -69,8 +69,11 @@ struct ByteAccumulator {
 
     /// A `malloc`ed block, freed when the accumulator and every `Data` over it are gone.
     private final class Block: @unchecked Sendable {
-        // Safe: the pointer is immutable; the bytes are written only below
-        // `capacity` and past every published snapshot (see the type's comment).
+        // Safe: the pointer is immutable. Bytes are written only by the one
+        // accumulator that owns the block — it lives in the download state
+        // machine, mutated only under its transfer's Mutex, so there is one
+        // writer at a time — and only past every published snapshot's end
+        // (see the type's comment), so no reader ever sees a byte change.
         let pointer: UnsafeMutableRawPointer
 
         init(capacity: Int) {

@@ -19,7 +19,7 @@ extension ImageLoader {
         let decoding = decodingOptions(options: options, thumbnail: context.thumbnailPixelSize, preserveAspectRatio: context.preserveAspectRatio)
         let cacheKey = context.cacheKeyFilter?.key(for: url) ?? url.absoluteString
         let originalImageKey = cacheKey + decoding.cacheKeySuffix
-        let resultKey = context.transformer.map { originalImageKey + "#transform=" + $0.key } ?? originalImageKey
+        let resultKey = Self.resultKey(originalImageKey: originalImageKey, transformer: context.transformer)
         let priority: DataRequest.Priority =
             options.contains(.highPriority) ? .high : options.contains(.lowPriority) ? .low : .normal
         let dataRequest = DataRequest(
@@ -76,22 +76,26 @@ extension ImageLoader {
         let string = url.absoluteString
         try validate(url, string: string, options: options)
         let filter = context.cacheKeyFilter ?? defaults.cacheKeyFilter
-        var key = filter?.key(for: url) ?? string
+        let cacheKey = filter?.key(for: url) ?? string
         let decoding = decodingOptions(
             options: options,
             thumbnail: context.thumbnailPixelSize ?? defaults.thumbnailPixelSize,
             preserveAspectRatio: context.preserveAspectRatio ?? defaults.preserveAspectRatio
         )
-        if decoding.thumbnailPixelSize != nil || decoding.scaleDownLargeImages || decoding.applyOrientation {
-            key += decoding.cacheKeySuffix
-        }
-        if let transformer = context.transformer ?? defaults.transformer { key += "#transform=" + transformer.key }
+        let key = Self.resultKey(originalImageKey: cacheKey + decoding.cacheKeySuffix, transformer: context.transformer ?? defaults.transformer)
         // Callers joining a load in flight skip the memory actor: the
         // result is not there yet, and a thousand such hops would queue.
         guard !tasks.isInFlight(resultKey: key) else { return nil }
         let cache = context.cache ?? defaults.cache ?? configuration.cache
         guard let image = await cache.memory.image(forKey: key) else { return nil }
         return ImageResponse(image: image, data: nil, cacheType: .memory, url: url)
+    }
+
+    /// The memory key of a final image: the decoded original's key plus the
+    /// transformer's key. The one place that spells it, for the request and
+    /// for the memory fast path.
+    static func resultKey(originalImageKey: String, transformer: (any ImageTransformer)?) -> String {
+        transformer.map { originalImageKey + "#transform=" + $0.key } ?? originalImageKey
     }
 
     /// Whether `string` (a URL's absolute string) is plainly an allowed
