@@ -176,4 +176,51 @@ struct ImageLoaderTests {
         #expect(harness.requests("/c.jpg") == 2)
         #expect(await !harness.disk.contains(url.absoluteString))
     }
+
+    @Test("image(url) calls joining a load in flight wait without a channel: one leaving stops nothing, all leaving cancels the transfer")
+    func joinersWithoutChannel() async throws {
+        let harness = try PipelineHarness()
+        let jpeg = try fixture("jpeg", "large.jpg")
+        harness.server.route("/j.jpg", LoopbackServer.Response(
+            headers: [("Content-Type", "image/jpeg")], body: jpeg,
+            trickle: .init(bytesPerPiece: 2048, interval: .milliseconds(20))))
+        let url = harness.server.url("/j.jpg")
+
+        let first = Task { try await harness.loader.image(url) }
+        #expect(await pipelineEventually { harness.server.statistics("/j.jpg").bodyBytesSent > 0 })
+        let joiners = (0..<3).map { _ in Task { try await harness.loader.image(url) } }
+        #expect(await pipelineEventually { harness.loader.tasks.subscriberCounts == (all: 4, waiters: 3) })
+        joiners[0].cancel()
+        await #expect(throws: CancellationError.self) { try await joiners[0].value }
+        // The caller that started the work leaves too: the others keep it going.
+        first.cancel()
+        await #expect(throws: CancellationError.self) { try await first.value }
+        #expect(harness.loader.tasks.subscriberCounts == (all: 2, waiters: 2))
+        let reference = try ImageCoderRegistry.builtIn.decode(jpeg)
+        for joiner in joiners.dropFirst() {
+            let response = try await joiner.value
+            #expect(response.cacheType == .none)
+            #expect(try #require(response.image).hasSamePixels(as: reference))
+        }
+        #expect(harness.requests("/j.jpg") == 1)
+        #expect(harness.decodes.count == 1)
+
+        // Everyone leaves a fresh load (joiners first): the transfer stops.
+        await harness.memory.removeAll()
+        try await harness.disk.removeAll()
+        let before = harness.server.statistics("/j.jpg").disconnects.count
+        let starter = Task { try await harness.loader.image(url) }
+        #expect(await pipelineEventually { harness.server.statistics("/j.jpg").bodyBytesSent > jpeg.count + 2048 })
+        let waiting = (0..<2).map { _ in Task { try await harness.loader.image(url) } }
+        #expect(await pipelineEventually { harness.loader.tasks.subscriberCounts == (all: 3, waiters: 2) })
+        waiting.forEach { $0.cancel() }
+        for task in waiting { await #expect(throws: CancellationError.self) { try await task.value } }
+        #expect(harness.server.statistics("/j.jpg").disconnects.count == before)
+        starter.cancel()
+        await #expect(throws: CancellationError.self) { try await starter.value }
+        #expect(await pipelineEventually { harness.server.statistics("/j.jpg").disconnects.count > before })
+        #expect(await pipelineEventually { harness.loader.activeLoadCount == 0 })
+        #expect(harness.requests("/j.jpg") == 2)
+        #expect(await !harness.disk.contains(url.absoluteString))
+    }
 }

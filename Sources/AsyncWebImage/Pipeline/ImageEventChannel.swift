@@ -4,10 +4,16 @@ import Synchronization
 /// Mutex-guarded ``ImageEventBuffer`` plus the consumer's waiting
 /// continuation. The producer never blocks; the consumer gets the newest
 /// state when it asks.
+///
+/// The continuation is an `UnsafeContinuation`: a thousand callers sharing
+/// one load each park one, and the checked kind allocates a tracking object
+/// per wait. It is resumed exactly once: whoever takes it out of `waiter`
+/// under the lock (send, finish, complete, terminate) resumes it, and
+/// `next()` resumes it itself only when it never stored it.
 final class ImageEventChannel: Sendable {
     private struct State {
         var buffer = ImageEventBuffer()
-        var waiter: CheckedContinuation<ImageEvent?, any Error>?
+        var waiter: UnsafeContinuation<ImageEvent?, any Error>?
         var onTermination: (@Sendable () -> Void)?
         var terminated = false
         var endDelivered = false
@@ -18,11 +24,12 @@ final class ImageEventChannel: Sendable {
     init() {}
 
     /// Registers what to do when the consumer goes away (typically: cancel
-    /// the producer task). Runs at once if it has already gone.
+    /// the producer task). Runs at once if it has already gone; dropped if
+    /// the producer has already finished, since nobody is left to tell.
     func onTermination(_ action: @escaping @Sendable () -> Void) {
         let runNow = state.withLock { state -> Bool in
             if state.terminated { return true }
-            state.onTermination = action
+            if !state.buffer.isClosed { state.onTermination = action }
             return false
         }
         if runNow { action() }
@@ -30,7 +37,7 @@ final class ImageEventChannel: Sendable {
 
     /// Delivers or queues an event; ignored once the channel is closed.
     func send(_ event: ImageEvent) {
-        let waiter = state.withLock { state -> CheckedContinuation<ImageEvent?, any Error>? in
+        let waiter = state.withLock { state -> UnsafeContinuation<ImageEvent?, any Error>? in
             guard !state.buffer.isClosed else { return nil }
             if let waiter = state.waiter, state.buffer.isEmpty {
                 state.waiter = nil
@@ -42,11 +49,36 @@ final class ImageEventChannel: Sendable {
         waiter?.resume(returning: event)
     }
 
+    /// Delivers a final response and ends the sequence after it: one lock
+    /// and at most one wake-up, for the coalescer's fan-out to every caller
+    /// of a finished load.
+    func complete(with response: ImageResponse) {
+        let event = ImageEvent.finished(response)
+        let waiter = state.withLock { state -> UnsafeContinuation<ImageEvent?, any Error>? in
+            guard !state.buffer.isClosed else { return nil }
+            state.onTermination = nil
+            if let waiter = state.waiter, state.buffer.isEmpty {
+                state.waiter = nil
+                state.buffer.close(.finished)
+                return waiter
+            }
+            state.buffer.append(event)
+            state.buffer.close(.finished)
+            return nil
+        }
+        waiter?.resume(returning: event)
+    }
+
     /// Ends the sequence after the queued events, with `error` if given.
+    ///
+    /// The termination action is dropped: the producer has finished, and
+    /// telling it that the consumer left would only cost a lookup in the
+    /// coalescer's table for each of a thousand callers sharing one load.
     func finish(throwing error: (any Error)? = nil) {
-        let waiter = state.withLock { state -> CheckedContinuation<ImageEvent?, any Error>? in
+        let waiter = state.withLock { state -> UnsafeContinuation<ImageEvent?, any Error>? in
             guard !state.buffer.isClosed else { return nil }
             state.buffer.close(error.map { .failed($0) } ?? .finished)
+            state.onTermination = nil
             guard state.buffer.isEmpty, let waiter = state.waiter else { return nil }
             state.waiter = nil
             state.endDelivered = true
@@ -104,7 +136,7 @@ final class ImageEventChannel: Sendable {
         case .none: break
         }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ImageEvent?, any Error>) in
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<ImageEvent?, any Error>) in
                 let ready = state.withLock { state -> Ready in
                     let ready = Self.ready(&state)
                     if case .none = ready { state.waiter = continuation }

@@ -20,18 +20,23 @@ extension ImageLoader {
         let cacheKey = context.cacheKeyFilter?.key(for: url) ?? url.absoluteString
         let originalImageKey = cacheKey + decoding.cacheKeySuffix
         let resultKey = Self.resultKey(originalImageKey: originalImageKey, transformer: context.transformer)
+        return ImageLoadRequest(
+            url: url, options: options, context: context, cacheKey: cacheKey,
+            originalImageKey: originalImageKey, resultKey: resultKey, decodingOptions: decoding,
+            dataRequest: Self.dataRequest(url, options: options), cache: context.cache ?? configuration.cache
+        )
+    }
+
+    /// The data request of a load before any request modifier: the one
+    /// place that spells it, for the request and for the join fast path.
+    static func dataRequest(_ url: URL, options: ImageOptions) -> DataRequest {
         let priority: DataRequest.Priority =
             options.contains(.highPriority) ? .high : options.contains(.lowPriority) ? .low : .normal
-        let dataRequest = DataRequest(
+        return DataRequest(
             url: url,
             priority: priority,
             handleCookies: options.contains(.handleCookies),
             allowInvalidSSLCertificates: options.contains(.allowInvalidSSLCertificates)
-        )
-        return ImageLoadRequest(
-            url: url, options: options, context: context, cacheKey: cacheKey,
-            originalImageKey: originalImageKey, resultKey: resultKey, decodingOptions: decoding,
-            dataRequest: dataRequest, cache: context.cache ?? configuration.cache
         )
     }
 
@@ -65,30 +70,76 @@ extension ImageLoader {
         )
     }
 
-    /// The memory fast path of `image(_:)`: the final image straight from
-    /// memory, resolving only what the lookup needs — no merged context, no
-    /// request. `nil` on a miss, or when the call's options need the full path.
-    func memoryHit(_ url: URL, options: ImageOptions, context: ImageContext) async throws(ImageError) -> ImageResponse? {
+    /// What the fast path of `image(_:)` found.
+    enum FastPath {
+        /// The final image, from memory.
+        case hit(ImageResponse)
+        /// The result is being made by work the call can join as it is.
+        case inFlight(ImageLoadRequest.TaskKey)
+        /// Neither: build the request and take the full path.
+        case none
+    }
+
+    /// The fast path of `image(_:)`: the final image straight from memory,
+    /// or the key of the work in flight for it, resolving only what that
+    /// needs — no merged context, no request, no channel.
+    @inline(__always)
+    func fastPath(_ url: URL, options: ImageOptions, context: ImageContext) async throws(ImageError) -> FastPath {
         let slowOptions: ImageOptions = [.refreshCached, .fromLoaderOnly, .avoidDecodeImage, .queryMemoryData]
-        guard configuration.optionsProcessor == nil, options.isDisjoint(with: slowOptions) else { return nil }
-        let defaults = configuration.defaultContext
-        guard (context.queryCacheType ?? defaults.queryCacheType ?? .all).includesMemory else { return nil }
-        let string = url.absoluteString
-        try validate(url, string: string, options: options)
-        let filter = context.cacheKeyFilter ?? defaults.cacheKeyFilter
-        let cacheKey = filter?.key(for: url) ?? string
-        let decoding = decodingOptions(
-            options: options,
-            thumbnail: context.thumbnailPixelSize ?? defaults.thumbnailPixelSize,
-            preserveAspectRatio: context.preserveAspectRatio ?? defaults.preserveAspectRatio
-        )
-        let key = Self.resultKey(originalImageKey: cacheKey + decoding.cacheKeySuffix, transformer: context.transformer ?? defaults.transformer)
+        guard !hasOptionsProcessor, options.isDisjoint(with: slowOptions) else { return .none }
+        // Reading the default context copies a struct of a dozen optional
+        // existentials; a loader without defaults skips it.
+        let key: String
+        let cache: ImageCache
+        let modifiesRequests: Bool
+        if defaultContextIsEmpty {
+            guard (context.queryCacheType ?? .all).includesMemory else { return .none }
+            let string = url.absoluteString
+            try validate(url, string: string, options: options)
+            key = resultKey(url: url, string: string, options: options, context: context, defaults: nil)
+            cache = context.cache ?? configuration.cache
+            modifiesRequests = context.requestModifier != nil
+        } else {
+            let defaults = configuration.defaultContext
+            guard (context.queryCacheType ?? defaults.queryCacheType ?? .all).includesMemory else { return .none }
+            let string = url.absoluteString
+            try validate(url, string: string, options: options)
+            key = resultKey(url: url, string: string, options: options, context: context, defaults: defaults)
+            cache = context.cache ?? defaults.cache ?? configuration.cache
+            modifiesRequests = (context.requestModifier ?? defaults.requestModifier) != nil
+        }
         // Callers joining a load in flight skip the memory actor: the
         // result is not there yet, and a thousand such hops would queue.
-        guard !tasks.isInFlight(resultKey: key) else { return nil }
-        let cache = context.cache ?? defaults.cache ?? configuration.cache
-        guard let image = await cache.memory.image(forKey: key) else { return nil }
-        return ImageResponse(image: image, data: nil, cacheType: .memory, url: url)
+        if tasks.isInFlight(resultKey: key) {
+            // A request modifier may change the request (and so the work's
+            // key) only once it runs: such calls take the full path.
+            guard !modifiesRequests else { return .none }
+            let request = Self.dataRequest(url, options: options).key
+            return .inFlight(ImageLoadRequest.TaskKey(resultKey: key, request: request, decodes: true, revalidates: false))
+        }
+        guard let image = await cache.memory.image(forKey: key) else { return .none }
+        return .hit(ImageResponse(image: image, data: nil, cacheType: .memory, url: url))
+    }
+
+    /// The result key of a call, as ``makeRequest(_:options:context:)``
+    /// would compute it, without building the request. A call that sets no
+    /// key filter, decode size or transformer (the common case) gets the
+    /// URL's string itself, with no string built.
+    private func resultKey(url: URL, string: String, options: ImageOptions, context: ImageContext, defaults: ImageContext?) -> String {
+        let filter = context.cacheKeyFilter ?? defaults?.cacheKeyFilter
+        let cacheKey = filter?.key(for: url) ?? string
+        let thumbnail = context.thumbnailPixelSize ?? defaults?.thumbnailPixelSize
+        let originalImageKey: String
+        if thumbnail == nil && !options.contains(.scaleDownLargeImages) {
+            originalImageKey = plainKeySuffix.isEmpty ? cacheKey : cacheKey + plainKeySuffix
+        } else {
+            let decoding = decodingOptions(
+                options: options, thumbnail: thumbnail,
+                preserveAspectRatio: context.preserveAspectRatio ?? defaults?.preserveAspectRatio
+            )
+            originalImageKey = cacheKey + decoding.cacheKeySuffix
+        }
+        return Self.resultKey(originalImageKey: originalImageKey, transformer: context.transformer ?? defaults?.transformer)
     }
 
     /// The memory key of a final image: the decoded original's key plus the
@@ -102,21 +153,22 @@ extension ImageLoader {
     /// `http://host…` or `https://host…` URL, judged without allocating: the fast path of
     /// validation on every load. `false` means "check properly", not "invalid".
     private func isPlainWebURL(_ string: String) -> Bool {
-        let prefixLength: Int
-        if string.hasPrefix("https://") {
-            guard httpsAllowed else { return false }
-            prefixLength = 8
-        } else if string.hasPrefix("http://") {
-            guard httpAllowed else { return false }
-            prefixLength = 7
-        } else {
-            return false
+        // Bytes, not `hasPrefix`: this runs on every memory hit, and the
+        // byte comparison costs a fraction of a Unicode-aware prefix test.
+        let verdict = string.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            let https = bytes.count > 8 && bytes[4] == UInt8(ascii: "s")
+            let prefixLength = https ? 8 : 7
+            guard bytes.count > prefixLength, https ? httpsAllowed : httpAllowed else { return false }
+            // "http" in either case, then "://" (after the "s" of https).
+            guard bytes[0] | 0x20 == UInt8(ascii: "h"), bytes[1] | 0x20 == UInt8(ascii: "t"),
+                  bytes[2] | 0x20 == UInt8(ascii: "t"), bytes[3] | 0x20 == UInt8(ascii: "p"),
+                  bytes[prefixLength - 3] == UInt8(ascii: ":"), bytes[prefixLength - 2] == UInt8(ascii: "/"),
+                  bytes[prefixLength - 1] == UInt8(ascii: "/") else { return false }
+            // A host must follow: not empty, not a path, not a user-info-only authority.
+            let first = bytes[prefixLength]
+            return first != UInt8(ascii: "/") && first != UInt8(ascii: "@") && first != UInt8(ascii: "?") && first != UInt8(ascii: "#")
         }
-        // A host must follow: not empty, not a path, not a user-info-only authority.
-        let text = string.utf8
-        guard text.count > prefixLength else { return false }
-        let first = text[text.index(text.startIndex, offsetBy: prefixLength)]
-        return first != UInt8(ascii: "/") && first != UInt8(ascii: "@") && first != UInt8(ascii: "?") && first != UInt8(ascii: "#")
+        return verdict ?? false
     }
 
     /// Starts one load feeding `channel`: the memory fast path in the
@@ -168,9 +220,24 @@ extension ImageLoader {
         if revalidating {
             key = ImageLoadRequest.TaskKey(resultKey: key.resultKey, request: key.request, decodes: key.decodes, revalidates: true)
         }
-        tasks.subscribe(key, channel: channel, wantsPreviews: wantsPreviews, wantsProgress: wantsProgress) { [self] handle in
+        tasks.subscribe(
+            key, channel: channel, wantsPreviews: wantsPreviews, wantsProgress: wantsProgress,
+            workPriority: Self.workPriority(request.options)
+        ) { [self] handle in
             await run(request, revalidating: revalidating, handle: handle)
         }
+    }
+
+    /// The priority of the shared work a load starts. It serves every caller
+    /// that joins it, so it runs at least at `.high`: at the caller's own
+    /// priority it would queue behind the very callers it serves (a burst of
+    /// a thousand identical loads is enqueued before it), and each of them
+    /// would wait for the setup of all the others. `.lowPriority` loads
+    /// (prefetches) keep their caller's priority.
+    private static func workPriority(_ options: ImageOptions) -> TaskPriority? {
+        guard !options.contains(.lowPriority) else { return nil }
+        let current = Task.currentPriority
+        return current >= .high ? current : .high
     }
 
     /// Applies the request modifier (context over configuration), which may

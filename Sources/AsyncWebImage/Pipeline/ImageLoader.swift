@@ -39,6 +39,12 @@ public final class ImageLoader: Sendable {
     /// Whether the scheme allow-list has `http` / `https`, for the cheap URL check.
     let httpAllowed: Bool
     let httpsAllowed: Bool
+    /// The decode-options key suffix of a load with no decode size and no
+    /// scale-down (only the orientation switch can add to it).
+    let plainKeySuffix: String
+    /// Whether the configuration has an options processor (read on every
+    /// call; an optional existential is costlier to test than a Bool).
+    let hasOptionsProcessor: Bool
 
     /// Creates a loader.
     public init(configuration: Configuration = Configuration()) {
@@ -46,6 +52,8 @@ public final class ImageLoader: Sendable {
         defaultContextIsEmpty = configuration.defaultContext.isEmpty
         httpAllowed = configuration.allowedSchemes.contains("http")
         httpsAllowed = configuration.allowedSchemes.contains("https")
+        hasOptionsProcessor = configuration.optionsProcessor != nil
+        plainKeySuffix = ImageDecodingOptions(applyOrientation: configuration.appliesOrientation).cacheKeySuffix
         downloads = DownloadCoalescer(loader: configuration.dataLoader)
         failedURLs = FailedURLSet(capacity: configuration.failedURLCapacity)
     }
@@ -91,18 +99,37 @@ public final class ImageLoader: Sendable {
     /// - Throws: ``ImageError``, or `CancellationError` when the calling task is cancelled.
     public func image(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) async throws -> ImageResponse {
         try Task.checkCancellation()
-        // The memory fast path: no channel, no request, one lookup.
-        if let hit = try await memoryHit(url, options: options, context: context) { return hit }
+        // The fast paths: a memory hit (one lookup), or joining the load
+        // already making this result (one wait); no request, no channel.
+        switch try await fastPath(url, options: options, context: context) {
+        case .hit(let response):
+            return response
+        case .inFlight(let key):
+            if case .finished(let response) = try await tasks.awaitResult(key) {
+                guard let response else { throw CancellationError() }
+                return response
+            }
+            // The work ended in between: the full path finds its result.
+        case .none:
+            break
+        }
         let request = try makeRequest(url, options: options, context: context)
-        let checksMemory = configuration.optionsProcessor == nil
+        let checksMemory = !hasOptionsProcessor
             && !request.options.contains(.refreshCached) && !request.options.contains(.fromLoaderOnly)
             && !request.options.contains(.avoidDecodeImage) && !request.options.contains(.queryMemoryData)
         let channel = ImageEventChannel()
         defer { channel.terminate() }
         await start(request, channel: channel, wantsPreviews: false, wantsProgress: false, memoryChecked: checksMemory)
+        // Without `.refreshCached` the first response is the only one: return
+        // it without asking the channel for its end.
+        let responses = request.options.contains(.refreshCached) ? 2 : 1
         var last: ImageResponse?
-        while let event = try await channel.next() {
-            if case .finished(let response) = event { last = response }
+        var received = 0
+        while received < responses, let event = try await channel.next() {
+            if case .finished(let response) = event {
+                last = response
+                received += 1
+            }
         }
         // A load that ends without a response was cancelled (the channel ends quietly then).
         guard let last else { throw CancellationError() }

@@ -39,8 +39,17 @@ final class ImageTaskCoalescer: Sendable {
         }
     }
 
+    /// Where a subscriber's events go: a channel (the event streams, and
+    /// the first caller of `image(_:)`), or, for `image(_:)` callers that
+    /// join work already running, a bare continuation that receives only
+    /// the final response — no channel, no termination closure.
+    fileprivate enum Sink {
+        case channel(ImageEventChannel)
+        case waiter(UnsafeContinuation<JoinResult, any Error>)
+    }
+
     fileprivate struct Subscriber {
-        let channel: ImageEventChannel
+        let sink: Sink
         let wantsPreviews: Bool
         /// `image(_:)` callers want the final response only; sending them
         /// every progress event would cost a thousand sends per chunk when
@@ -85,6 +94,17 @@ final class ImageTaskCoalescer: Sendable {
     /// How many distinct pieces of work are running.
     var count: Int { state.withLock { $0.entries.count } }
 
+    /// How many subscribers wait on running work, and how many of them
+    /// wait without a channel (``awaitResult(_:)``), for tests.
+    var subscriberCounts: (all: Int, waiters: Int) {
+        state.withLock { state in
+            state.entries.values.reduce(into: (all: 0, waiters: 0)) { counts, entry in
+                counts.all += entry.subscribers.count
+                counts.waiters += entry.subscribers.values.count { if case .waiter = $0.sink { true } else { false } }
+            }
+        }
+    }
+
     /// How many pieces of work were ever started (joins do not count).
     var started: Int { state.withLock { $0.started } }
 
@@ -95,13 +115,14 @@ final class ImageTaskCoalescer: Sendable {
         channel: ImageEventChannel,
         wantsPreviews: Bool,
         wantsProgress: Bool = true,
+        workPriority: TaskPriority? = nil,
         work: @escaping @Sendable (Handle) async -> Void
     ) {
         enum Outcome { case joined(ImageEvent?, Image?), created(Handle) }
         let (outcome, subscriberID) = state.withLock { state -> (Outcome, UInt64) in
             state.nextID &+= 1
             let id = state.nextID
-            let subscriber = Subscriber(channel: channel, wantsPreviews: wantsPreviews, wantsProgress: wantsProgress)
+            let subscriber = Subscriber(sink: .channel(channel), wantsPreviews: wantsPreviews, wantsProgress: wantsProgress)
             // Mutated in place through the dictionary's accessor: copying the
             // entry out would copy its subscriber table on every join (O(n²)).
             if state.entries[key] != nil {
@@ -127,7 +148,7 @@ final class ImageTaskCoalescer: Sendable {
             channel.onTermination { [weak self] in self?.leave(key, generation: nil, subscriber: subscriberID) }
         case .created(let handle):
             channel.onTermination { [weak self] in self?.leave(key, generation: handle.generation, subscriber: subscriberID) }
-            let task = Task { await work(handle) }
+            let task = Task(priority: workPriority) { await work(handle) }
             let orphaned = state.withLock { state -> Bool in
                 guard state.entries[key]?.generation == handle.generation else { return true }
                 state.entries[key]?.task = task
@@ -138,15 +159,55 @@ final class ImageTaskCoalescer: Sendable {
         }
     }
 
+    /// Waits for the final response of the work running for `key`, without
+    /// a channel: how an `image(_:)` call joins a load already in flight.
+    ///
+    /// - Returns: `.notRunning` when no work runs for `key` (the caller
+    ///   takes the full path), else the work's response (`nil` only for a
+    ///   revalidation that found the cached image current).
+    /// - Throws: The work's error, or `CancellationError` when the calling
+    ///   task is cancelled (the work is cancelled when nobody else waits).
+    func awaitResult(_ key: Key) async throws -> JoinResult {
+        let id = state.withLock { state -> UInt64 in
+            state.nextID &+= 1
+            return state.nextID
+        }
+        // The continuation is resumed exactly once, by whoever takes its
+        // subscriber out of the table under the lock: `finish`, `leave`
+        // (from the cancellation handler), or the registration itself.
+        return try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<JoinResult, any Error>) in
+                let joined = state.withLock { state -> Bool in
+                    guard state.entries[key] != nil else { return false }
+                    state.entries[key]!.subscribers[id] = Subscriber(sink: .waiter(continuation), wantsPreviews: false, wantsProgress: false)
+                    return true
+                }
+                guard joined else { return continuation.resume(returning: .notRunning) }
+                // A cancellation that came before the registration found
+                // nothing to remove: take the subscriber back out here.
+                if Task.isCancelled { leave(key, generation: nil, subscriber: id) }
+            }
+        } onCancel: {
+            leave(key, generation: nil, subscriber: id)
+        }
+    }
+
+    /// The outcome of ``awaitResult(_:)``.
+    enum JoinResult: Sendable {
+        case notRunning
+        case finished(ImageResponse?)
+    }
+
     private func leave(_ key: Key, generation: UInt64?, subscriber: UInt64) {
-        let task = state.withLock { state -> Task<Void, Never>? in
-            guard let removed = state.entries[key]?.subscribers.removeValue(forKey: subscriber) else { return nil }
+        let (task, removed) = state.withLock { state -> (Task<Void, Never>?, Subscriber?) in
+            guard let removed = state.entries[key]?.subscribers.removeValue(forKey: subscriber) else { return (nil, nil) }
             if removed.wantsPreviews { state.entries[key]!.previewSubscribers -= 1 }
-            guard state.entries[key]!.subscribers.isEmpty else { return nil }
+            guard state.entries[key]!.subscribers.isEmpty else { return (nil, removed) }
             state.removeEntry(key)
             defer { entryCount.store(state.entries.count, ordering: .relaxed) }
-            return state.entries.removeValue(forKey: key)?.task
+            return (state.entries.removeValue(forKey: key)?.task, removed)
         }
+        if case .waiter(let continuation)? = removed?.sink { continuation.resume(throwing: CancellationError()) }
         task?.cancel()
     }
 
@@ -168,27 +229,33 @@ final class ImageTaskCoalescer: Sendable {
                 state.entries[handle.key]!.lastProgress = event
             }
             return state.entries[handle.key]!.subscribers.values.compactMap { subscriber in
-                (isPreview ? subscriber.wantsPreviews : subscriber.wantsProgress) ? subscriber.channel : nil
+                guard case .channel(let channel) = subscriber.sink else { return nil }
+                return (isPreview ? subscriber.wantsPreviews : subscriber.wantsProgress) ? channel : nil
             }
         }
         for channel in channels { channel.send(event) }
     }
 
     private func finish(_ handle: Handle, _ result: Result<ImageResponse?, any Error>) {
-        let channels = state.withLock { state -> [ImageEventChannel] in
+        let sinks = state.withLock { state -> [Sink] in
             guard let entry = state.entries[handle.key], entry.generation == handle.generation else { return [] }
             state.removeEntry(handle.key)
             state.entries[handle.key] = nil
             entryCount.store(state.entries.count, ordering: .relaxed)
-            return entry.subscribers.values.map(\.channel)
+            return entry.subscribers.values.map(\.sink)
         }
-        for channel in channels {
-            switch result {
-            case .success(let response):
-                if let response { channel.send(.finished(response)) }
+        for sink in sinks {
+            switch (sink, result) {
+            case (.channel(let channel), .success(let response?)):
+                channel.complete(with: response)
+            case (.channel(let channel), .success(nil)):
                 channel.finish()
-            case .failure(let error):
+            case (.channel(let channel), .failure(let error)):
                 channel.finish(throwing: error)
+            case (.waiter(let continuation), .success(let response)):
+                continuation.resume(returning: .finished(response))
+            case (.waiter(let continuation), .failure(let error)):
+                continuation.resume(throwing: error)
             }
         }
     }
