@@ -192,6 +192,46 @@ struct DiskStoreTests {
         #expect(try await store.data(forKey: "k") == bytes(10))
     }
 
+    @Test(
+        "an entry in the page cache is read on the caller's thread; one due for an access-time renewal, or damaged, goes to the I/O thread",
+        .enabled(if: FileIO.supportsCachedOpen, "the kernel has no openat2 RESOLVE_CACHED (before Linux 5.12)")
+    )
+    func residentReads() async throws {
+        let root = TemporaryDirectory()
+        let clock = ManualDate()
+        let store = store(root.url, clock: clock, by: .accessDate)
+        try await store.setData(bytes(70_000), forKey: "hot")
+        // Just written, so in the page cache: served without the actor.
+        #expect(try await store.data(forKey: "hot") == bytes(70_000))
+        #expect(await store.statistics.residentHits == 1)
+        // A miss is a miss on either path (the kernel may not have the
+        // absent name cached).
+        #expect(try await store.data(forKey: "absent") == nil)
+        var stats = await store.statistics
+        #expect(stats.hits == 1 && stats.misses == 1)
+
+        // Two minutes on, the access time is due: the actor reads and renews it.
+        clock.advance(by: 120)
+        #expect(try await store.data(forKey: "hot") == bytes(70_000))
+        #expect(await store.statistics.residentHits == 1)
+        var info = stat()
+        #expect(lstat(store.path(forKey: "hot"), &info) == 0)
+        #expect(abs(Double(info.st_atim.tv_sec) - clock.provider().timeIntervalSince1970) < 1)
+        // Renewed, so the next read is resident again.
+        #expect(try await store.data(forKey: "hot") == bytes(70_000))
+        #expect(await store.statistics.residentHits == 2)
+
+        // A damaged entry is left to the actor, which removes it.
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: store.path(forKey: "hot")))
+        try handle.truncate(atOffset: 1000)
+        try handle.close()
+        #expect(try await store.data(forKey: "hot") == nil)
+        #expect(!FileManager.default.fileExists(atPath: store.path(forKey: "hot")))
+        stats = await store.statistics
+        #expect(stats.hits == 3 && stats.damagedEntries == 1 && stats.misses == 2)
+        #expect(await store.statistics.residentHits == 2)
+    }
+
     // MARK: Broken directories
 
     @Test("a read-only directory gives .diskIO errors on write and remove; reads still work")

@@ -3,6 +3,10 @@ extension DiskStore {
     public struct Statistics: Sendable, Hashable, CustomStringConvertible {
         /// Reads that returned data.
         public var hits = 0
+        /// Of ``hits``, the reads served on the caller's thread without
+        /// blocking (entry in the kernel's page cache), with no hop to the
+        /// store's I/O thread.
+        public var residentHits = 0
         /// Reads that found nothing, including damaged entries.
         public var misses = 0
         /// Entries found damaged (truncated, overwritten, unreadable) and removed.
@@ -24,7 +28,7 @@ extension DiskStore {
         public init() {}
 
         public var description: String {
-            "DiskStore(hits \(hits), misses \(misses), damaged \(damagedEntries), writes \(writes), "
+            "DiskStore(hits \(hits) (resident \(residentHits)), misses \(misses), damaged \(damagedEntries), writes \(writes), "
                 + "failed writes \(failedWrites), cleanups \(cleanups), failed \(failedCleanups), "
                 + "expired \(expiredEntries), trimmed \(trimmedEntries))"
         }

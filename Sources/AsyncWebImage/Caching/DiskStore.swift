@@ -51,6 +51,8 @@ public actor DiskStore: DataCaching {
     private nonisolated let maintenance = Mutex<Task<Void, Never>?>(nil)
 
     private var counters = Statistics()
+    /// Hits and misses of reads served on the caller's thread.
+    nonisolated let residentCounts = ResidentCounts()
     private var sizeAtLastScan = 0
     private var bytesWrittenSinceScan = 0
     private var isCleanupScheduled = false
@@ -200,8 +202,23 @@ public actor DiskStore: DataCaching {
     /// - Throws: ``ImageError/diskIO(path:errno:message:)`` when the file exists
     ///   but cannot be read (permissions, I/O error). A missing directory is a miss.
     /// - Complexity: O(size of the entry): one open, one `fstat`, one read.
-    public func data(forKey key: String) throws -> Data? {
-        try readEntry(path(forKey: key), withExtendedData: false)?.data
+    ///
+    /// An entry the kernel holds in its page cache is read on the calling
+    /// thread with non-blocking calls (see `residentData(at:)`): no hop to
+    /// the I/O thread and back, which on a small image costs more than the
+    /// read itself. Everything else — an entry on disk only, a damaged one,
+    /// one whose access time is due — goes to the I/O thread as before.
+    public nonisolated func data(forKey key: String) async throws -> Data? {
+        let path = path(forKey: key)
+        switch residentData(at: path) {
+        case .hit(let data): return data
+        case .miss: return nil
+        case .unknown: return try await isolatedData(at: path)
+        }
+    }
+
+    private func isolatedData(at path: String) throws -> Data? {
+        try readEntry(path, withExtendedData: false)?.data
     }
 
     /// The data and extended data stored under `key`, read with one open.
@@ -521,7 +538,13 @@ public actor DiskStore: DataCaching {
     }
 
     /// Counters since the store was created.
-    public var statistics: Statistics { counters }
+    public var statistics: Statistics {
+        var statistics = counters
+        statistics.residentHits = residentCounts.hits.load(ordering: .relaxed)
+        statistics.hits += statistics.residentHits
+        statistics.misses += residentCounts.misses.load(ordering: .relaxed)
+        return statistics
+    }
 
     // MARK: Cleanup
 
@@ -670,11 +693,11 @@ public actor DiskStore: DataCaching {
 
     // MARK: Time
 
-    private func nowSeconds() -> Double {
+    nonisolated func nowSeconds() -> Double {
         (injectedNow?() ?? Date()).timeIntervalSince1970
     }
 
-    private static func seconds(_ time: timespec) -> Double {
+    static func seconds(_ time: timespec) -> Double {
         Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 

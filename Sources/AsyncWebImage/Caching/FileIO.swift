@@ -30,16 +30,69 @@ enum FileIO {
     }
 
     /// Opens `path`; `nil` when it (or its directory) does not exist.
+    /// Read-only opens ask for `O_NOATIME` (dropped where the file has
+    /// another owner): the store keeps access times itself.
     static func openIfPresent(_ path: String, _ flags: Int32) throws(ImageError) -> Int32? {
+        var flags = flags | O_CLOEXEC
+        if flags & O_ACCMODE == O_RDONLY { flags |= awi_o_noatime() }
         while true {
-            let fd = open(path, flags | O_CLOEXEC)
+            let fd = open(path, flags)
             if fd >= 0 { return fd }
             switch errno {
             case EINTR: continue
+            case EPERM where flags & awi_o_noatime() != 0:
+                flags &= ~awi_o_noatime()
+                continue
             case ENOENT, ENOTDIR: return nil
             default: throw error(path)
             }
         }
+    }
+
+    /// Outcome of ``openIfCached(_:)``.
+    enum CachedOpen {
+        case opened(Int32)
+        /// The file does not exist (the kernel knew without I/O).
+        case absent
+        /// Opening would need I/O, or the kernel cannot tell (older than 5.12).
+        case wouldBlock
+    }
+
+    /// Opens `path` read-only without blocking: only when the kernel can
+    /// resolve every component from its lookup cache (`RESOLVE_CACHED`).
+    /// Safe to call on the cooperative thread pool.
+    static func openIfCached(_ path: String) -> CachedOpen {
+        while true {
+            let fd = awi_open_if_cached(path)
+            if fd >= 0 { return .opened(fd) }
+            switch errno {
+            case EINTR: continue
+            case ENOENT, ENOTDIR: return .absent
+            default: return .wouldBlock
+            }
+        }
+    }
+
+    /// Whether this kernel opens with `RESOLVE_CACHED` (Linux 5.12 and
+    /// later): the disk store's reads on the caller's thread need it.
+    static let supportsCachedOpen: Bool = {
+        let fd = awi_open_if_cached("/")
+        if fd >= 0 { close(fd); return true }
+        return errno != ENOSYS && errno != EINVAL
+    }()
+
+    /// Reads exactly `count` bytes at `offset` from the page cache without
+    /// blocking (`RWF_NOWAIT`); `false` when any of them is not cached (or
+    /// the file is shorter). Safe to call on the cooperative thread pool.
+    static func readIfCached(_ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int, offset: Int) -> Bool {
+        var done = 0
+        while done < count {
+            let result = awi_pread_nowait(fd, buffer + done, count - done, off_t(offset + done))
+            if result > 0 { done += result; continue }
+            if result < 0 && errno == EINTR { continue }
+            return false
+        }
+        return true
     }
 
     /// Metadata of an open file.
