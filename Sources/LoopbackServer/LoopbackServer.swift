@@ -49,7 +49,7 @@ public final class LoopbackServer: Sendable {
         var log: [String] = []
     }
 
-    let state = Mutex(State())
+    let state = Lock(State())
     /// Entered by every server thread, so ``stop()`` can wait for all of them.
     let threads = DispatchGroup()
     /// The most connections served at once; more are answered 503 and closed.

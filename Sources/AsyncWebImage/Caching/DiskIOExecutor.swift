@@ -27,7 +27,7 @@ final class DiskIOExecutor: SerialExecutor {
             var threadID: pthread_t?
         }
 
-        let state = Mutex(State())
+        let state = Lock(State())
         /// Signalled once per job pushed and once at shut-down.
         let wakeUps = DispatchSemaphore(value: 0)
 

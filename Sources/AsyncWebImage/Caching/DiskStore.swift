@@ -48,7 +48,7 @@ public actor DiskStore: DataCaching {
     /// The store's notion of "now" when injected (tests); `nil` for the real
     /// clock, with file times left to the kernel.
     private nonisolated let injectedNow: (@Sendable () -> Date)?
-    private nonisolated let maintenance = Mutex<Task<Void, Never>?>(nil)
+    private nonisolated let maintenance = Lock<Task<Void, Never>?>(nil)
 
     private var counters = Statistics()
     /// Hits and misses of reads served on the caller's thread.

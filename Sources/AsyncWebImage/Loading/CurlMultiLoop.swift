@@ -32,7 +32,7 @@ final class CurlMultiLoop: Sendable {
         let pointer: UnsafeMutableRawPointer
     }
 
-    let inbox = Mutex(Inbox())
+    let inbox = Lock(Inbox())
     let multi: Handle
     let outstanding = Atomic<Int>(0)
     let liveHandles = Atomic<Int>(0)

@@ -24,7 +24,7 @@ final class CurlTransfer: @unchecked Sendable {
         /// Whether the write callback paused the transfer for back-pressure.
         var paused = false
     }
-    private let flow = Mutex(Flow())
+    private let flow = Lock(Flow())
 
     private(set) var easy: UnsafeMutableRawPointer?
     private var headerList: UnsafeMutablePointer<curl_slist>?

@@ -12,7 +12,7 @@ final class DownloadTransfer: Sendable {
     typealias Machine = DownloadCoalescerStateMachine<Waiter>
 
     let key: DataRequest.Key
-    private let state: Mutex<Machine>
+    private let state: Lock<Machine>
     /// Changes the loader's priority for the transfer while it waits.
     private let prioritize: @Sendable (DataRequest.Priority) -> Void
 
@@ -23,15 +23,15 @@ final class DownloadTransfer: Sendable {
         var task: Task<Void, Never>?
         var cancelled = false
     }
-    private let producer: Mutex<Producer>
+    private let producer: Lock<Producer>
 
     /// Starts loading `request` through `loader` (the events are read once ``start(coalescer:)`` runs).
     init(request: DataRequest, loader: any DataLoading, maxBytes: Int64) {
         key = request.key
-        state = Mutex(Machine(priority: request.priority, maxBytes: maxBytes))
+        state = Lock(Machine(priority: request.priority, maxBytes: maxBytes))
         let source = loader.loadData(for: request)
         prioritize = source.prioritize
-        producer = Mutex(Producer(source: source))
+        producer = Lock(Producer(source: source))
     }
 
     /// Starts reading the loader's events; tells `coalescer` when the transfer ends.

@@ -64,7 +64,7 @@ public final class ConcurrencyLimiter: Sendable {
 
     /// The most holders at once.
     public let limit: Int
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     /// Creates a limiter.
     ///
@@ -73,7 +73,7 @@ public final class ConcurrencyLimiter: Sendable {
     public init(limit: Int? = nil) {
         let limit = max(1, limit ?? ProcessInfo.processInfo.activeProcessorCount)
         self.limit = limit
-        state = Mutex(State(available: limit))
+        state = Lock(State(available: limit))
     }
 
     /// Permits free now.

@@ -14,7 +14,7 @@ final class FailedURLSet: Sendable {
 
     /// The most URLs remembered.
     let capacity: Int
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// Mirrors `members.count` so the common case, an empty list, costs one
     /// atomic load on every load's fast path instead of a lock and a hash.
     /// Relaxed: a URL blocked on another thread a moment ago may still be

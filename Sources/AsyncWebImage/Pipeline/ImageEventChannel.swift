@@ -19,7 +19,7 @@ final class ImageEventChannel: Sendable {
         var endDelivered = false
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     init() {}
 

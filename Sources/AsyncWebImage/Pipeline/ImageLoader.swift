@@ -31,7 +31,7 @@ public final class ImageLoader: Sendable {
     let failedURLs: FailedURLSet
     /// Coalescers for per-request data loaders (``ImageContext/dataLoader``),
     /// one per loader object, so such requests still share downloads.
-    private let otherDownloads = Mutex<[ObjectIdentifier: (any DataLoading, DownloadCoalescer)]>([:])
+    private let otherDownloads = Lock<[ObjectIdentifier: (any DataLoading, DownloadCoalescer)]>([:])
 
     /// Whether the configuration's default context sets nothing (then a
     /// call's context needs no merging).

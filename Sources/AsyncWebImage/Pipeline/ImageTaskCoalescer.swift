@@ -75,7 +75,7 @@ final class ImageTaskCoalescer: Sendable {
         var started = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// Whether work for `resultKey` runs (for any request variant): then
     /// the result cannot be in memory yet, and a memory lookup is wasted.

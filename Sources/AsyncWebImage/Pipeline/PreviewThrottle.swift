@@ -15,7 +15,7 @@ final class PreviewThrottle: Sendable {
         var failed = false
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let interval: Duration
     private let limiter: ConcurrencyLimiter
     private let transformer: (any ImageTransformer)?

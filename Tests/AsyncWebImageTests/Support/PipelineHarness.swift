@@ -11,7 +11,7 @@ struct CountingCoder: ImageDecoding {
     let base = ImageCoderRegistry.builtIn
 
     final class Counter: Sendable {
-        private let value = Mutex(0)
+        private let value = Lock(0)
         var count: Int { value.withLock { $0 } }
         func increment() { value.withLock { $0 += 1 } }
     }

@@ -1,0 +1,69 @@
+#if AWI_THREAD_SANITIZER
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A mutex around a value that ThreadSanitizer can see: the server's one
+/// lock type (a copy of AsyncWebImage's `Lock`: the server must not depend on
+/// the library it tests), `Synchronization.Mutex` in every normal build and
+/// this pthread-backed stand-in only when compiled with `-DAWI_THREAD_SANITIZER`
+/// (`scripts/sanitize thread` passes it).
+///
+/// Why it exists: on Linux, `Mutex` takes its contended path through
+/// `FUTEX_LOCK_PI`/`FUTEX_UNLOCK_PI` inside the uninstrumented
+/// `libswiftSynchronization.so`, so ThreadSanitizer sees no ordering between
+/// two holders of a contended `Mutex` and reports the state it guards as a
+/// race (4 threads counting under `Mutex.withLock` count exactly, and TSan
+/// still reports one). ThreadSanitizer intercepts `pthread_mutex_lock` and
+/// `pthread_mutex_unlock`, so this version gives it the happens-before edges
+/// and leaves only real races to report.
+///
+/// - Important: Use it as `Mutex`: `Lock(value)`, then `withLock`. Files that
+///   call `withLock` still `import Synchronization`, which the normal build
+///   needs for `Mutex`'s members.
+struct Lock<Value: ~Copyable>: ~Copyable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let value: UnsafeMutablePointer<Value>
+
+    init(_ initialValue: consuming sending Value) {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
+        value = .allocate(capacity: 1)
+        value.initialize(to: initialValue)
+    }
+
+    deinit {
+        value.deinitialize(count: 1)
+        value.deallocate()
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with exclusive access to the value; the same contract as
+    /// `Mutex.withLock`.
+    borrowing func withLock<Result: ~Copyable, E: Error>(
+        _ body: (inout sending Value) throws(E) -> sending Result
+    ) throws(E) -> sending Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value.pointee)
+    }
+}
+
+// Safe: the value is reached only through `withLock`, under the pthread mutex,
+// and it comes in `sending`, so no other reference to it survives outside the
+// lock; the same reasoning (and conformance) as `Mutex`'s.
+extension Lock: @unchecked Sendable where Value: ~Copyable {}
+#else
+import Synchronization
+
+/// The server's one lock type (a copy of AsyncWebImage's `Lock`):
+/// `Synchronization.Mutex` itself, so normal builds are unchanged. With `-DAWI_THREAD_SANITIZER` (`scripts/sanitize
+/// thread`) it is a pthread-backed stand-in instead, because ThreadSanitizer
+/// cannot see the futex-PI handoff of `Mutex`'s contended path on Linux and
+/// reports the state it guards as races. See the other branch of this file.
+typealias Lock<Value: ~Copyable> = Mutex<Value>
+#endif
