@@ -136,7 +136,7 @@ extension LoopbackServer {
         let chunked = response.framing == .chunked && !notModified
 
         // Small untrickled bodies go out with the head in one write.
-        if response.trickle == nil, response.fault == nil, !chunked, body.count <= 65_536 {
+        if response.trickle == nil, response.fault == nil, response.pause == nil, !chunked, body.count <= 65_536 {
             var packet = Data(head.utf8)
             packet.append(body)
             guard sendAll(fd, packet) else { return .clientLeft }
@@ -151,9 +151,11 @@ extension LoopbackServer {
         default: break
         }
         let piece = response.trickle?.bytesPerPiece ?? 262_144
+        var pause = response.pause
         var offset = 0
         while offset < limit {
-            let end = min(offset + piece, limit)
+            var end = min(offset + piece, limit)
+            if let pause, pause.afterBytes > offset { end = min(end, pause.afterBytes) }
             var packet = Data()
             if chunked { packet.append(Data((String(end - offset, radix: 16) + "\r\n").utf8)) }
             packet.append(body[(body.startIndex + offset)..<(body.startIndex + end)])
@@ -161,6 +163,10 @@ extension LoopbackServer {
             guard sendAll(fd, packet) else { return .clientLeft }
             recordSent(request.path, end - offset)
             offset = end
+            if let current = pause, offset >= current.afterBytes {
+                pause = nil
+                current.wait()
+            }
             if offset < limit, let trickle = response.trickle,
                !waitWhileClientStays(fd, for: trickle.interval) {
                 return .clientLeft

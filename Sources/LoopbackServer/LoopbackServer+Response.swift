@@ -42,6 +42,22 @@ extension LoopbackServer {
             }
         }
 
+        /// Stopping the body after some bytes until the test lets it go on,
+        /// so "a transfer under way" is a state the test holds, not a window
+        /// it must hit.
+        public struct Pause: Sendable {
+            /// Body bytes sent before the pause (the rest follow it).
+            public var afterBytes: Int
+            /// Blocks the connection's thread until the body may go on.
+            public var wait: @Sendable () -> Void
+
+            /// Creates a pause after `afterBytes` body bytes that lasts until `wait` returns.
+            public init(afterBytes: Int, until wait: @escaping @Sendable () -> Void) {
+                self.afterBytes = afterBytes
+                self.wait = wait
+            }
+        }
+
         /// The HTTP status code; 200 by default.
         public var status: Int
         /// Extra header fields, in order (framing fields are added by the server).
@@ -56,6 +72,8 @@ extension LoopbackServer {
         public var trickle: Trickle?
         /// A fault to inject, if any.
         public var fault: Fault?
+        /// A pause in the body, if any.
+        public var pause: Pause?
         /// An entity tag: sent as `ETag`, and a request whose `If-None-Match`
         /// equals it is answered `304 Not Modified` with no body.
         public var etag: String?
@@ -69,6 +87,7 @@ extension LoopbackServer {
             delayBeforeHead: Duration = .zero,
             trickle: Trickle? = nil,
             fault: Fault? = nil,
+            pause: Pause? = nil,
             etag: String? = nil
         ) {
             self.status = status
@@ -78,6 +97,7 @@ extension LoopbackServer {
             self.delayBeforeHead = delayBeforeHead
             self.trickle = trickle
             self.fault = fault
+            self.pause = pause
             self.etag = etag
         }
 
