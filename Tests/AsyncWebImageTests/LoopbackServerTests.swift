@@ -134,12 +134,12 @@ struct LoopbackServerTests {
         client.shutdownBoth()
 
         // Then the server records one disconnect soon after
-        #expect(await server.waitUntil("/stall", timeout: .seconds(2)) { $0.disconnects.count == 1 })
+        #expect(await server.waitUntil("/stall", timeout: .seconds(2).scaled) { $0.disconnects.count == 1 })
         let seen = server.statistics("/stall")
         #expect(seen.inFlight == 0)
         #expect(seen.completed == 0)
         #expect(seen.bodyBytesSent == 4)
-        #expect(try #require(seen.disconnects.first) - left < .milliseconds(500))
+        #expect(try #require(seen.disconnects.first) - left < .milliseconds(500).scaled)
     }
 
     @Test("delays hold the head, and in-flight requests are counted")
@@ -175,7 +175,7 @@ struct LoopbackServerTests {
         server.stop()
 
         // Then it returned quickly, the client sees the connection end, and new connections are refused
-        #expect(ContinuousClock.now - start < .seconds(2))
+        #expect(ContinuousClock.now - start < .seconds(2).scaled)
         client.readToEnd()
         #expect(client.sawEOF || client.wasReset)
         #expect(throws: RawConnection.ConnectError.self) { _ = try RawConnection(port: server.port) }

@@ -88,13 +88,14 @@ func trickled(_ body: Data, pieces: Int, every interval: Duration, contentType: 
     )
 }
 
-/// Holds server handlers until the test opens it (bounded: 10 s at most).
+/// Holds server handlers until the test opens it (bounded: 10 s at most,
+/// scaled by ``testTimeScale``, so a forgotten gate cannot hang the server).
 final class Gate: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
 
     /// Blocks the calling (server) thread until opened.
     func wait() {
-        _ = semaphore.wait(timeout: .now() + 10)
+        _ = semaphore.wait(timeout: .now() + .seconds(10 * testTimeScale))
     }
 
     /// Lets `count` waiters through.
