@@ -86,7 +86,27 @@ func fullDeviceCheck(directory: String) async throws -> String? {
 func pixelValue(_ index: Int) -> UInt8 { UInt8(truncatingIfNeeded: 40 + index * 13) }
 
 /// The `--loader` mode; returns the summary line and whether it is clean.
+///
+/// Returns only once the loader is released (waiting 10 s at most), that is
+/// once the cache stores it did not await have ended, so the process exits
+/// with nothing in flight: LeakSanitizer (`scripts/sanitize address`) takes
+/// Swift objects still alive at exit for leaks when it reaches them only
+/// through bit-stuffed pointers (a weak reference's side table, a `Data`'s
+/// storage).
 func loaderStress(directory: String, base: String, images: Int, iterations: Int) async -> (String, Bool) {
+    weak var released: ImageLoader?
+    let result: (String, Bool)
+    do {
+        let (loader, disk) = stressLoader(directory: directory)
+        released = loader
+        result = await stressLoads(loader, disk, base: base, images: images, iterations: iterations)
+    }
+    for _ in 0..<10_000 where released != nil { try? await Task.sleep(for: .milliseconds(1)) }
+    return result
+}
+
+/// A loader whose only cache tier is the disk store in `directory`, and that store.
+func stressLoader(directory: String) -> (ImageLoader, DiskStore) {
     let disk = DiskStore(
         directory: URL(fileURLWithPath: directory),
         configuration: .init(maxSize: nil, cleansUpAtStart: false, cleanupInterval: nil))
@@ -95,7 +115,11 @@ func loaderStress(directory: String, base: String, images: Int, iterations: Int)
     // The disk is the only tier, so every hit is a read of the shared directory.
     configuration.defaultContext.storeCacheType = .disk
     configuration.defaultContext.queryCacheType = .disk
-    let loader = ImageLoader(configuration: configuration)
+    return (ImageLoader(configuration: configuration), disk)
+}
+
+/// The loads of the `--loader` mode.
+func stressLoads(_ loader: ImageLoader, _ disk: DiskStore, base: String, images: Int, iterations: Int) async -> (String, Bool) {
     var loads = 0, fromDisk = 0, fromNetwork = 0, wrong = 0, errors = 0
     for iteration in 0..<iterations {
         let index = Int.random(in: 0..<images)
