@@ -68,6 +68,12 @@ struct LoaderCoalescingScenario: Scenario {
         if worst.downloads != 1 || worst.decodes != 1 { row.passed = false }
         row.note = "per round of \(Self.callers) callers: at most \(worst.downloads) download(s) and \(worst.decodes) decode(s); "
             + "\(file.byteCount / 1000) KB; p50/p99 = wall time of the whole round"
+        if let single = measurement.baseline.median(.wall) {
+            // The same fan-out with no library code: how much of the ratio
+            // the runtime and the 2 cores take by themselves.
+            let floor = await TaskFanOutFloor.ratio(callers: Self.callers, work: single, rounds: 5)
+            row.note! += String(format: "; runtime floor (%d bare tasks awaiting one %.1f ms job): %.2f× the job", Self.callers, single * 1e3, floor)
+        }
         return row
     }
 }
