@@ -137,4 +137,37 @@ struct JPEGMarkerScannerTests {
             _ = try? Self.scan(noise)
         }
     }
+
+    @Test("counts 8×8 blocks as libjpeg does and floors the bytes of Huffman-coded frames only")
+    func minimumByteCount() throws {
+        typealias Frame = JPEGMarkerScanner.Frame
+        let yuv420: [JPEGMarkerScanner.Component] = [
+            .init(id: 1, horizontal: 2, vertical: 2), .init(id: 2, horizontal: 1, vertical: 1), .init(id: 3, horizontal: 1, vertical: 1),
+        ]
+        // Given 10000×10000 4:2:0: luma 1250×1250 blocks, chroma 625×625 each
+        let large = Frame(marker: 0xC2, size: PixelSize(width: 10_000, height: 10_000), components: yuv420)
+        #expect(large.blockCount == 1_562_500 + 2 * 390_625)
+        // Then progressive Huffman needs 1 bit per block, sequential 2, arithmetic and lossless nothing
+        #expect(large.minimumByteCount == 292_968)
+        for marker: UInt8 in [0xC0, 0xC1] {
+            #expect(Frame(marker: marker, size: large.size, components: yuv420).minimumByteCount == 585_937)
+        }
+        for marker: UInt8 in [0xC3, 0xC9, 0xCA, 0xCB] {
+            #expect(Frame(marker: marker, size: large.size, components: yuv420).minimumByteCount == nil)
+        }
+        // Given 17×9 4:2:0: luma ⌈34/16⌉×⌈18/16⌉ = 3×2, chroma ⌈17/16⌉×⌈9/16⌉ = 2×1 each
+        // (not the 4×2 luma blocks of the padded MCUs)
+        #expect(Frame(marker: 0xC0, size: PixelSize(width: 17, height: 9), components: yuv420).blockCount == 6 + 2 + 2)
+        // Given 4:2:2 (2×1, 1×1, 1×1) at 33×17: luma 5×3, chroma 3×3 each
+        let yuv422: [JPEGMarkerScanner.Component] = [
+            .init(id: 1, horizontal: 2, vertical: 1), .init(id: 2, horizontal: 1, vertical: 1), .init(id: 3, horizontal: 1, vertical: 1),
+        ]
+        #expect(Frame(marker: 0xC0, size: PixelSize(width: 33, height: 17), components: yuv422).blockCount == 15 + 9 + 9)
+        // Given grey 2049×2047: 257×256
+        let gray = Frame(marker: 0xC2, size: PixelSize(width: 2049, height: 2047), components: [.init(id: 1, horizontal: 1, vertical: 1)])
+        #expect(gray.blockCount == 257 * 256)
+        #expect(gray.minimumByteCount == 257 * 256 / 8)
+        // And sampling factors of 0 (which libjpeg refuses) do not divide by zero
+        #expect(Frame(marker: 0xC0, size: PixelSize(width: 16, height: 16), components: [.init(id: 1, horizontal: 0, vertical: 0)]).blockCount == 0)
+    }
 }

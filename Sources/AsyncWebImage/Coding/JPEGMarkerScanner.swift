@@ -45,6 +45,41 @@ struct JPEGMarkerScanner: Sendable {
 
         /// Whether the frame is progressive (`SOF2`, `SOF6`, `SOF10`, `SOF14`).
         var isProgressive: Bool { [0xC2, 0xC6, 0xCA, 0xCE].contains(marker) }
+
+        /// The 8×8 blocks of all components of a complete image, counted as
+        /// libjpeg sizes its coefficient arrays: a component sampled h×v,
+        /// out of the largest factors hmax×vmax, is ⌈W·h / 8·hmax⌉ blocks
+        /// wide and ⌈H·v / 8·vmax⌉ high. The padding of interleaved MCUs is
+        /// left out, so every scan of a component codes at least this many.
+        var blockCount: Int {
+            let maxH = max(1, components.map(\.horizontal).max() ?? 1)
+            let maxV = max(1, components.map(\.vertical).max() ?? 1)
+            return components.reduce(0) { total, component in
+                let wide = (size.width * component.horizontal + 8 * maxH - 1) / (8 * maxH)
+                let high = (size.height * component.vertical + 8 * maxV - 1) / (8 * maxV)
+                return total + wide * high
+            }
+        }
+
+        /// The fewest bytes a complete file of this frame can have, or `nil`
+        /// when there is no such floor.
+        ///
+        /// Huffman codes are at least 1 bit long, and every block costs at
+        /// least one code: a sequential frame (`SOF0`, `SOF1`) codes each
+        /// block's DC difference and then an end-of-block code (or a last
+        /// coefficient, itself a code), so 2 bits per block; a progressive
+        /// one (`SOF2`) codes each block's DC difference in its first DC
+        /// scan, 1 bit per block (AC scans can skip 32767 blocks in one
+        /// end-of-band run). Arithmetic coding (`SOF9`...) and lossless
+        /// frames have no such floor: a one-colour 8000×8000 arithmetic
+        /// JPEG takes 211 bytes.
+        var minimumByteCount: Int? {
+            switch marker {
+            case 0xC0, 0xC1: blockCount / 4
+            case 0xC2: blockCount / 8
+            default: nil
+            }
+        }
     }
 
     /// One component of the frame.
