@@ -316,6 +316,112 @@ struct JPEGCoderTests {
         _ = try? decoder.preview(for: Data(bytes[..<(start + count + 9000)]))
     }
 
+    // MARK: Data too short for the declared size
+
+    @Test("a 2 KB file declaring 10000×10000 fails at once on the length check, libjpeg never decoding", arguments: [
+        ("progressive.jpg", "progressive", 292_968, "1 bit"), ("baseline-420.jpg", "sequential", 585_937, "2 bits"),
+    ])
+    func tooShortForDeclaredSize(name: String, kind: String, minimum: Int, perBlock: String) throws {
+        // Given a real 96×64 4:2:0 file whose frame header now says 10000×10000
+        // (within the pixel limit; libjpeg would allocate ~300 MB of
+        // progressive coefficients and 300 MB of pixels before running dry)
+        let data = try JPEGFixtures.withDeclaredSize(try JPEGFixtures.data(name), width: 10_000, height: 10_000)
+        #expect((2000..<3000).contains(data.count))
+        let expected = ImageError.undecodable(.jpeg, "truncated data: too short for the declared 10000×10000: \(data.count) bytes, "
+            + "where a complete \(kind) JPEG of that size has at least \(minimum) (\(perBlock) per 8×8 block)")
+        for options in [ImageDecodingOptions(), ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 100, height: 100))] {
+            // When decoded
+            let clock = ContinuousClock()
+            let start = clock.now
+            let outcome = Result { try coder.decode(data, options: options) }
+            let elapsed = clock.now - start
+            // Then it fails with the length check's error (libjpeg's would be
+            // "truncated or corrupt data: Corrupt JPEG data: premature end of data segment"),
+            // in far less time than a decode of the declared size takes
+            #expect(throws: expected) { try outcome.get() }
+            #expect(elapsed < .milliseconds(100).scaled, "\(elapsed)")
+        }
+    }
+
+    @Test("the length check lets data at the bound through to libjpeg")
+    func lengthCheckBoundary() throws {
+        // Given a one-colour progressive 2049×2047 grey file, a single DC scan:
+        // 257 × 256 blocks at 1 bit each need 8224 bytes
+        let data = try JPEGFixtures.data("solid-gray-progressive.jpg")
+        let minimum = 8224
+        // When its data is cut to one byte under the bound, EOI included
+        let under = data.prefix(minimum - 3) + [0xFF, 0xD9]
+        #expect(under.count == minimum - 1)
+        // Then the length check refuses it
+        do {
+            _ = try coder.decode(under, options: .init())
+            Issue.record("decoded")
+        } catch let error as ImageError {
+            guard case .undecodable(.jpeg, let message) = error else { throw error }
+            #expect(message.hasPrefix("truncated data: too short for the declared 2049×2047: 8223 bytes"), "\(message)")
+        }
+        // While at the bound it passes, and libjpeg finds the data missing
+        let atBound = data.prefix(minimum - 2) + [0xFF, 0xD9]
+        do {
+            _ = try coder.decode(atBound, options: .init())
+            Issue.record("decoded")
+        } catch let error as ImageError {
+            guard case .undecodable(.jpeg, let message) = error else { throw error }
+            #expect(message.hasPrefix("truncated or corrupt data: "), "\(message)")
+        }
+    }
+
+    @Test("arithmetic-coded frames have no length floor")
+    func arithmeticHasNoFloor() throws {
+        let data = try JPEGFixtures.data("baseline-arithmetic.jpg")
+        var scanner = JPEGMarkerScanner()
+        try data.withUnsafeBytes { try scanner.advance($0, stopAtFirstScan: true) }
+        #expect(scanner.frame?.marker == 0xC9)
+        #expect(scanner.frame?.minimumByteCount == nil)
+        #expect(try coder.decode(data, options: .init()).size == PixelSize(width: 96, height: 64))
+    }
+
+    @Test("a frame header libjpeg reads past a segment the scanner cannot is refused, not unchecked")
+    func frameBehindBadSegmentLength() throws {
+        // Given a valid file with an APP0 segment of length 0 after SOI:
+        // libjpeg skips the two length bytes and reads on; the scanner stops
+        let bytes = [UInt8](try JPEGFixtures.data("progressive.jpg"))
+        let data = Data(bytes[..<2] + [0xFF, 0xE0, 0x00, 0x00] + bytes[2...])
+        // Then a full decode refuses it, since the length check cannot run
+        #expect(throws: ImageError.undecodable(.jpeg, "corrupt marker segments before the frame header")) {
+            try coder.decode(data, options: .init())
+        }
+    }
+
+    @Test("one-colour files, the fewest bits per block a Huffman-coded JPEG can have, pass the length check", arguments: [
+        "solid-420-optimized", "solid-420-progressive", "solid-444-optimized",
+        "solid-444-progressive", "solid-gray-optimized", "solid-gray-progressive",
+    ])
+    func oneColourExtremes(name: String) throws {
+        // Given a file whose entropy data is 1 bit (progressive, one DC scan)
+        // or 2 bits (baseline, optimized tables) per block: within a few
+        // hundred bytes of headers of the bound
+        let data = try JPEGFixtures.data("\(name).jpg")
+        var scanner = JPEGMarkerScanner()
+        try data.withUnsafeBytes { try scanner.advance($0, stopAtFirstScan: true) }
+        let frame = try #require(scanner.frame)
+        let minimum = try #require(frame.minimumByteCount)
+        #expect(frame.isProgressive == name.hasSuffix("progressive"))
+        #expect(data.count >= minimum && data.count - minimum < 400, "\(data.count) bytes, bound \(minimum)")
+        // When decoded, then it is the whole image, every pixel the colour
+        let image = try coder.decode(data, options: .init())
+        #expect(image.size == frame.size)
+        let first = try #require(image.pixel(x: 0, y: 0))
+        let colour: [Int] = name.contains("gray") ? [108] : [0x33, 0x77, 0xCC]
+        #expect(zip(first, colour).allSatisfy { abs(Int($0) - $1) <= 2 }, "\(first)")
+        let rowBytes = image.width * image.pixelFormat.bytesPerPixel
+        let uniform = image.withUnsafeBytes { pixels in
+            (0..<rowBytes).allSatisfy { pixels[$0] == first[$0 % first.count] }
+                && (1..<image.height).allSatisfy { memcmp(pixels.baseAddress! + $0 * image.bytesPerRow, pixels.baseAddress!, rowBytes) == 0 }
+        }
+        #expect(uniform)
+    }
+
     // MARK: Encoding
 
     @Test("encode then decode round-trips within JPEG's error")

@@ -15,7 +15,12 @@ extension JPEGCoder {
     ///
     /// The order matters for hostile input: the header is parsed and the
     /// pixel limit checked before any pixel buffer exists, so a small file
-    /// declaring 64250×64250 fails in microseconds.
+    /// declaring 64250×64250 fails in microseconds. A size within the limit
+    /// must then be backed by data: a Huffman-coded file shorter than 1 bit
+    /// (progressive) or 2 bits (sequential) per 8×8 block cannot be complete
+    /// and fails before libjpeg decodes or allocates coefficients or pixels;
+    /// safe because no valid file goes below that (a one-colour progressive
+    /// file with a single DC scan is the extreme, about 1.002 bits a block).
     ///
     /// ## Truncated and corrupt data (``Completeness/required``)
     /// libjpeg decodes nearly anything, filling what it cannot read with
@@ -63,6 +68,9 @@ extension JPEGCoder {
         var markers = JPEGMarkerScanner(recordingScans: true)
         try? markers.advance(jpeg, stopAtFirstScan: true)
         let orientation = markers.orientation ?? .up
+        if completeness == .required {
+            try checkLength(jpeg, frame: markers.frame, declared: header.size)
+        }
         if completeness == .required, !endsWithEOI(jpeg) {
             // Trailing bytes after EOI, or a truncated download: tell them
             // apart before allocating pixels for a decode that would fail.
@@ -135,6 +143,29 @@ extension JPEGCoder {
             }
         }
         return (image, try outcome.get())
+    }
+
+    /// Throws when `jpeg` is shorter than any complete file of the size its
+    /// frame header declares can be (``JPEGMarkerScanner/Frame/minimumByteCount``).
+    ///
+    /// Such data would fail anyway, once libjpeg ran out of entropy-coded
+    /// data ("premature end of data segment"), but only after it allocated
+    /// for the declared size: for a progressive frame, coefficient arrays
+    /// of 128 bytes per block, then the output image.
+    ///
+    /// - Parameters:
+    ///   - frame: the frame header as the marker scanner read it.
+    ///   - size: the size libjpeg read from the frame header.
+    static func checkLength(_ jpeg: UnsafeRawBufferPointer, frame: JPEGMarkerScanner.Frame?, declared size: PixelSize) throws(ImageError) {
+        // libjpeg skips a segment with a length below 2, the scanner stops
+        // there: a frame header only libjpeg reached is not one to trust.
+        guard let frame, frame.size == size else {
+            throw .undecodable(.jpeg, "corrupt marker segments before the frame header")
+        }
+        guard let minimum = frame.minimumByteCount, jpeg.count < minimum else { return }
+        let (kind, bits) = frame.isProgressive ? ("progressive", 1) : ("sequential", 2)
+        throw .undecodable(.jpeg, "truncated data: too short for the declared \(size): \(jpeg.count) bytes, "
+            + "where a complete \(kind) JPEG of that size has at least \(minimum) (\(bits) bit\(bits == 1 ? "" : "s") per 8×8 block)")
     }
 
     /// Whether the data's last two bytes are the EOI marker (true of nearly

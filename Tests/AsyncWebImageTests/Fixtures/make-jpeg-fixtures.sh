@@ -106,6 +106,28 @@ convert -size 640x480 -seed 11 plasma:fractal -blur 0x1 \
 cjpeg -quality 80 "$work/large.ppm" > "$out/large.jpg"
 cjpeg -quality 80 -progressive "$work/large.ppm" > "$out/large-progressive.jpg"
 
+# One-colour files, the legitimate extreme of the minimum-length check in
+# JPEGCoder.decodeImage: every block's DC difference is 0 and its AC
+# coefficients are all zero, so entropy data is a Huffman code or two per
+# block. Baseline with optimized tables: 2 bits per 8×8 block (a DC code and
+# an end-of-block code, 1 bit each); progressive with a single DC scan (no
+# successive approximation, which would add a refinement bit): 1 bit per
+# block, the AC scans costing a few bytes of end-of-band runs. At 8000×8000
+# the same recipes give 2.0008–2.0015 and 1.0016–1.0025 bits per block.
+# 4:4:4 and grey get odd sizes, so blocks at the edges are partial.
+convert -size 2048x2048 xc:'#3377CC' -depth 8 "$work/solid-420.ppm"
+convert -size 2047x2049 xc:'#3377CC' -depth 8 "$work/solid-444.ppm"
+convert -size 2049x2047 xc:'#3377CC' -depth 8 "$work/solid-gray.ppm"
+cjpeg -quality 100 -optimize -sample 2x2 "$work/solid-420.ppm" > "$out/solid-420-optimized.jpg"
+cjpeg -quality 100 -optimize -sample 1x1 "$work/solid-444.ppm" > "$out/solid-444-optimized.jpg"
+cjpeg -quality 100 -optimize -grayscale "$work/solid-gray.ppm" > "$out/solid-gray-optimized.jpg"
+printf '0,1,2: 0-0, 0, 0;\n0: 1-63, 0, 0;\n1: 1-63, 0, 0;\n2: 1-63, 0, 0;\n' > "$work/one-dc-scan.txt"
+printf '0: 0-0, 0, 0;\n0: 1-63, 0, 0;\n' > "$work/one-dc-scan-gray.txt"
+for f in solid-420 solid-444; do
+    jpegtran -scans "$work/one-dc-scan.txt" "$out/$f-optimized.jpg" > "$out/$f-progressive.jpg"
+done
+jpegtran -scans "$work/one-dc-scan-gray.txt" "$out/solid-gray-optimized.jpg" > "$out/solid-gray-progressive.jpg"
+
 # Reference decodes.
 for f in baseline-420 baseline-422 baseline-444 baseline-restart baseline-arithmetic progressive ycck cmyk; do
     djpeg -pnm "$out/$f.jpg" > "$out/$f.ppm"
