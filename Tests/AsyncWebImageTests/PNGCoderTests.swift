@@ -295,6 +295,75 @@ struct PNGCoderTests {
         }
     }
 
+    // MARK: Image data too short for the declared size
+
+    /// `png` with its IHDR's width and height replaced (and its CRC redone).
+    static func withDeclaredSize(_ png: Data, width: Int, height: Int) -> Data {
+        var bytes = [UInt8](png)
+        for (offset, value) in [(16, width), (20, height)] {
+            for index in 0..<4 { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (24 - 8 * index)) }
+        }
+        let crc = bytes.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[12..<29])) }
+        for index in 0..<4 { bytes[29 + index] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * index)) }
+        return Data(bytes)
+    }
+
+    /// The IDAT payload bytes of `png`.
+    static func imageDataBytes(_ png: Data) throws -> Int {
+        try png.withUnsafeBytes { try PNGChunkScan($0).imageDataBytes }
+    }
+
+    @Test("a small PNG declaring 10000×10000 fails at once on the image-data length check", arguments: [
+        ("gray8", 10_000 * (1 + 10_000)), ("rgba8", 10_000 * (1 + 40_000)), ("rgb8-interlaced", 10_000 * (1 + 30_000)),
+    ])
+    func imageDataTooShort(name: String, filteredBytes: Int) throws {
+        // Given a real PNG (an Adam7 one too) whose IHDR now says 10000×10000:
+        // within the pixel limit, but its few hundred bytes of IDAT cannot
+        // inflate to the 100–400 MB of rows
+        let data = Self.withDeclaredSize(try PNGFixture.data(name), width: 10_000, height: 10_000)
+        let idat = try Self.imageDataBytes(data)
+        #expect(data.count < 2000 && idat > 0)
+        let expected = ImageError.undecodable(.png, "truncated: the image data is too short for the declared 10000×10000: "
+            + "\(idat) bytes, where deflate needs at least \(filteredBytes / 1032) for its \(filteredBytes) bytes of rows (1032:1 at most)")
+        // When decoded in full, and as a thumbnail (the row-by-row path)
+        for options in [ImageDecodingOptions(), ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 100, height: 100))] {
+            let clock = ContinuousClock()
+            let start = clock.now
+            let outcome = Result { try coder.decode(data, options: options) }
+            let elapsed = clock.now - start
+            // Then the length check refuses it before libspng inflates anything
+            #expect(throws: expected) { try outcome.get() }
+            #expect(elapsed < .milliseconds(100).scaled, "\(elapsed)")
+        }
+    }
+
+    @Test("all-zero images, deflate's best case, pass the image-data length check")
+    func maximallyCompressible() throws {
+        // Given a 4000×4000 1-bit image of zeros made by zlib at level 9:
+        // 1965 bytes of IDAT for 2,004,000 bytes of rows, 24 over the bound
+        let data = try PNGFixture.data("zero-gray1-4000")
+        #expect(try Self.imageDataBytes(data) == 1965)
+        #expect(2_004_000 / 1032 == 1941)
+        // When decoded, then it is the whole image, all zeros
+        let image = try coder.decode(data, options: .init())
+        #expect(image.size == PixelSize(width: 4000, height: 4000) && image.pixelFormat == .gray8)
+        #expect(image.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
+        // And declared 1.3 % taller, the same image data falls under the bound
+        let taller = Self.withDeclaredSize(data, width: 4000, height: 4051)
+        #expect(undecodableMessage(taller)?.hasPrefix("truncated: the image data is too short for the declared 4000×4051: 1965 bytes") == true)
+
+        // Given all-zero grey and RGBA images encoded in-process by libspng at level 9
+        for (format, side) in [(PixelFormat.gray8, 3000), (.rgba8, 1500)] {
+            let zeros = try Image(width: side, height: side, pixelFormat: format, pixels: [UInt8](repeating: 0, count: side * side * format.bytesPerPixel))
+            let png = try PNGCoder(compressionLevel: 9).encode(zeros, as: .png, quality: 1)
+            let idat = try Self.imageDataBytes(png)
+            let minimum = side * (1 + side * format.bytesPerPixel) / 1032
+            #expect(idat >= minimum && idat < minimum * 11 / 10, "\(format): \(idat) bytes of IDAT, bound \(minimum)")
+            // Then they decode to the same zeros
+            #expect(try coder.decode(png, options: .init()).hasSamePixels(as: zeros))
+        }
+    }
+
     @Test("deflate bombs: a compressed-text bomb hits the chunk limit; an IDAT bomb inflates only one pixel")
     func deflateBombs() throws {
         // Given a zTXt chunk inflating to 16 MiB (limit 4 MiB)

@@ -15,6 +15,9 @@ import CSpng
 /// Safety on hostile input:
 /// - the header is read and ``ImageDecodingOptions/maxPixelCount`` checked
 ///   before any pixel buffer is allocated;
+/// - so is the amount of image data: IDAT chunks holding less than 1/1032
+///   of the declared size's filtered rows (deflate's largest expansion)
+///   cannot be the whole image and fail at once;
 /// - ancillary chunks are limited to 4 MiB each (decompressed, for zTXt,
 ///   iTXt and iCCP) and 16 MiB in all, so a compressed-text bomb fails with
 ///   ``ImageError/undecodable(_:_:)`` instead of inflating; image data is
@@ -48,6 +51,10 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
     /// Decodes a whole PNG, then applies the thumbnail, scale-down and
     /// orientation options.
     ///
+    /// Before any pixel memory, the IDAT bytes must be at least 1/1032 of
+    /// the declared size's filtered rows: deflate never expands more, so a
+    /// file under that is truncated whatever it holds, and fails at once.
+    ///
     /// - Throws: ``ImageError/tooLarge(_:limit:actual:)`` when the header
     ///   declares more than ``ImageDecodingOptions/maxPixelCount`` pixels;
     ///   ``ImageError/undecodable(_:_:)`` with libspng's message for anything
@@ -59,6 +66,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             let header = try context.header()
             try options.checkPixelLimit(PixelSize(width: Int(header.width), height: Int(header.height)))
             let plan = try PNGDecodePlan(ihdr: header, hasTransparencyChunk: try context.hasTransparencyChunk())
+            try Self.checkImageDataLength(buffer, plan: plan)
             // eXIf belongs before the image data, so the orientation is usually known now.
             let size = PixelSize(width: plan.width, height: plan.height)
             let early = context.exifOrientation()
@@ -80,6 +88,19 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             return (decoded.with(orientation: orientation), finalTarget)
         }
         return Self.finish(image, target: target, options: options)
+    }
+
+    /// Throws when the PNG's IDAT chunks are too few bytes to inflate to the
+    /// whole image (``PNGDecodePlan/minimumImageDataBytes``).
+    ///
+    /// Such data would fail anyway, once zlib ran dry, but only after the
+    /// image buffer was allocated for the declared size.
+    static func checkImageDataLength(_ png: UnsafeRawBufferPointer, plan: PNGDecodePlan) throws(ImageError) {
+        let received = try PNGChunkScan(png).imageDataBytes
+        let minimum = plan.minimumImageDataBytes
+        guard received < minimum else { return }
+        throw .undecodable(.png, "truncated: the image data is too short for the declared \(plan.width)×\(plan.height): "
+            + "\(received) bytes, where deflate needs at least \(minimum) for its \(plan.filteredBytes) bytes of rows (1032:1 at most)")
     }
 
     /// Writes every pixel of the image into `pixels`.

@@ -34,6 +34,20 @@ struct PNGDecodePlan: Sendable {
     /// Whether libspng writes 16-bit host-endian samples that
     /// ``reduce(_:to:count:)`` must round to 8 bits.
     let isSixteenBit: Bool
+    /// The bytes of filtered rows the image data inflates to, counted as
+    /// without interlacing: `height × (1 + ⌈width × bits per pixel / 8⌉)`.
+    /// Exact for a plain image, a lower bound for an Adam7 one (each image
+    /// row is split over one or more pass rows, each with its own filter
+    /// byte and whole bytes).
+    let filteredBytes: Int
+
+    /// Deflate's largest expansion: a 258-byte match coded in 2 bits (a
+    /// 1-bit length code and a 1-bit distance code), so no stream inflates
+    /// to more than 1032 times its size (zlib's best is about 1030).
+    static let maximumDeflateRatio = 1032
+
+    /// The fewest IDAT bytes that can hold the whole image.
+    var minimumImageDataBytes: Int { filteredBytes / Self.maximumDeflateRatio }
 
     /// A ceiling on `width × height × 8` that holds whatever
     /// ``ImageDecodingOptions/maxPixelCount`` says: 16 GiB, so that no
@@ -58,6 +72,15 @@ struct PNGDecodePlan: Sendable {
             throw .tooLarge(.decodedBytes, limit: Int64(Self.maximumDecodedBytes), actual: overflow || rowOverflow ? nil : Int64(bytes))
         }
         isInterlaced = ihdr.interlace_method != 0
+        // Samples per pixel by colour type (grey, RGB, palette, grey + alpha,
+        // RGBA); times at most 16 bits, the row stays within 8 bytes per pixel.
+        let samples = switch Int(ihdr.color_type) {
+        case 2: 3
+        case 4: 2
+        case 6: 4
+        default: 1
+        }
+        filteredBytes = height * (1 + (width * samples * Int(ihdr.bit_depth) + 7) / 8)
         isSixteenBit = ihdr.bit_depth == 16
         let trns = Int32(SPNG_DECODE_TRNS.rawValue)
         func format(_ value: spng_format) -> Int32 { Int32(value.rawValue) }

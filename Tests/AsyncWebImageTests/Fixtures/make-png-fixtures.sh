@@ -195,6 +195,15 @@ open("bomb-idat.png", "wb").write(b"\x89PNG\r\n\x1a\n" + one + chunk(b"IDAT", bo
 ztxt = chunk(b"zTXt", b"Comment\x00\x00" + bomb)
 open("bomb-ztxt.png", "wb").write(
     b"\x89PNG\r\n\x1a\n" + one + ztxt + chunk(b"IDAT", zlib.compress(b"\x00\x80")) + chunk(b"IEND", b""))
+
+# The legitimate extreme of PNGCoder's image-data length check (IDAT at
+# least 1/1032 of the filtered rows): a 4000×4000 1-bit grey image of zeros,
+# zlib level 9: 1965 bytes, 24 over the bound, inflating 1020 times (zlib's
+# best is about 1030, reached at 8000×8000; deflate's ceiling is 1032). The
+# tests decode it, so it has no reference file.
+zero = zlib.compress(b"\x00" * (4000 * (1 + 500)), 9)
+zhdr = chunk(b"IHDR", struct.pack(">IIBBBBB", 4000, 4000, 1, 0, 0, 0, 0))
+open("zero-gray1-4000.png", "wb").write(b"\x89PNG\r\n\x1a\n" + zhdr + chunk(b"IDAT", zero) + chunk(b"IEND", b""))
 PYTHON
 
 # Reference pixels from ImageMagick for every decodable fixture: 8-bit RGBA
@@ -203,7 +212,7 @@ PYTHON
 # ImageMagick truncates when asked for `-depth 8`).
 for f in *.png; do
     case "$f" in
-        bad-*|huge-*|bomb-*) ;;
+        bad-*|huge-*|bomb-*|zero-*) ;;
         *16*) convert "$f" -depth 16 -endian MSB "rgba:${f%.png}.rgba16" ;;
         *) convert "$f" -depth 8 "rgba:${f%.png}.rgba" ;;
     esac
