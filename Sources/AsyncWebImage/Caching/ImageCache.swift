@@ -119,14 +119,9 @@ public final class ImageCache: Sendable {
         let image: Image
         do {
             image = try await decode(entry.data, options: options.decoding)
-        } catch let error as ImageError {
-            switch error {
-            case .undecodable, .unsupportedFormat, .invalidImage:
-                try? await disk.removeData(forKey: key)
-                return nil
-            default:
-                throw error
-            }
+        } catch let error as ImageError where error.condemnsCachedData {
+            try? await disk.removeData(forKey: key)
+            return nil
         }
         if options.storesDecodedImageInMemory {
             await memory.setImage(image, forKey: key)

@@ -85,7 +85,7 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
             self.message = message
         }
 
-        public var description: String { "\(kind.rawValue) (curl \(code)): \(message)" }
+    public var description: String { "\(kind.rawValue) (curl \(code)): \(message)" }
     }
 
     /// Whether retrying the same URL cannot help: HTTP 4xx other than 408 and
@@ -95,6 +95,17 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .httpStatus(let code): (400..<500).contains(code) && code != 408 && code != 429
         case .undecodable, .unsupportedFormat, .tooLarge, .invalidURL, .unsupportedScheme: true
+        default: false
+        }
+    }
+
+    /// Whether cached data that fails to decode this way is itself at
+    /// fault (not an image, or not one a coder can read), so the entry is
+    /// removed and the load goes on as a miss: the rule of every disk read
+    /// that decodes.
+    var condemnsCachedData: Bool {
+        switch self {
+        case .undecodable, .unsupportedFormat, .invalidImage: true
         default: false
         }
     }

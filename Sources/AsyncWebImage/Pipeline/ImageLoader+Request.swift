@@ -87,27 +87,13 @@ extension ImageLoader {
     func fastPath(_ url: URL, options: ImageOptions, context: ImageContext) async throws(ImageError) -> FastPath {
         let slowOptions: ImageOptions = [.refreshCached, .fromLoaderOnly, .avoidDecodeImage, .queryMemoryData]
         guard !hasOptionsProcessor, options.isDisjoint(with: slowOptions) else { return .none }
-        // Reading the default context copies a struct of a dozen optional
-        // existentials; a loader without defaults skips it.
-        let key: String
-        let cache: ImageCache
-        let modifiesRequests: Bool
-        if defaultContextIsEmpty {
-            guard (context.queryCacheType ?? .all).includesMemory else { return .none }
-            let string = url.absoluteString
-            try validate(url, string: string, options: options)
-            key = resultKey(url: url, string: string, options: options, context: context, defaults: nil)
-            cache = context.cache ?? configuration.cache
-            modifiesRequests = context.requestModifier != nil
-        } else {
-            let defaults = configuration.defaultContext
-            guard (context.queryCacheType ?? defaults.queryCacheType ?? .all).includesMemory else { return .none }
-            let string = url.absoluteString
-            try validate(url, string: string, options: options)
-            key = resultKey(url: url, string: string, options: options, context: context, defaults: defaults)
-            cache = context.cache ?? defaults.cache ?? configuration.cache
-            modifiesRequests = (context.requestModifier ?? defaults.requestModifier) != nil
-        }
+        let defaults = defaultContextIsEmpty ? nil : configuration.defaultContext
+        guard (context.queryCacheType ?? defaults?.queryCacheType ?? .all).includesMemory else { return .none }
+        let string = url.absoluteString
+        try validate(url, string: string, options: options)
+        let key = resultKey(url: url, string: string, options: options, context: context, defaults: defaults)
+        let cache = context.cache ?? defaults?.cache ?? configuration.cache
+        let modifiesRequests = (context.requestModifier ?? defaults?.requestModifier) != nil
         // Callers joining a load in flight skip the memory actor: the
         // result is not there yet, and a thousand such hops would queue.
         if tasks.isInFlight(resultKey: key) {

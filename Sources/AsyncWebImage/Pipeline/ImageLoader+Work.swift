@@ -68,8 +68,8 @@ extension ImageLoader {
                 if request.storeCacheType.includesMemory { await cache.memory.setImage(image, forKey: request.resultKey) }
                 return ImageResponse(image: image, data: data, cacheType: .disk, url: request.url)
             } catch let error as ImageError {
-                try? await disk.removeData(forKey: request.resultKey)
-                _ = error
+                // Whatever went wrong, the original below can still serve.
+                if error.condemnsCachedData { try? await disk.removeData(forKey: request.resultKey) }
             }
         }
         try Task.checkCancellation()
@@ -77,14 +77,9 @@ extension ImageLoader {
         guard request.wantsPixels else { return ImageResponse(image: nil, data: data, cacheType: .disk, url: request.url) }
         do {
             return try await process(request, data: data, head: nil, cacheType: .disk)
-        } catch let error as ImageError {
-            switch error {
-            case .undecodable, .unsupportedFormat, .invalidImage:
-                try? await disk.removeData(forKey: request.cacheKey)
-                return nil
-            default:
-                throw error
-            }
+        } catch let error as ImageError where error.condemnsCachedData {
+            try? await disk.removeData(forKey: request.cacheKey)
+            return nil
         }
     }
 
