@@ -151,6 +151,8 @@ struct ImageLoaderTests {
         // One of two leaves
         let leaving = Task { try await harness.loader.image(url) }
         let staying = Task { try await harness.loader.image(url) }
+        // Both have joined the one load (one left alone would cancel it) and bytes flow.
+        #expect(await pipelineEventually { harness.loader.tasks.subscriberCounts.all == 2 })
         #expect(await pipelineEventually { harness.server.statistics("/c.jpg").bodyBytesSent > 0 })
         leaving.cancel()
         await #expect(throws: CancellationError.self) { try await leaving.value }
@@ -163,6 +165,7 @@ struct ImageLoaderTests {
         try await harness.disk.removeAll()
         let before = harness.server.statistics("/c.jpg").disconnects.count
         let all = (0..<3).map { _ in Task { try await harness.loader.image(url, options: .fromLoaderOnly) } }
+        #expect(await pipelineEventually { harness.loader.tasks.subscriberCounts.all == 3 })
         // Cancel only once the transfer is under way at the server.
         #expect(await pipelineEventually { harness.server.statistics("/c.jpg").bodyBytesSent > 2048 + jpeg.count })
         let cancelledAt = ContinuousClock.now
