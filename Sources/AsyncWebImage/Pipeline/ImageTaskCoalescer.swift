@@ -88,6 +88,8 @@ final class ImageTaskCoalescer: Sendable {
     /// Mirrors `entries.count` for ``isInFlight(resultKey:)``'s shortcut.
     /// Relaxed: a stale zero only costs one memory lookup that misses.
     private let entryCount = Atomic<Int>(0)
+    /// Ids of ``awaitResult(_:)`` subscribers.
+    private let waiterIDs = Atomic<UInt64>(0)
 
     init() {}
 
@@ -168,10 +170,9 @@ final class ImageTaskCoalescer: Sendable {
     /// - Throws: The work's error, or `CancellationError` when the calling
     ///   task is cancelled (the work is cancelled when nobody else waits).
     func awaitResult(_ key: Key) async throws -> JoinResult {
-        let id = state.withLock { state -> UInt64 in
-            state.nextID &+= 1
-            return state.nextID
-        }
+        // From a counter of its own (top bit set, so never a channel
+        // subscriber's id): one lock less on the hot mutex per join.
+        let id = waiterIDs.wrappingAdd(1, ordering: .relaxed).newValue | 1 << 63
         // The continuation is resumed exactly once, by whoever takes its
         // subscriber out of the table under the lock: `finish`, `leave`
         // (from the cancellation handler), or the registration itself.
