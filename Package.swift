@@ -36,13 +36,20 @@ let package = Package(
         .systemLibrary(name: "CXattr"),
         .target(
             name: "AsyncWebImage",
-            dependencies: ["CCurl", "CTurboJPEG", "CSpng", "CXattr"],
+            dependencies: ["AWILocking", "CCurl", "CTurboJPEG", "CSpng", "CXattr"],
             swiftSettings: swiftSettings
         ),
         // A real HTTP/1.1 server on 127.0.0.1 with programmable faults, shared
         // by the tests and the benchmark. Not a product: it is test support.
+        // The package's lock: Synchronization.Mutex, or a pthread mutex
+        // ThreadSanitizer can see in the sanitizer build (see Lock.swift).
+        .target(
+            name: "AWILocking",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "LoopbackServer",
+            dependencies: ["AWILocking"],
             path: "Sources/LoopbackServer",
             swiftSettings: swiftSettings
         ),
@@ -69,7 +76,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AsyncWebImageTests",
-            dependencies: ["AsyncWebImage", "awi-cache-stress", "LoopbackServer", "CTurboJPEG", "CSpng"],
+            dependencies: ["AsyncWebImage", "AWILocking", "awi-cache-stress", "LoopbackServer", "CTurboJPEG", "CSpng"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

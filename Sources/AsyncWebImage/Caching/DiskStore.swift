@@ -1,5 +1,6 @@
 public import Foundation
 import Synchronization
+import AWILocking
 #if canImport(Glibc)
 import Glibc
 #endif

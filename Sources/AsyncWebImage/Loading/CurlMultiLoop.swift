@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import Synchronization
+import AWILocking
 
 /// The thread that drives one curl multi handle, and the inbox through which
 /// other threads talk to it.

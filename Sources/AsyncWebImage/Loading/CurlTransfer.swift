@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import Synchronization
+import AWILocking
 
 /// One request as the loop thread runs it: the easy handle, curl's
 /// callbacks, and the stream they feed.

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import AWILocking
 
 /// One coalesced transfer: the state machine under a lock, the loader's
 /// transfer feeding it, and the subscribers pulling from it.

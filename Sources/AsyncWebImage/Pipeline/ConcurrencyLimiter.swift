@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import AWILocking
 
 /// An asynchronous semaphore: at most ``limit`` holders at once, waiters
 /// served first in, first out, and a waiting task that is cancelled leaves

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import AWILocking
 
 /// URLs whose last load failed for a reason retrying cannot fix
 /// (``ImageError/isPermanent``). Bounded: past ``capacity`` the oldest

@@ -1,4 +1,5 @@
 import Synchronization
+import AWILocking
 
 /// The glue between one load's producer task and its one consumer: a
 /// Mutex-guarded ``ImageEventBuffer`` plus the consumer's waiting

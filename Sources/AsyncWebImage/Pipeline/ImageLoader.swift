@@ -1,5 +1,6 @@
 public import Foundation
 import Synchronization
+import AWILocking
 
 /// Loads images by URL: memory cache, disk cache, then the network, with
 /// progressive previews, transforms and two levels of coalescing.

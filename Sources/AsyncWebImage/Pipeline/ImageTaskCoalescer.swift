@@ -1,4 +1,5 @@
 import Synchronization
+import AWILocking
 
 /// The second level of coalescing: one piece of work (disk read or
 /// download, then decode and transform) per distinct result, shared by every

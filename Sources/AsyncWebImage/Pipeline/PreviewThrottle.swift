@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import AWILocking
 
 /// Decodes previews of one download: at most one decode in flight, at least
 /// `interval` between two starts, always from the newest bytes. Bytes that

@@ -1,5 +1,6 @@
 import Synchronization
 @testable import AsyncWebImage
+import AWILocking
 
 /// A value behind a mutex, as a class so escaping closures and tasks can share it.
 final class Locked<Value: Sendable>: Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import LoopbackServer
 import Synchronization
 @testable import AsyncWebImage
+import AWILocking
 
 /// A real decoder that counts its calls: the built-in coders behind a
 /// counter, registered first in the loader's registry. Counting decodes is

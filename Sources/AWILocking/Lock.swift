@@ -5,10 +5,9 @@ import Glibc
 import Darwin
 #endif
 
-/// A mutex around a value that ThreadSanitizer can see: the server's one
-/// lock type (a copy of AsyncWebImage's `Lock`: the server must not depend on
-/// the library it tests), `Synchronization.Mutex` in every normal build and
-/// this pthread-backed stand-in only when compiled with `-DAWI_THREAD_SANITIZER`
+/// A mutex around a value that ThreadSanitizer can see: the package's one
+/// lock type (the library, the loopback server and the tests use it), `Synchronization.Mutex` in every normal build and this
+/// pthread-backed stand-in only when compiled with `-DAWI_THREAD_SANITIZER`
 /// (`scripts/sanitize thread` passes it).
 ///
 /// Why it exists: on Linux, `Mutex` takes its contended path through
@@ -23,11 +22,11 @@ import Darwin
 /// - Important: Use it as `Mutex`: `Lock(value)`, then `withLock`. Files that
 ///   call `withLock` still `import Synchronization`, which the normal build
 ///   needs for `Mutex`'s members.
-struct Lock<Value: ~Copyable>: ~Copyable {
+package struct Lock<Value: ~Copyable>: ~Copyable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let value: UnsafeMutablePointer<Value>
 
-    init(_ initialValue: consuming sending Value) {
+    package init(_ initialValue: consuming sending Value) {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
@@ -44,7 +43,7 @@ struct Lock<Value: ~Copyable>: ~Copyable {
 
     /// Runs `body` with exclusive access to the value; the same contract as
     /// `Mutex.withLock`.
-    borrowing func withLock<Result: ~Copyable, E: Error>(
+    package borrowing func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         pthread_mutex_lock(mutex)
@@ -58,12 +57,12 @@ struct Lock<Value: ~Copyable>: ~Copyable {
 // lock; the same reasoning (and conformance) as `Mutex`'s.
 extension Lock: @unchecked Sendable where Value: ~Copyable {}
 #else
-import Synchronization
+package import Synchronization
 
-/// The server's one lock type (a copy of AsyncWebImage's `Lock`):
-/// `Synchronization.Mutex` itself, so normal builds are unchanged. With `-DAWI_THREAD_SANITIZER` (`scripts/sanitize
+/// The package's one lock type: `Synchronization.Mutex` itself, so normal
+/// builds are unchanged. With `-DAWI_THREAD_SANITIZER` (`scripts/sanitize
 /// thread`) it is a pthread-backed stand-in instead, because ThreadSanitizer
 /// cannot see the futex-PI handoff of `Mutex`'s contended path on Linux and
 /// reports the state it guards as races. See the other branch of this file.
-typealias Lock<Value: ~Copyable> = Mutex<Value>
+package typealias Lock<Value: ~Copyable> = Mutex<Value>
 #endif
