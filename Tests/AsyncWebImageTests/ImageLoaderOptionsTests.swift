@@ -17,6 +17,28 @@ struct ImageLoaderOptionsTests {
         #expect(harness.requests("/c.png") == 1)
     }
 
+    @Test("fromCacheOnly misses at once instead of joining a download in flight (the two never share work)")
+    func fromCacheOnlyDoesNotJoin() async throws {
+        let harness = try PipelineHarness()
+        let png = try fixture("png", "rgb8.png")
+        let gate = Gate()
+        var response = LoopbackServer.Response(headers: [("Content-Type", "image/png")], body: png)
+        response.pause = .init(afterBytes: 16, until: gate.wait)
+        harness.server.route("/held.png", response)
+        let url = harness.server.url("/held.png")
+        // A load whose download the server holds mid-body
+        let loading = Task { try await harness.loader.image(url) }
+        #expect(await pipelineEventually { harness.server.statistics("/held.png").bodyBytesSent >= 16 })
+        // A cache-only call misses at once instead of waiting for that download
+        await #expect(throws: ImageError.cacheMiss) { try await harness.loader.image(url, options: .fromCacheOnly) }
+        await #expect(throws: ImageError.cacheMiss) {
+            for try await _ in harness.loader.images(url, options: .fromCacheOnly) {}
+        }
+        gate.open(1)
+        #expect(try await loading.value.cacheType == .none)
+        #expect(harness.requests("/held.png") == 1)
+    }
+
     @Test("fromLoaderOnly: downloads even when cached")
     func fromLoaderOnly() async throws {
         let harness = try PipelineHarness()

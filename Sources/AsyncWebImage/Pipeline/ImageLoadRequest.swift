@@ -33,13 +33,19 @@ struct ImageLoadRequest: Sendable {
     /// changes it — the result key, the request as sent (credentials
     /// included), and whether pixels are decoded.
     var taskKey: TaskKey {
-        TaskKey(resultKey: resultKey, request: dataRequest.key, decodes: wantsPixels, revalidates: false)
+        TaskKey(
+            resultKey: resultKey, request: dataRequest.key, decodes: wantsPixels,
+            cacheOnly: options.contains(.fromCacheOnly), revalidates: false
+        )
     }
 
     struct TaskKey: Hashable, Sendable {
         let resultKey: String
         let request: DataRequest.Key
         let decodes: Bool
+        /// `.fromCacheOnly` work fails with a cache miss where other work
+        /// downloads: the two must never be shared.
+        let cacheOnly: Bool
         let revalidates: Bool
     }
 }

@@ -101,7 +101,10 @@ extension ImageLoader {
             // key) only once it runs: such calls take the full path.
             guard !modifiesRequests else { return .none }
             let request = Self.dataRequest(url, options: options).key
-            return .inFlight(ImageLoadRequest.TaskKey(resultKey: key, request: request, decodes: true, revalidates: false))
+            return .inFlight(ImageLoadRequest.TaskKey(
+                resultKey: key, request: request, decodes: true,
+                cacheOnly: options.contains(.fromCacheOnly), revalidates: false
+            ))
         }
         guard let image = await cache.memory.image(forKey: key) else { return .none }
         return .hit(ImageResponse(image: image, data: nil, cacheType: .memory, url: url))
@@ -204,7 +207,9 @@ extension ImageLoader {
     private func subscribe(_ request: ImageLoadRequest, revalidating: Bool, channel: ImageEventChannel, wantsPreviews: Bool, wantsProgress: Bool) {
         var key = request.taskKey
         if revalidating {
-            key = ImageLoadRequest.TaskKey(resultKey: key.resultKey, request: key.request, decodes: key.decodes, revalidates: true)
+            key = ImageLoadRequest.TaskKey(
+                resultKey: key.resultKey, request: key.request, decodes: key.decodes, cacheOnly: key.cacheOnly, revalidates: true
+            )
         }
         tasks.subscribe(
             key, channel: channel, wantsPreviews: wantsPreviews, wantsProgress: wantsProgress,
