@@ -156,7 +156,8 @@ struct JPEGMarkerScanner: Sendable {
     /// - Parameters:
     ///   - stopAtFirstScan: stop at the first `SOS` (all a header reader needs).
     /// - Throws: ``ImageError/undecodable(_:_:)`` when the data cannot be a
-    ///   JPEG: no `SOI` marker, or a segment length below 2.
+    ///   JPEG: no `SOI` marker, a segment length below 2, or an `SOS`
+    ///   segment whose length does not match its component count.
     mutating func advance(_ bytes: UnsafeRawBufferPointer, stopAtFirstScan: Bool = false) throws(ImageError) {
         let count = bytes.count
         while offset < count {
@@ -224,6 +225,14 @@ struct JPEGMarkerScanner: Sendable {
         case 0xE1:
             if orientation == nil { orientation = ExifOrientationReader.orientation(inAPP1: payload) }
         case 0xDA:
+            // As libjpeg's get_sos: 1 to 4 components and exactly their
+            // bytes, else "Bogus marker length". A scan the pruner drops
+            // must fail here as it would in libjpeg, or a thumbnail would
+            // accept a file a full decode rejects.
+            let components = payload.isEmpty ? 0 : Int(payload[0])
+            guard (1...4).contains(components), length == 6 + 2 * components else {
+                throw .undecodable(.jpeg, "bad length \(length) of an SOS segment with \(components) component(s)")
+            }
             phase = .entropy
             scanDataStart = end
             // SOS: component count, (selector, tables) per component, Ss, Se, Ah/Al.

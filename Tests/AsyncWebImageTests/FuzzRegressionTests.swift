@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+@testable import AsyncWebImage
+
+/// Inputs the libFuzzer targets in `Fuzzing/` found, and what they must
+/// produce now (Fuzzing/README.md: "When a target finds something").
+@Suite("Fuzz regressions")
+struct FuzzRegressionTests {
+    /// FuzzJPEGDecode, 2026-11-22: a progressive 96×2726 file whose AC scan
+    /// of the luma component has an SOS segment of length 72 for one
+    /// component (8 expected). libjpeg rejects the file ("Bogus marker
+    /// length"); the 1/8-scale thumbnail path dropped that scan unread and
+    /// returned a 1×32 thumbnail, so a thumbnail accepted what a full
+    /// decode rejects. The marker scanner now checks SOS lengths as libjpeg does.
+    @Test("a progressive file with a malformed AC-scan header fails as a thumbnail as it does in full")
+    func malformedDroppedScanHeader() throws {
+        let data = try fixture("fuzz", "progressive-bad-ac-sos.jpg")
+        let coder = JPEGCoder()
+        let options = [
+            ImageDecodingOptions(maxPixelCount: 4_194_304),
+            ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 48, height: 32), maxPixelCount: 4_194_304, applyOrientation: true),
+        ]
+        for option in options {
+            do {
+                let image = try coder.decode(data, options: option)
+                Issue.record("decoded \(image.size) with \(option)")
+            } catch let error as ImageError {
+                guard case .undecodable(.jpeg, let message) = error else { throw error }
+                #expect(message.contains("Bogus marker length") || message.contains("bad length 72 of an SOS segment"), "\(message)")
+            }
+        }
+    }
+}
