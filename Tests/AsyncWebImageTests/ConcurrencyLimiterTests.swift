@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AsyncWebImage
+import AWILocking
 
 @Suite("ConcurrencyLimiter", .timeLimit(.minutes(1)))
 struct ConcurrencyLimiterTests {

@@ -2,6 +2,7 @@ import Foundation
 import LoopbackServer
 import Testing
 @testable import AsyncWebImage
+import AWILocking
 
 @Suite("DownloadCoalescer", .timeLimit(.minutes(2)))
 struct DownloadCoalescerTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import AsyncWebImage
+import AWILocking
 
 @Suite("MemoryCache", .timeLimit(.minutes(1)))
 struct MemoryCacheTests {

@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import Synchronization
+import AWILocking
 
 /// The state only the loop thread touches: running and waiting transfers,
 /// the cookie share, and the loop itself.

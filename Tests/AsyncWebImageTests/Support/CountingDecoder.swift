@@ -1,4 +1,5 @@
 import Foundation
+import AWILocking
 #if canImport(Glibc)
 import Glibc
 #endif

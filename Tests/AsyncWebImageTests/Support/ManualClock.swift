@@ -1,4 +1,5 @@
 import Foundation
+import AWILocking
 
 /// A wall clock the test moves by hand, for the disk store's dates.
 final class ManualDate: Sendable {
