@@ -22,10 +22,7 @@ struct ImageLoaderOptionsTests {
         let harness = try PipelineHarness()
         let png = try fixture("png", "rgb8.png")
         let gate = Gate()
-        var response = LoopbackServer.Response(headers: [("Content-Type", "image/png")], body: png)
-        response.pause = .init(afterBytes: 16, until: gate.wait)
-        harness.server.route("/held.png", response)
-        let url = harness.server.url("/held.png")
+        let url = harness.serveHeld("/held.png", png, contentType: "image/png", afterBytes: 16, by: gate)
         // A load whose download the server holds mid-body
         let loading = Task { try await harness.loader.image(url) }
         #expect(await pipelineEventually { harness.server.statistics("/held.png").bodyBytesSent >= 16 })

@@ -186,10 +186,7 @@ struct ImageLoaderTests {
         let jpeg = try fixture("jpeg", "large.jpg")
         // The server holds each transfer after 2 KB until the test lets it go on.
         let gate = Gate()
-        var response = LoopbackServer.Response(headers: [("Content-Type", "image/jpeg")], body: jpeg)
-        response.pause = .init(afterBytes: 2048, until: gate.wait)
-        harness.server.route("/j.jpg", response)
-        let url = harness.server.url("/j.jpg")
+        let url = harness.serveHeld("/j.jpg", jpeg, contentType: "image/jpeg", afterBytes: 2048, by: gate)
 
         let first = Task { try await harness.loader.image(url) }
         #expect(await pipelineEventually { harness.server.statistics("/j.jpg").bodyBytesSent >= 2048 })

@@ -82,6 +82,16 @@ final class PipelineHarness: Sendable {
         return server.url(path)
     }
 
+    /// Serves `data` at `path`, holding every transfer after `afterBytes`
+    /// body bytes until `gate` lets it go on: a download that stays in
+    /// flight for as long as the test needs, with no timing involved.
+    func serveHeld(_ path: String, _ data: Data, contentType: String, afterBytes: Int, by gate: Gate) -> URL {
+        var response = LoopbackServer.Response(headers: [("Content-Type", contentType)], body: data)
+        response.pause = .init(afterBytes: afterBytes, until: gate.wait)
+        server.route(path, response)
+        return server.url(path)
+    }
+
     func requests(_ path: String) -> Int { server.statistics(path).requests }
 
     deinit {
