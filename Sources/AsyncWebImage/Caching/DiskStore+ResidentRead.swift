@@ -52,20 +52,11 @@ extension DiskStore {
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return .unknown }
         let size = Int(info.st_size)
         guard size >= DiskEntryTrailer.size else { return .unknown }
-        if configuration.expirationDate == .accessDate,
-           nowSeconds() - max(Self.seconds(info.st_atim), Self.seconds(info.st_mtim)) >= Self.accessTimeResolution {
-            return .unknown
-        }
-        // Uninitialised, not zero-filled: every byte is read from the file before use.
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
-        let length = size - DiskEntryTrailer.size
-        guard FileIO.readIfCached(fd, into: buffer, count: size, offset: 0),
-              let trailer = DiskEntryTrailer(UnsafeRawBufferPointer(start: buffer + length, count: DiskEntryTrailer.size)),
-              trailer.length == UInt64(length) else {
-            buffer.deallocate()
+        guard accessTimeRenewal(for: info) == nil,
+              let (data, _) = Self.entry(size: size, read: { FileIO.readIfCached(fd, into: $0, count: size, offset: 0) }) else {
             return .unknown
         }
         residentCounts.hits.add(1, ordering: .relaxed)
-        return .hit(Data(bytesNoCopy: buffer, count: length, deallocator: .custom { pointer, _ in pointer.deallocate() }))
+        return .hit(data)
     }
 }

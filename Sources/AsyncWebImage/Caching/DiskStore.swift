@@ -265,32 +265,47 @@ public actor DiskStore: DataCaching {
             removeDamaged(path, fd)
             return nil
         }
-        // Uninitialised, not zero-filled: every byte is read from the file before use.
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
-        var adopted = false
-        defer { if !adopted { buffer.deallocate() } }
-        let read = try FileIO.read(fd, path, into: buffer, count: size, offset: 0)
-        let length = size - DiskEntryTrailer.size
-        guard read == size,
-              let trailer = DiskEntryTrailer(UnsafeRawBufferPointer(start: buffer + length, count: DiskEntryTrailer.size)),
-              trailer.length == UInt64(length) else {
+        guard let (data, trailer) = try Self.entry(size: size, read: { try FileIO.read(fd, path, into: $0, count: size, offset: 0) == size }) else {
             removeDamaged(path, fd)
             return nil
         }
-        adopted = true
-        let data = Data(bytesNoCopy: buffer, count: length, deallocator: .custom { pointer, _ in pointer.deallocate() })
-        if configuration.expirationDate == .accessDate {
-            // To the minute: a hot entry read thousands of times a second
-            // needs no futimens on every read to stay the newest. Best
-            // effort: a read-only file system still serves the data.
-            let now = nowSeconds()
-            if now - max(Self.seconds(info.st_atim), Self.seconds(info.st_mtim)) >= Self.accessTimeResolution {
-                try? FileIO.setTimes(fd, path, access: now, modification: nil)
-            }
-        }
+        // Best effort: a read-only file system still serves the data.
+        if let now = accessTimeRenewal(for: info) { try? FileIO.setTimes(fd, path, access: now, modification: nil) }
         let extendedData = withExtendedData ? try readExtendedData(fd, path, generation: trailer.generation) : nil
         counters.hits += 1
         return (data, extendedData)
+    }
+
+    /// An entry file of `size` bytes, filled by `read` (which says whether
+    /// every byte came), as its data (sharing the buffer) and its trailer;
+    /// `nil` when short or damaged. Both read paths use it.
+    static func entry(size: Int, read: (UnsafeMutableRawPointer) throws -> Bool) rethrows -> (data: Data, trailer: DiskEntryTrailer)? {
+        // Uninitialised, not zero-filled: every byte is read from the file before use.
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+        let length = size - DiskEntryTrailer.size
+        let complete: Bool
+        do {
+            complete = try read(buffer)
+        } catch {
+            buffer.deallocate()
+            throw error
+        }
+        guard complete,
+              let trailer = DiskEntryTrailer(UnsafeRawBufferPointer(start: buffer + length, count: DiskEntryTrailer.size)),
+              trailer.length == UInt64(length) else {
+            buffer.deallocate()
+            return nil
+        }
+        return (Data(bytesNoCopy: buffer, count: length, deallocator: .custom { pointer, _ in pointer.deallocate() }), trailer)
+    }
+
+    /// The time to stamp as a read entry's access time, or `nil` when none
+    /// is due: only with access-date expiry, and to the minute, so a hot
+    /// entry read thousands of times a second needs no `futimens` per read.
+    nonisolated func accessTimeRenewal(for info: Glibc.stat) -> Double? {
+        guard configuration.expirationDate == .accessDate else { return nil }
+        let now = nowSeconds()
+        return now - max(Self.seconds(info.st_atim), Self.seconds(info.st_mtim)) >= Self.accessTimeResolution ? now : nil
     }
 
     /// The trailer of an open entry file, or `nil` when it has none.
