@@ -52,9 +52,12 @@ package struct Lock<Value: ~Copyable>: ~Copyable {
     }
 }
 
-// Safe: the value is reached only through `withLock`, under the pthread mutex,
-// and it comes in `sending`, so no other reference to it survives outside the
-// lock; the same reasoning (and conformance) as `Mutex`'s.
+// Safe: both pointers are allocated once in `init` and freed once in
+// `deinit` (the type is ~Copyable, so exactly one owner runs it, after every
+// borrow has ended); the value is reached only through `withLock`, under the
+// pthread mutex; and it comes in and goes out as `sending`, so no reference
+// to it survives outside the lock. The same reasoning (and conformance) as
+// `Mutex`'s.
 extension Lock: @unchecked Sendable where Value: ~Copyable {}
 #else
 package import Synchronization

@@ -71,7 +71,7 @@ struct ByteAccumulator {
     private final class Block: @unchecked Sendable {
         // Safe: the pointer is immutable. Bytes are written only by the one
         // accumulator that owns the block — it lives in the download state
-        // machine, mutated only under its transfer's Mutex, so there is one
+        // machine, mutated only under its transfer's lock, so there is one
         // writer at a time — and only past every published snapshot's end
         // (see the type's comment), so no reader ever sees a byte change.
         let pointer: UnsafeMutableRawPointer

@@ -7,12 +7,12 @@ import AWILocking
 /// callbacks, and the stream they feed.
 ///
 /// `@unchecked Sendable` because it is created on the submitting thread and
-/// handed to the loop thread through the inbox `Mutex` (which orders the
-/// two), after which every `var` is touched only by the loop thread: in its
-/// own code and in curl's callbacks, which curl runs inside
-/// `curl_multi_perform`/`curl_easy_pause` on that thread. What the consumer
-/// shares with the loop (flow control) lives in `flow`, a `Mutex`; the
-/// continuation is `Sendable`.
+/// handed to the loop thread through the inbox lock (`CurlMultiLoop.inbox`,
+/// whose release and acquire order the two), after which every `var` is
+/// touched only by the loop thread: in its own code and in curl's callbacks,
+/// which curl runs inside `curl_multi_perform`/`curl_easy_pause` on that
+/// thread. What the consumer shares with the loop (flow control) lives in
+/// `flow`, a `Lock`; the continuation is `Sendable`.
 final class CurlTransfer: @unchecked Sendable {
     let id: UInt64
     let request: DataRequest
