@@ -97,22 +97,33 @@ struct BoxReducer {
                 let columns = UInt32(min(factor, width - ox * factor))
                 let count = columns * rows
                 let sum = sums + ox * channels
-                let out = target + ox * channels
-                if hasAlpha {
-                    let alphaSum = sum[channels - 1]
-                    for channel in 0..<(channels - 1) {
-                        out[channel] = alphaSum == 0 ? 0 : UInt8(truncatingIfNeeded: (sum[channel] + alphaSum / 2) / alphaSum)
-                    }
-                    out[channels - 1] = UInt8(truncatingIfNeeded: (alphaSum + count / 2) / count)
-                } else {
-                    for channel in 0..<channels {
-                        out[channel] = UInt8(truncatingIfNeeded: (sum[channel] + count / 2) / count)
-                    }
-                }
+                Self.writeAverage(of: UnsafePointer(sum), count: count, channels: channels, hasAlpha: hasAlpha, to: target + ox * channels)
                 for channel in 0..<channels { sum[channel] = 0 }
             }
         }
         bandRows = 0
         outputRow += 1
+    }
+}
+
+extension BoxReducer {
+    /// Writes one output pixel from the sums of its box of `count` source
+    /// pixels: colour weighted by alpha (the sums hold premultiplied colour),
+    /// rounded to nearest. Shared by both box reducers.
+    @inline(__always)
+    static func writeAverage(
+        of sum: UnsafePointer<UInt32>, count: UInt32, channels: Int, hasAlpha: Bool, to out: UnsafeMutablePointer<UInt8>
+    ) {
+        if hasAlpha {
+            let alphaSum = sum[channels - 1]
+            for channel in 0..<(channels - 1) {
+                out[channel] = alphaSum == 0 ? 0 : UInt8(truncatingIfNeeded: (sum[channel] + alphaSum / 2) / alphaSum)
+            }
+            out[channels - 1] = UInt8(truncatingIfNeeded: (alphaSum + count / 2) / count)
+        } else {
+            for channel in 0..<channels {
+                out[channel] = UInt8(truncatingIfNeeded: (sum[channel] + count / 2) / count)
+            }
+        }
     }
 }

@@ -66,18 +66,7 @@ struct ScatteredBoxReducer {
                 for ox in 0..<size.width {
                     let count = UInt32(min(factor, sourceWidth - ox * factor)) * rows
                     let index = (oy * size.width + ox) * channels
-                    let (sum, out) = (sums + index, target + index)
-                    if hasAlpha {
-                        let alphaSum = sum[channels - 1]
-                        for channel in 0..<(channels - 1) {
-                            out[channel] = alphaSum == 0 ? 0 : UInt8(truncatingIfNeeded: (sum[channel] + alphaSum / 2) / alphaSum)
-                        }
-                        out[channels - 1] = UInt8(truncatingIfNeeded: (alphaSum + count / 2) / count)
-                    } else {
-                        for channel in 0..<channels {
-                            out[channel] = UInt8(truncatingIfNeeded: (sum[channel] + count / 2) / count)
-                        }
-                    }
+                    BoxReducer.writeAverage(of: sums + index, count: count, channels: channels, hasAlpha: hasAlpha, to: target + index)
                 }
             }
         }
