@@ -136,6 +136,7 @@ final class ImageEventChannel: Sendable {
         case .fail(let error): throw error
         case .none: break
         }
+        defer { state.observeHandOff() }
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<ImageEvent?, any Error>) in
                 let ready = state.withLock { state -> Ready in

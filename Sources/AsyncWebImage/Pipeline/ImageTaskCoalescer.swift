@@ -177,6 +177,7 @@ final class ImageTaskCoalescer: Sendable {
         // The continuation is resumed exactly once, by whoever takes its
         // subscriber out of the table under the lock: `finish`, `leave`
         // (from the cancellation handler), or the registration itself.
+        defer { state.observeHandOff() }
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<JoinResult, any Error>) in
                 let joined = state.withLock { state -> Bool in
