@@ -26,22 +26,32 @@ final class CurlLoopThread {
     private var multi: UnsafeMutableRawPointer { loop.multi.pointer }
 
     func run() {
-        while true {
-            let (commands, shutdown) = loop.inbox.withLock { inbox in
-                defer { inbox.commands.removeAll(keepingCapacity: true) }
-                return (inbox.commands, inbox.shutdown)
-            }
-            if shutdown { break }
-            for command in commands { handle(command) }
+        while handleCommands() {
             startWaiting()
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
             collectFinished()
             let wait = checkStalls()
+            // Freed slots go to the waiting transfers now rather than after
+            // the poll; the commands posted meanwhile are taken first, so a
+            // high-priority transfer submitted before a slot freed is not
+            // passed over for one queued earlier at a lower priority.
+            guard handleCommands() else { break }
             startWaiting()
             curl_multi_poll(multi, nil, 0, wait, nil)
         }
         close()
+    }
+
+    /// Takes and handles every posted command; false once shut down.
+    private func handleCommands() -> Bool {
+        let (commands, shutdown) = loop.inbox.withLock { inbox in
+            defer { inbox.commands.removeAll(keepingCapacity: true) }
+            return (inbox.commands, inbox.shutdown)
+        }
+        if shutdown { return false }
+        for command in commands { handle(command) }
+        return true
     }
 
     private func handle(_ command: CurlMultiLoop.Command) {
