@@ -29,7 +29,7 @@ struct DiskStoreTests {
     }
 
     private func ourFiles(_ path: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { DiskStore.kind(of: $0) != nil }.sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { DiskStoreDirectoryScan.kind(of: $0) != nil }.sorted()
     }
 
     // MARK: Files and names
