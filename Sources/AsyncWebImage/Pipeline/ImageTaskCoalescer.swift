@@ -240,14 +240,23 @@ final class ImageTaskCoalescer: Sendable {
     }
 
     private func finish(_ handle: Handle, _ result: Result<ImageResponse?, any Error>) {
-        let sinks = state.withLock { state -> [Sink] in
-            guard let entry = state.entries[handle.key], entry.generation == handle.generation else { return [] }
+        let subscribers = state.withLock { state -> [UInt64: Subscriber] in
+            guard let entry = state.entries[handle.key], entry.generation == handle.generation else { return [:] }
             state.removeEntry(handle.key)
             state.entries[handle.key] = nil
             entryCount.store(state.entries.count, ordering: .relaxed)
-            return entry.subscribers.values.map(\.sink)
+            return entry.subscribers
         }
-        for sink in sinks {
+        // In the order they came (ids grow; waiters after channels), not
+        // the table's hash order: callers in one task group complete in the
+        // order they are resumed, and the runtime unlinks each finished child
+        // by walking the group's list of children from the oldest
+        // (`TaskGroup::removeChildTask`), so a thousand joiners resumed in
+        // hash order cost the group a quadratic walk: 6.7 % of the CPU of
+        // 1,000 joiners of a 2 MP load, 0.02 % in arrival order (15.8 → 11.6
+        // ms CPU per round).
+        for (_, subscriber) in subscribers.sorted(by: { $0.key < $1.key }) {
+            let sink = subscriber.sink
             switch (sink, result) {
             case (.channel(let channel), .success(let response?)):
                 channel.complete(with: response)
