@@ -34,21 +34,22 @@ struct FuzzRegressionTests {
     /// FuzzJPEGDecode, 2026-11-22: a progressive 1120×64 file whose last AC
     /// scan (luma, Ss = Se = 51) is a refinement with Ah = 3, Al = 3, which
     /// libjpeg rejects ("Invalid progressive parameters"). The 1/8-scale
-    /// thumbnail never reads that scan and succeeds: the documented lenience
-    /// of `JPEGScanPruner` (damage confined to dropped scans goes unnoticed),
-    /// which the fuzz harness now allows for progressive files only.
-    @Test("a progressive file damaged only in a dropped AC scan: full decode fails, the 1/8 thumbnail is whole")
-    func damageInDroppedScan() throws {
+    /// thumbnail used to drop that scan unread and succeed; `JPEGScanPruner`
+    /// now checks a dropped scan's parameters as libjpeg does and declines,
+    /// so the thumbnail fails the same way.
+    @Test("a progressive file whose dropped AC scan has invalid progression fails at 1/8 as in a full decode")
+    func invalidProgressionInDroppedScan() throws {
         let data = try fixture("fuzz", "progressive-bad-ac-progression.jpg")
         let coder = JPEGCoder()
-        #expect {
-            _ = try coder.decode(data, options: ImageDecodingOptions(maxPixelCount: 4_194_304))
-        } throws: { error in
+        let isInvalidProgression = { (error: any Error) -> Bool in
             guard case .undecodable(.jpeg, let message) = error as? ImageError else { return false }
             return message.contains("Invalid progressive parameters")
         }
-        let thumbnail = try coder.decode(data, options: ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 48, height: 32)))
-        #expect(thumbnail.size == PixelSize(width: 48, height: 3))
-        #expect(!thumbnail.isPreview)
+        #expect {
+            _ = try coder.decode(data, options: ImageDecodingOptions(maxPixelCount: 4_194_304))
+        } throws: { isInvalidProgression($0) }
+        #expect {
+            _ = try coder.decode(data, options: ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 48, height: 32)))
+        } throws: { isInvalidProgression($0) }
     }
 }

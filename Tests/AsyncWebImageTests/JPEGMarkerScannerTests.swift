@@ -170,4 +170,27 @@ struct JPEGMarkerScannerTests {
         // And sampling factors of 0 (which libjpeg refuses) do not divide by zero
         #expect(Frame(marker: 0xC0, size: PixelSize(width: 16, height: 16), components: [.init(id: 1, horizontal: 0, vertical: 0)]).blockCount == 0)
     }
+
+    @Test("progression parameters are judged as libjpeg judges them", arguments: [
+        // (Ss, Se, Ah, Al, components, valid)
+        (0, 0, 0, 1, 3, true),     // DC first scan, interleaved
+        (0, 5, 0, 0, 1, false),    // a DC scan must end at 0
+        (1, 5, 0, 2, 1, true),     // AC first scan
+        (6, 63, 2, 1, 1, true),    // AC refinement one bit down
+        (6, 63, 3, 3, 1, false),   // refinement that does not lower the bit (the fuzz finding)
+        (6, 63, 2, 0, 1, false),   // refinement two bits down
+        (9, 5, 0, 0, 1, false),    // Ss > Se
+        (1, 64, 0, 0, 1, false),   // Se past the last coefficient
+        (1, 63, 0, 0, 2, false),   // an AC scan of two components
+        (1, 63, 0, 13, 1, true),   // Al = 13 is the largest libjpeg takes
+        (1, 63, 0, 14, 1, false),
+    ])
+    func progressionParameters(_ values: (Int, Int, Int, Int, Int, Bool)) {
+        let (start, end, high, low, components, valid) = values
+        let scan = JPEGMarkerScanner.Scan(
+            range: 0..<1, spectralStart: start, spectralEnd: end,
+            approximationHigh: high, approximationLow: low, componentIDs: Array(1...UInt8(components))
+        )
+        #expect(scan.hasValidProgressiveParameters == valid)
+    }
 }

@@ -110,8 +110,9 @@ extension FuzzInput {
     ///
     /// `thumbnailMayAcceptMore` allows one documented exception: a 1/8-scale
     /// thumbnail (or scale-down) of a progressive JPEG reads only the scans it needs (see
-    /// `JPEGScanPruner`), so damage confined to the scans it drops can fail
-    /// a full decode and not the thumbnail. The reverse (a thumbnail failing
+    /// `JPEGScanPruner`), so damage inside the entropy data of the scans it
+    /// drops can fail a full decode and not the thumbnail (their headers
+    /// are checked as libjpeg checks them). The reverse (a thumbnail failing
     /// where the full decode succeeds) is never allowed.
     public static func decodeBothWays(
         _ decoder: some ImageDecoding, as format: ImageFormat, _ data: Data, selector: Int, _ what: String,

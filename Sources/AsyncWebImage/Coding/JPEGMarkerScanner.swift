@@ -98,8 +98,30 @@ struct JPEGMarkerScanner: Sendable {
         var range: Range<Int>
         /// The first coefficient the scan carries (0: DC, 1...63: AC).
         var spectralStart: Int
+        /// The last coefficient the scan carries.
+        var spectralEnd: Int
+        /// The successive-approximation bit positions: the previous scan's
+        /// (`high`, 0 for a first scan) and this one's (`low`).
+        var approximationHigh: Int
+        var approximationLow: Int
         /// The components the scan covers, by identifier.
         var componentIDs: [UInt8]
+
+        /// Whether libjpeg accepts the scan's parameters in a progressive
+        /// frame; when it does not, decoding the scan fails with "Invalid
+        /// progressive parameters". libjpeg-turbo's rule
+        /// (`start_pass_phuff_decoder`): a DC scan ends at 0; an AC scan has
+        /// `Ss ≤ Se ≤ 63` and one component; a refinement (`Ah > 0`) lowers
+        /// the bit position by one; `Al ≤ 13`.
+        var hasValidProgressiveParameters: Bool {
+            if spectralStart == 0 {
+                guard spectralEnd == 0 else { return false }
+            } else {
+                guard spectralStart <= spectralEnd, spectralEnd <= 63, componentIDs.count == 1 else { return false }
+            }
+            if approximationHigh != 0, approximationLow != approximationHigh - 1 { return false }
+            return approximationLow <= 13
+        }
     }
 
     /// Where the scanner is in the structure.
@@ -238,9 +260,13 @@ struct JPEGMarkerScanner: Sendable {
             // SOS: component count, (selector, tables) per component, Ss, Se, Ah/Al.
             if recordingScans, payload.count >= 1, payload.count >= 1 + 2 * Int(payload[0]) + 3 {
                 let count = Int(payload[0])
+                let approximation = payload[3 + 2 * count]
                 pendingScan = Scan(
                     range: at..<end,
                     spectralStart: Int(payload[1 + 2 * count]),
+                    spectralEnd: Int(payload[2 + 2 * count]),
+                    approximationHigh: Int(approximation >> 4),
+                    approximationLow: Int(approximation & 0x0F),
                     componentIDs: (0..<count).map { payload[1 + 2 * $0] }
                 )
             }
