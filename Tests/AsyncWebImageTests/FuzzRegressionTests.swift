@@ -52,4 +52,29 @@ struct FuzzRegressionTests {
             _ = try coder.decode(data, options: ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 48, height: 32)))
         } throws: { isInvalidProgression($0) }
     }
+
+    /// FuzzJPEGDecode, 2026-11-22 (second session): a 473-byte progressive
+    /// file whose only AC scan (luma, a refinement) names AC Huffman table 0,
+    /// which no DHT defines. libjpeg refuses it ("Huffman table 0x00 was not
+    /// defined"); the 1/8-scale pruner dropped that scan unread and the rest
+    /// decoded, so a thumbnail accepted what a full decode rejects. The marker
+    /// scanner now notes which AC tables are defined (and usable by libjpeg's
+    /// code-length check) and the pruner declines to drop a scan naming
+    /// another.
+    @Test("a dropped AC scan naming an undefined Huffman table fails as a thumbnail as it does in full")
+    func undefinedTableInDroppedScan() throws {
+        let data = try fixture("fuzz", "progressive-undefined-ac-table.jpg")
+        let coder = JPEGCoder()
+        for option in [
+            ImageDecodingOptions(maxPixelCount: 4_194_304),
+            ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 48, height: 32), maxPixelCount: 4_194_304, applyOrientation: true),
+        ] {
+            #expect {
+                _ = try coder.decode(data, options: option)
+            } throws: { error in
+                guard case .undecodable(.jpeg, let message) = error as? ImageError else { return false }
+                return message.contains("Huffman table 0x00 was not defined")
+            }
+        }
+    }
 }

@@ -56,6 +56,8 @@ struct JPEGMarkerScannerTests {
         #expect(scanner.scans[0].spectralStart == 0 && scanner.scans[0].componentIDs == [1, 2, 3])
         #expect(scanner.scans.filter { $0.spectralStart > 0 }.allSatisfy { $0.componentIDs.count == 1 })
         #expect(scanner.scans.filter { $0.spectralStart == 0 }.count == 2) // DC first pass and refinement
+        // and libjpeg's own tables are all defined and well-formed
+        #expect(scanner.scans.allSatisfy { $0.hasValidProgressiveParameters && $0.acTablesUsable })
         #expect(scanner.endOfImageOffset == bytes.count - 2)
         // And a scanner that does not record lists nothing
         let plain = try Self.scan(bytes)
@@ -189,8 +191,34 @@ struct JPEGMarkerScannerTests {
         let (start, end, high, low, components, valid) = values
         let scan = JPEGMarkerScanner.Scan(
             range: 0..<1, spectralStart: start, spectralEnd: end,
-            approximationHigh: high, approximationLow: low, componentIDs: Array(1...UInt8(components))
+            approximationHigh: high, approximationLow: low, componentIDs: Array(1...UInt8(components)),
+            acTablesUsable: true
         )
         #expect(scan.hasValidProgressiveParameters == valid)
+    }
+
+    @Test("an AC scan's Huffman table counts as usable only if defined before it with code lengths libjpeg accepts", arguments: [
+        // (code counts by length 1..., table the DHT defines (0x10 | id), table the scan names, usable)
+        ([1, 1], 0x10, 0, true),      // codes 0, 10: fits
+        ([2], 0x10, 0, false),        // 0 and 1 at length 1: the all-ones code, which libjpeg refuses
+        ([1, 3], 0x10, 0, false),     // 0, then three codes of length 2 after it: only 10 and 11 exist
+        ([0, 3], 0x10, 0, true),      // 00, 01, 10
+        ([1, 1], 0x11, 0, false),     // table 1 defined, table 0 named
+        ([1, 1], 0x00, 0, false),     // a DC table 0 is not an AC table
+        ([1, 1], 0x10, 7, false),     // table ids above 3 never exist
+    ])
+    func huffmanTables(_ values: ([UInt8], Int, UInt8, Bool)) throws {
+        let (counts, definedIndex, named, usable) = values
+        let lengths = counts + [UInt8](repeating: 0, count: 16 - counts.count)
+        let symbols = [UInt8](repeating: 0, count: counts.reduce(0) { $0 + Int($1) })
+        let dht = [UInt8(definedIndex)] + lengths + symbols
+        // SOI, DHT, SOF2 (8×8 grey), SOS (component 1, AC table `named`, Ss 1 Se 63), data, EOI
+        var bytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xC4, 0, UInt8(2 + dht.count)] + dht
+        bytes += [0xFF, 0xC2, 0, 11, 8, 0, 8, 0, 8, 1, 1, 0x11, 0]
+        bytes += [0xFF, 0xDA, 0, 8, 1, 1, named, 1, 63, 0, 0x12, 0x34, 0xFF, 0xD9]
+        var scanner = JPEGMarkerScanner(recordingScans: true)
+        try bytes.withUnsafeBytes { try scanner.advance($0) }
+        #expect(scanner.scans.count == 1)
+        #expect(scanner.scans.first?.acTablesUsable == usable)
     }
 }

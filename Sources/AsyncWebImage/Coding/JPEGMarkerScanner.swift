@@ -106,6 +106,11 @@ struct JPEGMarkerScanner: Sendable {
         var approximationLow: Int
         /// The components the scan covers, by identifier.
         var componentIDs: [UInt8]
+        /// Whether every AC Huffman table an AC scan names was defined
+        /// before it and passes libjpeg's check of its code lengths (else
+        /// decoding the scan fails: "Huffman table 0x.. was not defined",
+        /// "Bogus Huffman table definition"); always true for a DC scan.
+        var acTablesUsable: Bool
 
         /// Whether libjpeg accepts the scan's parameters in a progressive
         /// frame; when it does not, decoding the scan fails with "Invalid
@@ -146,6 +151,9 @@ struct JPEGMarkerScanner: Sendable {
     private(set) var scans: [Scan] = []
     /// The scan being received, when recording.
     private var pendingScan: Scan?
+    /// The AC Huffman tables defined so far (0–3), when recording: `true`
+    /// usable, `false` defined with code lengths libjpeg refuses, `nil` not defined.
+    private var acTables: [Bool?] = [nil, nil, nil, nil]
     /// Where the EOI marker starts, once seen.
     private(set) var endOfImageOffset: Int?
 
@@ -244,6 +252,8 @@ struct JPEGMarkerScanner: Sendable {
                 }
                 frame = Frame(marker: marker, size: PixelSize(width: width, height: height), components: components)
             }
+        case 0xC4:
+            if recordingScans { recordHuffmanTables(payload) }
         case 0xE1:
             if orientation == nil { orientation = ExifOrientationReader.orientation(inAPP1: payload) }
         case 0xDA:
@@ -261,13 +271,19 @@ struct JPEGMarkerScanner: Sendable {
             if recordingScans, payload.count >= 1, payload.count >= 1 + 2 * Int(payload[0]) + 3 {
                 let count = Int(payload[0])
                 let approximation = payload[3 + 2 * count]
+                // A DC scan names AC tables it never uses.
+                let acTablesUsable = payload[1 + 2 * count] == 0 || (0..<count).allSatisfy { index in
+                    let table = Int(payload[2 + 2 * index] & 0x0F)
+                    return table < acTables.count && acTables[table] == true
+                }
                 pendingScan = Scan(
                     range: at..<end,
                     spectralStart: Int(payload[1 + 2 * count]),
                     spectralEnd: Int(payload[2 + 2 * count]),
                     approximationHigh: Int(approximation >> 4),
                     approximationLow: Int(approximation & 0x0F),
-                    componentIDs: (0..<count).map { payload[1 + 2 * $0] }
+                    componentIDs: (0..<count).map { payload[1 + 2 * $0] },
+                    acTablesUsable: acTablesUsable
                 )
             }
         default:
@@ -275,6 +291,34 @@ struct JPEGMarkerScanner: Sendable {
         }
         offset = end
         return true
+    }
+
+    /// Notes the AC tables a DHT segment defines, and whether each passes
+    /// the check libjpeg-turbo makes when a scan uses it
+    /// (`jpeg_make_d_derived_tbl`: the canonical codes of each length must
+    /// fit in that length, the all-ones code excluded). A malformed segment
+    /// is left to libjpeg, which refuses it whatever is decoded.
+    private mutating func recordHuffmanTables(_ payload: UnsafeRawBufferPointer) {
+        var at = 0
+        while payload.count - at > 16 {
+            let index = Int(payload[at])
+            var valueCount = 0
+            var code = 0
+            var usable = true
+            for length in 1...16 {
+                let codes = Int(payload[at + length])
+                valueCount += codes
+                code += codes
+                if code >= 1 << length { usable = false }
+                code <<= 1
+            }
+            at += 17
+            guard valueCount <= 256, valueCount <= payload.count - at else { return }
+            at += valueCount
+            if index & 0x10 != 0, index - 0x10 < acTables.count {
+                acTables[index - 0x10] = usable
+            }
+        }
     }
 
     /// Skips entropy-coded data up to the marker that ends the scan; `false`

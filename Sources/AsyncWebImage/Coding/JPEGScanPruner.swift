@@ -24,11 +24,11 @@
 /// requires it; anything else makes the pruner decline), and every segment
 /// other than a dropped scan is kept in order, so each kept scan sees the
 /// same Huffman tables and restart interval as in the original. A dropped
-/// scan's header is checked as libjpeg checks it (its length by the
-/// scanner, its progression parameters here), so a file libjpeg refuses for
-/// those is refused at 1/8 too; damage inside a dropped scan's entropy data
-/// (or in a Huffman table only it uses) goes unnoticed: the thumbnail never
-/// needed it, and checking it would cost what pruning saves.
+/// scan's header is checked as libjpeg checks it (its length and its AC
+/// Huffman table by the scanner, its progression parameters here), so a
+/// file libjpeg refuses for those is refused at 1/8 too; damage inside a
+/// dropped scan's entropy data goes unnoticed: the thumbnail never needed
+/// it, and checking it would cost what pruning saves.
 enum JPEGScanPruner {
     /// The bytes of a stream equivalent to `jpeg` at 1/8 scale, or `nil`
     /// when pruning does not apply (not progressive Huffman, scans not all
@@ -47,10 +47,11 @@ enum JPEGScanPruner {
         let pruned = frame.components.filter { maxH % (2 * $0.horizontal) != 0 || maxV % (2 * $0.vertical) != 0 }
         let prunedIDs = Set(pruned.map(\.id))
         let dropped = scanner.scans.filter { $0.spectralStart > 0 && $0.componentIDs.allSatisfy(prunedIDs.contains) }
-        // A dropped scan libjpeg would refuse for its parameters makes the
-        // pruner decline, so the thumbnail fails as the full decode does.
+        // A dropped scan libjpeg would refuse for its parameters or its
+        // Huffman table makes the pruner decline, so the thumbnail fails as
+        // the full decode does.
         guard !dropped.isEmpty,
-              dropped.allSatisfy({ $0.componentIDs.count == 1 && $0.hasValidProgressiveParameters })
+              dropped.allSatisfy({ $0.componentIDs.count == 1 && $0.hasValidProgressiveParameters && $0.acTablesUsable })
         else { return nil }
 
         var output: [UInt8] = []
