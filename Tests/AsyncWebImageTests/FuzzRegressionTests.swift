@@ -77,4 +77,29 @@ struct FuzzRegressionTests {
             }
         }
     }
+
+    /// FuzzJPEGDecode, 2026-11-22 (second session, after the table check): a
+    /// 328-byte progressive file whose only scan is a luma AC scan, with the
+    /// luma quantisation table defined only after it. libjpeg latches a
+    /// component's table at its first scan and refuses the file
+    /// ("Quantization table 0x00 was not defined"); the pruner dropped that
+    /// scan, and its replacement scan at the end came after the table, so
+    /// the thumbnail decoded. The scanner now notes, per scan, whether its
+    /// components' tables were defined by then.
+    @Test("a dropped first scan of a component whose quantisation table comes later fails as a thumbnail too")
+    func lateQuantizationTable() throws {
+        let data = try fixture("fuzz", "progressive-late-quant-table.jpg")
+        let coder = JPEGCoder()
+        for option in [
+            ImageDecodingOptions(maxPixelCount: 4_194_304),
+            ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 48, height: 32), maxPixelCount: 4_194_304, applyOrientation: true),
+        ] {
+            #expect {
+                _ = try coder.decode(data, options: option)
+            } throws: { error in
+                guard case .undecodable(.jpeg, let message) = error as? ImageError else { return false }
+                return message.contains("Quantization table 0x00 was not defined")
+            }
+        }
+    }
 }

@@ -20,7 +20,8 @@ struct JPEGMarkerScannerTests {
         #expect(whole.completedScans == 10)
         #expect(whole.sawEndOfImage)
         #expect(whole.frame == JPEGMarkerScanner.Frame(marker: 0xC2, size: PixelSize(width: 640, height: 480), components: [
-            .init(id: 1, horizontal: 2, vertical: 2), .init(id: 2, horizontal: 1, vertical: 1), .init(id: 3, horizontal: 1, vertical: 1),
+            .init(id: 1, horizontal: 2, vertical: 2), .init(id: 2, horizontal: 1, vertical: 1, quantizationTable: 1),
+            .init(id: 3, horizontal: 1, vertical: 1, quantizationTable: 1),
         ]))
         #expect(whole.frame?.isProgressive == true)
         // When scanned in chunks of 1, 7 and 1000 bytes
@@ -57,7 +58,7 @@ struct JPEGMarkerScannerTests {
         #expect(scanner.scans.filter { $0.spectralStart > 0 }.allSatisfy { $0.componentIDs.count == 1 })
         #expect(scanner.scans.filter { $0.spectralStart == 0 }.count == 2) // DC first pass and refinement
         // and libjpeg's own tables are all defined and well-formed
-        #expect(scanner.scans.allSatisfy { $0.hasValidProgressiveParameters && $0.acTablesUsable })
+        #expect(scanner.scans.allSatisfy { $0.hasValidProgressiveParameters && $0.acTablesUsable && $0.quantizationTablesDefined })
         #expect(scanner.endOfImageOffset == bytes.count - 2)
         // And a scanner that does not record lists nothing
         let plain = try Self.scan(bytes)
@@ -100,7 +101,8 @@ struct JPEGMarkerScannerTests {
         let scanner = try Self.scan([UInt8](try JPEGFixtures.data("orientation-6.jpg")), stopAtFirstScan: true)
         #expect(scanner.orientation == .right)
         #expect(scanner.frame == JPEGMarkerScanner.Frame(marker: 0xC0, size: PixelSize(width: 40, height: 64), components: [
-            .init(id: 1, horizontal: 1, vertical: 1), .init(id: 2, horizontal: 1, vertical: 1), .init(id: 3, horizontal: 1, vertical: 1),
+            .init(id: 1, horizontal: 1, vertical: 1), .init(id: 2, horizontal: 1, vertical: 1, quantizationTable: 1),
+            .init(id: 3, horizontal: 1, vertical: 1, quantizationTable: 1),
         ]))
         #expect(scanner.frame?.isProgressive == false)
         #expect(scanner.phase == .entropy)
@@ -192,7 +194,7 @@ struct JPEGMarkerScannerTests {
         let scan = JPEGMarkerScanner.Scan(
             range: 0..<1, spectralStart: start, spectralEnd: end,
             approximationHigh: high, approximationLow: low, componentIDs: Array(1...UInt8(components)),
-            acTablesUsable: true
+            acTablesUsable: true, quantizationTablesDefined: true
         )
         #expect(scan.hasValidProgressiveParameters == valid)
     }

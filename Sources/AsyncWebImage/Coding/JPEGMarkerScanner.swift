@@ -90,6 +90,8 @@ struct JPEGMarkerScanner: Sendable {
         var horizontal: Int
         /// Vertical sampling factor (1–4).
         var vertical: Int
+        /// The quantisation table it uses (libjpeg takes 0–3).
+        var quantizationTable = 0
     }
 
     /// One complete scan, recorded when the scanner was made with `recordingScans`.
@@ -111,6 +113,11 @@ struct JPEGMarkerScanner: Sendable {
         /// decoding the scan fails: "Huffman table 0x.. was not defined",
         /// "Bogus Huffman table definition"); always true for a DC scan.
         var acTablesUsable: Bool
+        /// Whether the frame header came before the scan and the
+        /// quantisation table of each of its components was defined by then
+        /// (else libjpeg fails on the scan if it is the component's first:
+        /// "Quantization table 0x.. was not defined", or "SOS before SOF").
+        var quantizationTablesDefined: Bool
 
         /// Whether libjpeg accepts the scan's parameters in a progressive
         /// frame; when it does not, decoding the scan fails with "Invalid
@@ -154,6 +161,8 @@ struct JPEGMarkerScanner: Sendable {
     /// The AC Huffman tables defined so far (0–3), when recording: `true`
     /// usable, `false` defined with code lengths libjpeg refuses, `nil` not defined.
     private var acTables: [Bool?] = [nil, nil, nil, nil]
+    /// The quantisation tables (0–3) defined so far, when recording.
+    private var quantizationTables = [false, false, false, false]
     /// Where the EOI marker starts, once seen.
     private(set) var endOfImageOffset: Int?
 
@@ -248,12 +257,17 @@ struct JPEGMarkerScanner: Sendable {
                 let count = min(Int(payload[5]), (payload.count - 6) / 3)
                 let components = (0..<count).map { index in
                     let factors = payload[7 + 3 * index]
-                    return Component(id: payload[6 + 3 * index], horizontal: Int(factors >> 4), vertical: Int(factors & 0x0F))
+                    return Component(
+                        id: payload[6 + 3 * index], horizontal: Int(factors >> 4), vertical: Int(factors & 0x0F),
+                        quantizationTable: Int(payload[8 + 3 * index])
+                    )
                 }
                 frame = Frame(marker: marker, size: PixelSize(width: width, height: height), components: components)
             }
         case 0xC4:
             if recordingScans { recordHuffmanTables(payload) }
+        case 0xDB:
+            if recordingScans { recordQuantizationTables(payload) }
         case 0xE1:
             if orientation == nil { orientation = ExifOrientationReader.orientation(inAPP1: payload) }
         case 0xDA:
@@ -283,7 +297,8 @@ struct JPEGMarkerScanner: Sendable {
                     approximationHigh: Int(approximation >> 4),
                     approximationLow: Int(approximation & 0x0F),
                     componentIDs: (0..<count).map { payload[1 + 2 * $0] },
-                    acTablesUsable: acTablesUsable
+                    acTablesUsable: acTablesUsable,
+                    quantizationTablesDefined: quantizationTablesDefined(forScanOf: (0..<count).map { payload[1 + 2 * $0] })
                 )
             }
         default:
@@ -318,6 +333,28 @@ struct JPEGMarkerScanner: Sendable {
             if index & 0x10 != 0, index - 0x10 < acTables.count {
                 acTables[index - 0x10] = usable
             }
+        }
+    }
+
+    /// Notes the quantisation tables a DQT segment defines (as libjpeg's
+    /// `get_dqt` reads it: 64 one- or two-byte entries per table).
+    private mutating func recordQuantizationTables(_ payload: UnsafeRawBufferPointer) {
+        var at = 0
+        while at < payload.count {
+            let index = Int(payload[at] & 0x0F)
+            at += 1 + (payload[at] >> 4 == 0 ? 64 : 128)
+            guard at <= payload.count else { return }
+            if index < quantizationTables.count { quantizationTables[index] = true }
+        }
+    }
+
+    /// Whether the frame header has come and every component named has a
+    /// defined quantisation table, at the scan being read.
+    private func quantizationTablesDefined(forScanOf componentIDs: [UInt8]) -> Bool {
+        guard let frame else { return false }
+        return componentIDs.allSatisfy { id in
+            guard let component = frame.components.first(where: { $0.id == id }) else { return false }
+            return component.quantizationTable < quantizationTables.count && quantizationTables[component.quantizationTable]
         }
     }
 

@@ -24,8 +24,9 @@
 /// requires it; anything else makes the pruner decline), and every segment
 /// other than a dropped scan is kept in order, so each kept scan sees the
 /// same Huffman tables and restart interval as in the original. A dropped
-/// scan's header is checked as libjpeg checks it (its length and its AC
-/// Huffman table by the scanner, its progression parameters here), so a
+/// scan's header is checked as libjpeg checks it (its length, its AC
+/// Huffman table and its components' quantisation tables by the scanner,
+/// its progression parameters here), so a
 /// file libjpeg refuses for those is refused at 1/8 too; damage inside a
 /// dropped scan's entropy data goes unnoticed: the thumbnail never needed
 /// it, and checking it would cost what pruning saves.
@@ -47,12 +48,12 @@ enum JPEGScanPruner {
         let pruned = frame.components.filter { maxH % (2 * $0.horizontal) != 0 || maxV % (2 * $0.vertical) != 0 }
         let prunedIDs = Set(pruned.map(\.id))
         let dropped = scanner.scans.filter { $0.spectralStart > 0 && $0.componentIDs.allSatisfy(prunedIDs.contains) }
-        // A dropped scan libjpeg would refuse for its parameters or its
-        // Huffman table makes the pruner decline, so the thumbnail fails as
-        // the full decode does.
-        guard !dropped.isEmpty,
-              dropped.allSatisfy({ $0.componentIDs.count == 1 && $0.hasValidProgressiveParameters && $0.acTablesUsable })
-        else { return nil }
+        // A dropped scan libjpeg would refuse (its parameters, its Huffman
+        // table, a quantisation table not yet defined) makes the pruner
+        // decline, so the thumbnail fails as the full decode does.
+        guard !dropped.isEmpty, dropped.allSatisfy({
+            $0.componentIDs.count == 1 && $0.hasValidProgressiveParameters && $0.acTablesUsable && $0.quantizationTablesDefined
+        }) else { return nil }
 
         var output: [UInt8] = []
         output.reserveCapacity(end - dropped.reduce(0) { $0 + $1.range.count } + 64 + pruned.count * 64)
