@@ -223,4 +223,26 @@ struct JPEGMarkerScannerTests {
         #expect(scanner.scans.count == 1)
         #expect(scanner.scans.first?.acTablesUsable == usable)
     }
+
+    @Test("a scan's quantisation tables count as defined only when the frame and the DQT came before it")
+    func quantizationTables() throws {
+        // DQT for table 0 (64 one-byte entries), SOF2 (8×8 grey, table `table`), SOS, EOI
+        let dqt: [UInt8] = [0xFF, 0xDB, 0, 67, 0x00] + [UInt8](repeating: 1, count: 64)
+        func sof(table: UInt8) -> [UInt8] { [0xFF, 0xC2, 0, 11, 8, 0, 8, 0, 8, 1, 1, 0x11, table] }
+        let sos: [UInt8] = [0xFF, 0xDA, 0, 8, 1, 1, 0, 0, 0, 0, 0x12, 0x34]
+        let eoi: [UInt8] = [0xFF, 0xD9]
+        let cases: [([UInt8], Bool)] = [
+            (dqt + sof(table: 0) + sos, true),
+            (sof(table: 0) + dqt + sos, true),
+            (sof(table: 0) + sos + dqt, false), // the table comes after the scan
+            (dqt + sof(table: 1) + sos, false), // the component uses a table never defined
+            (dqt + sos + sof(table: 0), false), // the scan comes before the frame header
+        ]
+        for (segments, defined) in cases {
+            var scanner = JPEGMarkerScanner(recordingScans: true)
+            try ([0xFF, 0xD8] + segments + eoi).withUnsafeBytes { try scanner.advance($0) }
+            #expect(scanner.scans.count == 1)
+            #expect(scanner.scans.first?.quantizationTablesDefined == defined)
+        }
+    }
 }
