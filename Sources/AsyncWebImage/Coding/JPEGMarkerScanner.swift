@@ -284,6 +284,7 @@ struct JPEGMarkerScanner: Sendable {
             // SOS: component count, (selector, tables) per component, Ss, Se, Ah/Al.
             if recordingScans, payload.count >= 1, payload.count >= 1 + 2 * Int(payload[0]) + 3 {
                 let count = Int(payload[0])
+                let componentIDs = (0..<count).map { payload[1 + 2 * $0] }
                 let approximation = payload[3 + 2 * count]
                 // A DC scan names AC tables it never uses.
                 let acTablesUsable = payload[1 + 2 * count] == 0 || (0..<count).allSatisfy { index in
@@ -296,9 +297,9 @@ struct JPEGMarkerScanner: Sendable {
                     spectralEnd: Int(payload[2 + 2 * count]),
                     approximationHigh: Int(approximation >> 4),
                     approximationLow: Int(approximation & 0x0F),
-                    componentIDs: (0..<count).map { payload[1 + 2 * $0] },
+                    componentIDs: componentIDs,
                     acTablesUsable: acTablesUsable,
-                    quantizationTablesDefined: quantizationTablesDefined(forScanOf: (0..<count).map { payload[1 + 2 * $0] })
+                    quantizationTablesDefined: quantizationTablesDefined(forScanOf: componentIDs)
                 )
             }
         default:

@@ -48,11 +48,12 @@ enum JPEGScanPruner {
         let pruned = frame.components.filter { maxH % (2 * $0.horizontal) != 0 || maxV % (2 * $0.vertical) != 0 }
         let prunedIDs = Set(pruned.map(\.id))
         let dropped = scanner.scans.filter { $0.spectralStart > 0 && $0.componentIDs.allSatisfy(prunedIDs.contains) }
-        // A dropped scan libjpeg would refuse (its parameters, its Huffman
-        // table, a quantisation table not yet defined) makes the pruner
-        // decline, so the thumbnail fails as the full decode does.
+        // A dropped scan libjpeg would refuse (its parameters — which also
+        // hold an AC scan to one component —, its Huffman table, a
+        // quantisation table not yet defined) makes the pruner decline, so
+        // the thumbnail fails as the full decode does.
         guard !dropped.isEmpty, dropped.allSatisfy({
-            $0.componentIDs.count == 1 && $0.hasValidProgressiveParameters && $0.acTablesUsable && $0.quantizationTablesDefined
+            $0.hasValidProgressiveParameters && $0.acTablesUsable && $0.quantizationTablesDefined
         }) else { return nil }
 
         var output: [UInt8] = []

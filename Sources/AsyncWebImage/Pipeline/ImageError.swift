@@ -85,7 +85,7 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
             self.message = message
         }
 
-    public var description: String { "\(kind.rawValue) (curl \(code)): \(message)" }
+        public var description: String { "\(kind.rawValue) (curl \(code)): \(message)" }
     }
 
     /// Whether retrying the same URL cannot help: HTTP 4xx other than 408 and

@@ -70,6 +70,11 @@ extension ImageLoader {
         )
     }
 
+    /// Options under which a call's final image is not simply looked up in
+    /// memory first (refresh, loader only, data only, memory data): such
+    /// calls skip the memory fast path and the early memory check.
+    static let memoryBypassingOptions: ImageOptions = [.refreshCached, .fromLoaderOnly, .avoidDecodeImage, .queryMemoryData]
+
     /// What the fast path of `image(_:)` found.
     enum FastPath {
         /// The final image, from memory.
@@ -85,8 +90,7 @@ extension ImageLoader {
     /// needs — no merged context, no request, no channel.
     @inline(__always)
     func fastPath(_ url: URL, options: ImageOptions, context: ImageContext) async throws(ImageError) -> FastPath {
-        let slowOptions: ImageOptions = [.refreshCached, .fromLoaderOnly, .avoidDecodeImage, .queryMemoryData]
-        guard !hasOptionsProcessor, options.isDisjoint(with: slowOptions) else { return .none }
+        guard !hasOptionsProcessor, options.isDisjoint(with: Self.memoryBypassingOptions) else { return .none }
         let defaults = defaultContextIsEmpty ? nil : configuration.defaultContext
         guard (context.queryCacheType ?? defaults?.queryCacheType ?? .all).includesMemory else { return .none }
         let string = url.absoluteString

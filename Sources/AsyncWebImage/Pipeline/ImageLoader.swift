@@ -115,9 +115,7 @@ public final class ImageLoader: Sendable {
             break
         }
         let request = try makeRequest(url, options: options, context: context)
-        let checksMemory = !hasOptionsProcessor
-            && !request.options.contains(.refreshCached) && !request.options.contains(.fromLoaderOnly)
-            && !request.options.contains(.avoidDecodeImage) && !request.options.contains(.queryMemoryData)
+        let checksMemory = !hasOptionsProcessor && request.options.isDisjoint(with: Self.memoryBypassingOptions)
         let channel = ImageEventChannel()
         defer { channel.terminate() }
         await start(request, channel: channel, wantsPreviews: false, wantsProgress: false, memoryChecked: checksMemory)
