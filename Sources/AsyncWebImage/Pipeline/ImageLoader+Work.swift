@@ -7,11 +7,11 @@ extension ImageLoader {
     func run(_ request: ImageLoadRequest, revalidating: Bool, handle: ImageTaskCoalescer.Handle) async {
         do {
             let response = try await produce(request, revalidating: revalidating, handle: handle)
-            if response != nil { failedURLs.remove(request.url) }
+            if response != nil { failedURLs.remove(request.keys.origin) }
             handle.finish(.success(response))
         } catch {
             if configuration.blocksFailedURLs, let error = error as? ImageError, error.isPermanent {
-                failedURLs.insert(request.url)
+                failedURLs.insert(request.keys.origin)
             }
             handle.finish(.failure(error))
         }
@@ -32,7 +32,7 @@ extension ImageLoader {
         var dataRequest = request.dataRequest
         var cachedData: Data?
         if revalidating, request.queryCacheType.includesDisk, let disk = request.cache.disk,
-           let entry = try? await disk.dataWithExtendedData(forKey: request.cacheKey) {
+           let entry = try? await disk.dataWithExtendedData(forKey: request.keys.dataKey) {
             cachedData = entry.data
             entry.extendedData.flatMap(CacheValidators.init(encoded:))?.apply(to: &dataRequest)
         }
@@ -53,32 +53,32 @@ extension ImageLoader {
         let cache = request.cache
         let query = request.queryCacheType
         if request.wantsPixels, let transformer = request.transformer, query.includesMemory,
-           let original = await cache.memory.image(forKey: request.originalImageKey) {
+           let original = await cache.memory.image(forKey: request.keys.originalImageKey) {
             let image = try await transform(original, with: transformer, limiter: cache.decodeLimiter)
-            if request.storeCacheType.includesMemory { await cache.memory.setImage(image, forKey: request.resultKey) }
+            if request.storeCacheType.includesMemory { await cache.memory.setImage(image, forKey: request.keys.resultKey) }
             return ImageResponse(image: image, data: nil, cacheType: .memory, url: request.url)
         }
         guard query.includesDisk, let disk = cache.disk else { return nil }
-        if request.wantsPixels, request.transformer != nil, let data = try? await disk.data(forKey: request.resultKey) {
+        if request.wantsPixels, request.transformer != nil, let data = try? await disk.data(forKey: request.keys.resultKey) {
             // Already transformed: decode as stored, with the limits but no resizing.
             let options = ImageDecodingOptions(maxPixelCount: configuration.maxPixelCount)
             let coders = configuration.coders
             do {
                 let image = try await cache.decodeLimiter.withPermit { try coders.decode(data, options: options) }
-                if request.storeCacheType.includesMemory { await cache.memory.setImage(image, forKey: request.resultKey) }
+                if request.storeCacheType.includesMemory { await cache.memory.setImage(image, forKey: request.keys.resultKey) }
                 return ImageResponse(image: image, data: data, cacheType: .disk, url: request.url)
             } catch let error as ImageError {
                 // Whatever went wrong, the original below can still serve.
-                if error.condemnsCachedData { try? await disk.removeData(forKey: request.resultKey) }
+                if error.condemnsCachedData { try? await disk.removeData(forKey: request.keys.resultKey) }
             }
         }
         try Task.checkCancellation()
-        guard let data = try? await disk.data(forKey: request.cacheKey) else { return nil }
+        guard let data = try? await disk.data(forKey: request.keys.dataKey) else { return nil }
         guard request.wantsPixels else { return ImageResponse(image: nil, data: data, cacheType: .disk, url: request.url) }
         do {
             return try await process(request, data: data, head: nil, cacheType: .disk)
         } catch let error as ImageError where error.condemnsCachedData {
-            try? await disk.removeData(forKey: request.cacheKey)
+            try? await disk.removeData(forKey: request.keys.dataKey)
             return nil
         }
     }
@@ -156,10 +156,10 @@ extension ImageLoader {
         }
 
         if let original, request.transformer != nil, request.originalStoreCacheType.includesMemory {
-            await cache.memory.setImage(original, forKey: request.originalImageKey)
+            await cache.memory.setImage(original, forKey: request.keys.originalImageKey)
         }
         if let image, request.storeCacheType.includesMemory {
-            await cache.memory.setImage(image, forKey: request.resultKey)
+            await cache.memory.setImage(image, forKey: request.keys.resultKey)
         }
 
         var writes: [@Sendable () async throws -> Void] = []
@@ -168,12 +168,12 @@ extension ImageLoader {
                 let stored = request.context.cacheSerializer.map { $0.cacheData(for: original, originalData: data, url: url) } ?? data
                 if let stored {
                     let validators = head.flatMap(CacheValidators.init(head:))?.encoded
-                    let key = request.cacheKey
+                    let key = request.keys.dataKey
                     writes.append { try await disk.setData(stored, forKey: key, extendedData: validators) }
                 }
             }
             if let image, let original, request.transformer != nil, request.storeCacheType.includesDisk {
-                let key = request.resultKey
+                let key = request.keys.resultKey
                 let coders = configuration.coders
                 let quality = configuration.transformedImageQuality
                 // JPEG stays JPEG when there is no alpha to lose; everything else is PNG.
