@@ -125,10 +125,10 @@ extension ImageLoader {
                 }
             }
         } catch {
-            await throttle?.stop()
+            throttle?.stop()
             throw error
         }
-        await throttle?.stop()
+        throttle?.stop()
         // The download sequence ends without completing only when cancelled.
         guard let body else { throw CancellationError() }
         return (head, body)
