@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 /// The memory cache and the disk tier together: query by key through both,
 /// decode disk hits off every actor, store to the tiers you choose.
@@ -11,20 +12,38 @@ public import Foundation
 /// }
 /// ```
 ///
-/// A class, not an actor: it owns no mutable state of its own, so a memory
-/// hit costs exactly one hop into ``MemoryCache``. Disk data is decoded on
-/// the cooperative pool under ``decodeLimiter`` (never inside an actor), and
-/// the result lands in memory. Concurrent queries of one key are not
-/// coalesced here; the loader coalesces them above.
+/// A class, not an actor: it owns no mutable state of its own (but a
+/// failure counter), so a memory hit costs exactly one hop into
+/// ``MemoryCache``. Disk data is decoded on the cooperative pool (never
+/// inside an actor), and the result lands in memory. Concurrent queries of
+/// one key are not coalesced here; the loader coalesces them above.
+///
+/// The cache owns the coders: every decode of the loaders that use this
+/// cache, from disk or from the network, goes through ``coders``. The CPU
+/// bound of those decodes belongs to the loader
+/// (``ImageLoader/Configuration/cpuLimiter``); ``decodeLimiter`` bounds only
+/// the calls you make on the cache yourself.
 public final class ImageCache: Sendable {
     /// The decoded-image tier.
     public let memory: MemoryCache
     /// The encoded-data tier; `nil` for a memory-only cache.
     public let disk: (any DataCaching)?
-    /// Decoders for disk data and encoders for images stored without data.
+    /// Decoders and encoders: for disk data and images stored without data,
+    /// and for every decode of the loaders that use this cache.
     public let coders: ImageCoderRegistry
-    /// Bounds concurrent decodes and encodes (shared with the loader when it passes its own).
+    /// Bounds concurrent decodes and encodes of calls made on the cache
+    /// directly (``query(forKey:cacheType:options:)``, ``store(_:data:extendedData:forKey:cacheType:waitsForDisk:)``);
+    /// a loader bounds its own work with its configuration's `cpuLimiter`.
+    /// ``ConcurrencyLimiter/shared`` by default.
     public let decodeLimiter: ConcurrencyLimiter
+    /// Called (on no particular thread) with each error of a disk write
+    /// that nobody awaits; `nil` by default.
+    let onDiskWriteFailure: (@Sendable (any Error) -> Void)?
+    let writeFailures = Atomic<Int>(0)
+
+    /// How many disk writes failed (awaited or not) since the cache was
+    /// created: a background store that fails is counted here, not lost.
+    public var diskWriteFailureCount: Int { writeFailures.load(ordering: .relaxed) }
 
     /// A cache with default limits, its disk tier in the `default` store
     /// (`~/.cache/AsyncWebImage/default`), and the built-in coders.
@@ -36,17 +55,27 @@ public final class ImageCache: Sendable {
     ///   - memory: The memory tier.
     ///   - disk: The disk tier, or `nil` for none.
     ///   - coders: Decoders and encoders; the built-in JPEG and PNG coders by default.
-    ///   - decodeLimiter: Bounds concurrent decodes; one permit per active processor by default.
+    ///   - decodeLimiter: Bounds the decodes of direct calls; ``ConcurrencyLimiter/shared`` by default.
+    ///   - onDiskWriteFailure: Called with the error of each disk write nobody
+    ///     awaits (also counted in ``diskWriteFailureCount``); `nil` by default.
     public init(
         memory: MemoryCache,
         disk: (any DataCaching)?,
         coders: ImageCoderRegistry = .builtIn,
-        decodeLimiter: ConcurrencyLimiter = ConcurrencyLimiter()
+        decodeLimiter: ConcurrencyLimiter = .shared,
+        onDiskWriteFailure: (@Sendable (any Error) -> Void)? = nil
     ) {
         self.memory = memory
         self.disk = disk
         self.coders = coders
         self.decodeLimiter = decodeLimiter
+        self.onDiskWriteFailure = onDiskWriteFailure
+    }
+
+    /// This cache's tiers and limiter with other coders: how a loader's
+    /// configuration sets the coders of the cache it uses.
+    func with(coders: ImageCoderRegistry) -> ImageCache {
+        ImageCache(memory: memory, disk: disk, coders: coders, decodeLimiter: decodeLimiter, onDiskWriteFailure: onDiskWriteFailure)
     }
 
     /// Creates a cache with a ``MemoryCache`` and a ``DiskStore`` named `name`
@@ -104,29 +133,19 @@ public final class ImageCache: Sendable {
             }
             return result
         }
-        guard cacheType.includesDisk, let disk else { return nil }
-        let entry: (data: Data, extendedData: Data?)?
-        if options.includeExtendedData {
-            entry = try await disk.dataWithExtendedData(forKey: key)
-        } else {
-            entry = try await disk.data(forKey: key).map { ($0, nil) }
-        }
-        guard let entry else { return nil }
+        guard cacheType.includesDisk else { return nil }
         if options.avoidDecode {
-            return QueryResult(image: nil, data: entry.data, extendedData: entry.extendedData, cacheType: .disk)
+            return try await readEntry(forKey: key, includeExtendedData: options.includeExtendedData).map {
+                QueryResult(image: nil, data: $0.data, extendedData: $0.extendedData, cacheType: .disk)
+            }
         }
-        try Task.checkCancellation()
-        let image: Image
-        do {
-            image = try await decode(entry.data, options: options.decoding)
-        } catch let error as ImageError where error.condemnsCachedData {
-            try? await disk.removeData(forKey: key)
-            return nil
-        }
+        guard let entry = try await decodedEntry(
+            forKey: key, options: options.decoding, limiter: decodeLimiter, includeExtendedData: options.includeExtendedData
+        ) else { return nil }
         if options.storesDecodedImageInMemory {
-            await memory.setImage(image, forKey: key)
+            await memory.setImage(entry.image, forKey: key)
         }
-        return QueryResult(image: image, data: entry.data, extendedData: entry.extendedData, cacheType: .disk)
+        return QueryResult(image: entry.image, data: entry.data, extendedData: entry.extendedData, cacheType: .disk)
     }
 
     /// Where `key` is cached now, without reading or decoding anything.
@@ -158,7 +177,7 @@ public final class ImageCache: Sendable {
     ///   - waitsForDisk: Return only once the disk write is done (`.waitStoreCache`),
     ///     and throw its error. `false` by default: the write then finishes in
     ///     the background even if the caller is cancelled, and its failure is
-    ///     counted in the disk store's statistics only.
+    ///     counted in ``diskWriteFailureCount`` and passed to the failure handler.
     /// - Throws: with `waitsForDisk`, ``ImageError/diskIO(path:errno:message:)``
     ///   or ``ImageError/encodingFailed(_:_:)``.
     public func store(
@@ -172,21 +191,10 @@ public final class ImageCache: Sendable {
         if cacheType.includesMemory, let image {
             await memory.setImage(image, forKey: key)
         }
-        guard cacheType.includesDisk, let disk, data != nil || image.map({ !$0.isPreview }) == true else { return }
-        let write: @Sendable () async throws -> Void = { [coders, decodeLimiter] in
-            let bytes: Data
-            if let data {
-                bytes = data
-            } else {
-                bytes = try await Self.encode(image!, coders: coders, limiter: decodeLimiter)
-            }
-            try await disk.setData(bytes, forKey: key, extendedData: extendedData)
-        }
-        if waitsForDisk {
-            try await write()
-        } else {
-            Task { try? await write() }
-        }
+        guard cacheType.includesDisk, data != nil || image.map({ !$0.isPreview }) == true else { return }
+        let write = data.map { dataWrite($0, extendedData: extendedData, forKey: key) }
+            ?? imageWrite(image!, as: nil, forKey: key, limiter: decodeLimiter)
+        try await writeToDisk(write.map { [$0] } ?? [], waits: waitsForDisk)
     }
 
     // MARK: Removing
@@ -209,19 +217,5 @@ public final class ImageCache: Sendable {
     public func removeAll(cacheType: ImageCacheType = .all) async throws {
         if cacheType.includesMemory { await memory.removeAll() }
         if cacheType.includesDisk, let disk { try await disk.removeAll() }
-    }
-
-    // MARK: Coding
-
-    /// Decodes on the cooperative pool, never on the caller's actor.
-    @concurrent
-    private func decode(_ data: Data, options: ImageDecodingOptions) async throws -> Image {
-        try await decodeLimiter.withPermit { try coders.decode(data, options: options) }
-    }
-
-    @concurrent
-    private static func encode(_ image: Image, coders: ImageCoderRegistry, limiter: ConcurrencyLimiter) async throws -> Data {
-        let format = coders.encoder(for: image.format) != nil ? image.format : .png
-        return try await limiter.withPermit { try coders.encode(image, as: format) }
     }
 }

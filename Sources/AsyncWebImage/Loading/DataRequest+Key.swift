@@ -2,30 +2,81 @@ import Foundation
 
 extension DataRequest {
     /// What makes two requests interchangeable: the URL and everything that
-    /// can change the response (every header field, e.g. `Authorization` and
-    /// `Cookie`; the cookie, TLS and redirect options), but not the priority.
-    ///
-    /// Header names are lower-cased and sorted, so `Authorization` and
-    /// `authorization` are one field.
+    /// can change the response (``Variant``), but not the priority.
     public struct Key: Sendable, Hashable, CustomStringConvertible {
         let url: String
-        let headers: [String]
-        let flags: UInt8
+        /// Everything but the URL and the priority.
+        let variant: Variant
 
         init(_ request: DataRequest) {
             url = request.url.absoluteString
-            headers = request.headers
-                .map { "\($0.key.lowercased()): \($0.value)" }
-                .sorted()
-            flags = (request.handleCookies ? 1 : 0)
-                | (request.allowInvalidSSLCertificates ? 2 : 0)
-                | (request.followRedirects ? 4 : 0)
+            variant = Variant(request)
+        }
+
+        public var description: String { "\(url) \(variant)" }
+    }
+
+    /// Everything in a request, beside its URL, that can change the bytes the
+    /// origin returns: every header field (`Authorization`, `Cookie`, fields a
+    /// request modifier adds), the cookie engine, the TLS and redirect options.
+    /// The download coalescer and every cache tier (through the loader's
+    /// request identity) keep requests with different variants apart.
+    ///
+    /// Header names are lower-cased and the fields sorted, so `Authorization`
+    /// and `authorization` are one field and the order fields were set in
+    /// does not matter.
+    public struct Variant: Sendable, Hashable, CustomStringConvertible {
+        /// One line per field that can change the response, sorted; the only
+        /// state, so equality, hashing, ``isPlain`` and ``digest`` all derive
+        /// from it.
+        let fields: [String]
+
+        /// The variant of `request`: the one place that lists what can change
+        /// the response. A field added to ``DataRequest`` that changes what
+        /// the origin returns (credentials, a client certificate, ...) adds its
+        /// line here, and every key built from a request follows.
+        init(_ request: DataRequest) {
+            var fields = request.headers.map { "h:\($0.key.lowercased()): \($0.value)" }
+            if request.handleCookies { fields.append("o:cookies") }
+            if request.allowInvalidSSLCertificates { fields.append("o:insecure-tls") }
+            if !request.followRedirects { fields.append("o:no-redirects") }
+            self.fields = fields.sorted()
+        }
+
+        private init(fields: [String]) {
+            self.fields = fields
+        }
+
+        /// The variant of a request with every default: no header field, no
+        /// cookies, verified TLS, redirects followed.
+        static let plain = Variant(fields: [])
+
+        /// Whether this is the variant of a request with every default (cache
+        /// keys of such requests carry no variant part).
+        var isPlain: Bool { fields.isEmpty }
+
+        /// This variant without the header fields named in `names` (lower-cased
+        /// names): what a cache identity keeps when the caller declared those
+        /// fields irrelevant to the image.
+        func removingHeaders(_ names: Set<String>) -> Variant {
+            guard !names.isEmpty, !fields.isEmpty else { return self }
+            return Variant(fields: fields.filter { field in
+                guard field.hasPrefix("h:"), let colon = field.dropFirst(2).firstIndex(of: ":") else { return true }
+                return !names.contains(String(field[field.index(field.startIndex, offsetBy: 2)..<colon]))
+            })
+        }
+
+        /// A SHA-256 hex digest of the fields: the variant's part of cache
+        /// keys, so that credentials never appear in a key, a file name or a
+        /// log line.
+        var digest: String {
+            SHA256.hexDigest(fields.joined(separator: "\n"))
         }
 
         public var description: String {
             // Header values may be credentials: name them, never print them.
-            let names = headers.map { $0.prefix { $0 != ":" } }.joined(separator: ",")
-            return "\(url) [\(names)] flags \(flags)"
+            let names = fields.map { $0.prefix { $0 != ":" } == "h" ? String($0.dropFirst(2).prefix { $0 != ":" }) : $0 }
+            return "[\(names.joined(separator: ","))]"
         }
     }
 

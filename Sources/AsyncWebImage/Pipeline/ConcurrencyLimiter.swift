@@ -63,6 +63,11 @@ public final class ConcurrencyLimiter: Sendable {
         }
     }
 
+    /// One permit per active processor, shared by every loader and cache
+    /// that does not set a limiter of its own, so that CPU work stays
+    /// bounded by the machine, not by the number of loaders.
+    public static let shared = ConcurrencyLimiter()
+
     /// The most holders at once.
     public let limit: Int
     private let state: Lock<State>

@@ -2,18 +2,23 @@ import Foundation
 import Synchronization
 import AWILocking
 
-/// URLs whose last load failed for a reason retrying cannot fix
-/// (``ImageError/isPermanent``). Bounded: past ``capacity`` the oldest
-/// entries are forgotten, so hostile traffic cannot grow it without limit.
+/// Request identities (``ImageRequestKeys/Origin``: URL and request variant)
+/// whose last load failed for a reason retrying cannot fix
+/// (``ImageError/isPermanent``). Per identity, so a 403 for one set of
+/// credentials never blocks a load with another. Bounded: past ``capacity``
+/// the oldest entries are forgotten, so hostile traffic cannot grow it
+/// without limit.
 final class FailedURLSet: Sendable {
+    typealias Member = ImageRequestKeys.Origin
+
     private struct State {
-        var members: [URL: UInt64] = [:]
-        var order: [(URL, UInt64)] = []
+        var members: [Member: UInt64] = [:]
+        var order: [(Member, UInt64)] = []
         var head = 0
         var generation: UInt64 = 0
     }
 
-    /// The most URLs remembered.
+    /// The most identities remembered.
     let capacity: Int
     private let state = Lock(State())
     /// Mirrors `members.count` so the common case, an empty list, costs one
@@ -26,18 +31,18 @@ final class FailedURLSet: Sendable {
         self.capacity = max(1, capacity)
     }
 
-    /// Whether `url` is blocked.
+    /// Whether `url` is blocked for requests of its variant.
     ///
     /// - Complexity: O(1).
-    func contains(_ url: URL) -> Bool {
+    func contains(_ url: Member) -> Bool {
         guard size.load(ordering: .relaxed) > 0 else { return false }
         return state.withLock { $0.members[url] != nil }
     }
 
-    /// Blocks `url`.
+    /// Blocks `url` for requests of its variant.
     ///
     /// - Complexity: amortised O(1).
-    func insert(_ url: URL) {
+    func insert(_ url: Member) {
         state.withLock { state in
             state.generation &+= 1
             state.members[url] = state.generation
@@ -61,11 +66,30 @@ final class FailedURLSet: Sendable {
         }
     }
 
-    /// Unblocks `url` (after a successful load).
-    func remove(_ url: URL) {
+    /// Unblocks `url` for requests of its variant (after a successful load).
+    func remove(_ url: Member) {
         guard size.load(ordering: .relaxed) > 0 else { return }
         state.withLock { state in
             state.members.removeValue(forKey: url)
+            size.store(state.members.count, ordering: .relaxed)
+        }
+    }
+
+    /// Whether `url` is blocked for any variant.
+    ///
+    /// - Complexity: O(n).
+    func containsAnyVariant(of url: String) -> Bool {
+        guard size.load(ordering: .relaxed) > 0 else { return false }
+        return state.withLock { $0.members.keys.contains { $0.url == url } }
+    }
+
+    /// Unblocks `url` for every variant.
+    ///
+    /// - Complexity: O(n).
+    func removeEveryVariant(of url: String) {
+        guard size.load(ordering: .relaxed) > 0 else { return }
+        state.withLock { state in
+            state.members = state.members.filter { $0.key.url != url }
             size.store(state.members.count, ordering: .relaxed)
         }
     }
@@ -78,6 +102,6 @@ final class FailedURLSet: Sendable {
         }
     }
 
-    /// How many URLs are blocked.
+    /// How many identities are blocked.
     var count: Int { state.withLock { $0.members.count } }
 }

@@ -88,13 +88,18 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
         public var description: String { "\(kind.rawValue) (curl \(code)): \(message)" }
     }
 
-    /// Whether retrying the same URL cannot help: HTTP 4xx other than 408 and
-    /// 429, data that is not a decodable image, or a size over a limit. Only
-    /// these put a URL on the loader's failed-URL list.
+    /// Whether retrying the same request cannot help: HTTP 4xx other than 408
+    /// and 429, data that is not a decodable image, or a size over a limit.
+    /// Only these put a request identity (URL plus credentials and other
+    /// header fields) on the loader's failed-URL list. An image format no
+    /// coder reads (``unsupportedFormat(_:)`` of a known format) is not
+    /// permanent: a coder registered later can read it; data that is no
+    /// image format at all (`.unknown`: an HTML login page, say) is.
     public var isPermanent: Bool {
         switch self {
         case .httpStatus(let code): (400..<500).contains(code) && code != 408 && code != 429
-        case .undecodable, .unsupportedFormat, .tooLarge, .invalidURL, .unsupportedScheme: true
+        case .unsupportedFormat(let format): format == .unknown
+        case .undecodable, .tooLarge, .invalidURL, .unsupportedScheme: true
         default: false
         }
     }

@@ -1,22 +1,36 @@
 import Foundation
 
 /// One load with everything resolved: effective options and context, the
-/// cache keys, the decode options and the data request. Built once per call
-/// by ``ImageLoader``; immutable afterwards.
+/// request as it will be sent, its identity and keys (``ImageRequestKeys``),
+/// and the decode options. Built once per call by ``ImageLoader``; the only
+/// change afterwards is the request modifier's, which re-derives the keys.
 struct ImageLoadRequest: Sendable {
     let url: URL
     let options: ImageOptions
     let context: ImageContext
-    /// The key of the encoded original on disk (``ImageContext/cacheKeyFilter``).
-    let cacheKey: String
-    /// The key of the decoded original in memory: `cacheKey` plus the decode options.
-    let originalImageKey: String
-    /// The key of the final, transformed image: `originalImageKey` plus the transformer's key.
-    let resultKey: String
+    /// Every key of this load, from the request as it will be sent.
+    private(set) var keys: ImageRequestKeys
     let decodingOptions: ImageDecodingOptions
     /// The request as it will be sent (after the request modifier).
-    var dataRequest: DataRequest
+    private(set) var dataRequest: DataRequest
     let cache: ImageCache
+
+    init(url: URL, options: ImageOptions, context: ImageContext, decodingOptions: ImageDecodingOptions, dataRequest: DataRequest, cache: ImageCache) {
+        self.url = url
+        self.options = options
+        self.context = context
+        self.decodingOptions = decodingOptions
+        self.dataRequest = dataRequest
+        self.cache = cache
+        keys = Self.keys(url: url, context: context, decodingOptions: decodingOptions, dataRequest: dataRequest)
+    }
+
+    private static func keys(url: URL, context: ImageContext, decodingOptions: ImageDecodingOptions, dataRequest: DataRequest) -> ImageRequestKeys {
+        ImageRequestKeys(
+            url: url, filter: context.cacheKeyFilter, variant: dataRequest.key.variant,
+            decodingSuffix: decodingOptions.cacheKeySuffix, transformer: context.transformer
+        )
+    }
 
     var transformer: (any ImageTransformer)? { context.transformer }
     var queryCacheType: ImageCacheType { context.queryCacheType ?? .all }
@@ -28,33 +42,19 @@ struct ImageLoadRequest: Sendable {
     }
     var wantsPixels: Bool { !options.contains(.avoidDecodeImage) }
 
-    /// What identifies the shared work for this request: two requests with
-    /// the same key get the same result, so the key holds everything that
-    /// changes it — the result key, the request as sent (credentials
-    /// included), and whether pixels are decoded.
-    var taskKey: TaskKey {
-        TaskKey(
-            resultKey: resultKey, request: dataRequest.key, decodes: wantsPixels,
-            cacheOnly: options.contains(.fromCacheOnly), revalidates: false
-        )
-    }
-
-    struct TaskKey: Hashable, Sendable {
-        let resultKey: String
-        let request: DataRequest.Key
-        let decodes: Bool
-        /// `.fromCacheOnly` work fails with a cache miss where other work
-        /// downloads: the two must never be shared.
-        let cacheOnly: Bool
-        let revalidates: Bool
+    /// The key of the shared work for this request (``ImageRequestKeys/TaskKey``).
+    var taskKey: ImageRequestKeys.TaskKey {
+        keys.taskKey(request: dataRequest.key, decodes: wantsPixels, cacheOnly: options.contains(.fromCacheOnly))
     }
 }
 
 extension ImageLoadRequest {
-    /// This request sending `dataRequest` instead (after the request modifier).
+    /// This request sending `dataRequest` instead (after the request
+    /// modifier), with its keys re-derived from it.
     func with(dataRequest: DataRequest) -> ImageLoadRequest {
         var copy = self
         copy.dataRequest = dataRequest
+        copy.keys = Self.keys(url: url, context: context, decodingOptions: decodingOptions, dataRequest: dataRequest)
         return copy
     }
 }

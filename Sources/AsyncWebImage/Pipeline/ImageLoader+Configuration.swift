@@ -18,16 +18,27 @@ extension ImageLoader {
         /// set its own.
         public var dataLoader: any DataLoading = CurlDataLoader.shared
 
-        /// Memory and disk caches. ``ImageCache/shared`` by default (memory
-        /// sized from physical memory, disk under
-        /// `$XDG_CACHE_HOME/AsyncWebImage/default`). Its `decodeLimiter` also
-        /// bounds the loader's decodes, transforms and encodes, so a burst
-        /// cannot flood the cooperative thread pool.
+        /// Memory and disk caches, and the coders (``ImageCache/coders``) of
+        /// every decode and encode of the loader. ``ImageCache/shared`` by
+        /// default (memory sized from physical memory, disk under
+        /// `$XDG_CACHE_HOME/AsyncWebImage/default`, the built-in coders).
         public var cache: ImageCache
 
-        /// Decoders and encoders, tried in order. ``ImageCoderRegistry/builtIn``
-        /// (JPEG, PNG) by default.
-        public var coders: ImageCoderRegistry = .builtIn
+        /// Decoders and encoders, tried in order: the cache's
+        /// (``ImageCache/coders``), which own them. Setting this gives the
+        /// loader the same memory and disk tiers with these coders; setting
+        /// ``cache`` afterwards replaces them with the new cache's.
+        /// ``ImageCoderRegistry/builtIn`` (JPEG, PNG) by default.
+        public var coders: ImageCoderRegistry {
+            get { cache.coders }
+            set { cache = cache.with(coders: newValue) }
+        }
+
+        /// Bounds the loader's CPU work — decodes, transforms, encodes and
+        /// preview decodes — so a burst cannot flood the cooperative thread
+        /// pool. ``ConcurrencyLimiter/shared`` (one permit per active
+        /// processor, shared by every loader) by default.
+        public var cpuLimiter: ConcurrencyLimiter = .shared
 
         // MARK: Policy
 

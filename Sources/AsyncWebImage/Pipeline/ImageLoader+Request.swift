@@ -2,12 +2,11 @@ import Foundation
 
 extension ImageLoader {
     /// Resolves a call into an ``ImageLoadRequest``: the precedence chain,
-    /// URL checks, the failed-URL list and the cache keys. Cheap and
-    /// synchronous; runs no user code but the options processor and the
-    /// cache key filter.
+    /// the URL checks and the request before any request modifier (which
+    /// ``resolved(_:)`` runs next). Cheap and synchronous; runs no user code
+    /// but the options processor and the cache key filter.
     ///
-    /// - Throws: ``ImageError/unsupportedScheme(_:)``, ``ImageError/invalidURL(_:)``,
-    ///   ``ImageError/blockedURL(_:)``.
+    /// - Throws: ``ImageError/unsupportedScheme(_:)``, ``ImageError/invalidURL(_:)``.
     func makeRequest(_ url: URL, options: ImageOptions, context: ImageContext) throws(ImageError) -> ImageLoadRequest {
         var options = options
         // Merging builds a new context; skip it in the common case of one side empty.
@@ -15,20 +14,37 @@ extension ImageLoader {
         if let processor = configuration.optionsProcessor {
             (options, context) = processor.process(url, options: options, context: context)
         }
-        try validate(url, options: options)
-        let decoding = decodingOptions(options: options, thumbnail: context.thumbnailPixelSize, preserveAspectRatio: context.preserveAspectRatio)
-        let cacheKey = context.cacheKeyFilter?.key(for: url) ?? url.absoluteString
-        let originalImageKey = cacheKey + decoding.cacheKeySuffix
-        let resultKey = Self.resultKey(originalImageKey: originalImageKey, transformer: context.transformer)
+        try validate(url)
         return ImageLoadRequest(
-            url: url, options: options, context: context, cacheKey: cacheKey,
-            originalImageKey: originalImageKey, resultKey: resultKey, decodingOptions: decoding,
+            url: url, options: options, context: context,
+            decodingOptions: decodingOptions(options: options, thumbnail: context.thumbnailPixelSize, preserveAspectRatio: context.preserveAspectRatio),
             dataRequest: Self.dataRequest(url, options: options), cache: context.cache ?? configuration.cache
         )
     }
 
+    /// `request` as it will be sent: the request modifier (context over
+    /// configuration) runs here, before any cache lookup, so the header
+    /// fields it adds (credentials, say) are part of the request's identity
+    /// (``ImageRequestKeys``) for every cache tier and both coalescers. Then
+    /// the failed-URL list is asked about that identity.
+    ///
+    /// - Throws: ``ImageError/requestRejected(_:)`` when the modifier refuses
+    ///   the request, ``ImageError/blockedURL(_:)``, `CancellationError`.
+    func resolved(_ request: ImageLoadRequest) async throws -> ImageLoadRequest {
+        var request = request
+        if let modifier = request.context.requestModifier {
+            guard let modified = await modifier.modifiedRequest(for: request.dataRequest) else {
+                throw ImageError.requestRejected(request.url.absoluteString)
+            }
+            try Task.checkCancellation()
+            request = request.with(dataRequest: modified)
+        }
+        try checkNotBlocked(request.keys.origin, url: request.url, options: request.options)
+        return request
+    }
+
     /// The data request of a load before any request modifier: the one
-    /// place that spells it, for the request and for the join fast path.
+    /// place that spells it, for the request and for the fast path.
     static func dataRequest(_ url: URL, options: ImageOptions) -> DataRequest {
         let priority: DataRequest.Priority =
             options.contains(.highPriority) ? .high : options.contains(.lowPriority) ? .low : .normal
@@ -40,9 +56,8 @@ extension ImageLoader {
         )
     }
 
-    /// The URL checks every load makes first: scheme allow-list, a host,
-    /// and the failed-URL list.
-    private func validate(_ url: URL, string: String? = nil, options: ImageOptions) throws(ImageError) {
+    /// The URL checks every load makes first: scheme allow-list and a host.
+    private func validate(_ url: URL, string: String? = nil) throws(ImageError) {
         if !isPlainWebURL(string ?? url.absoluteString) {
             // Foundation's parse allocates (percent-decoding host and
             // scheme), so it runs only when the cheap check above cannot decide.
@@ -53,7 +68,11 @@ extension ImageLoader {
                 throw .invalidURL(url.absoluteString)
             }
         }
-        if configuration.blocksFailedURLs && !options.contains(.retryFailed) && failedURLs.contains(url) {
+    }
+
+    /// The failed-URL list's verdict on one request identity.
+    private func checkNotBlocked(_ origin: ImageRequestKeys.Origin, url: URL, options: ImageOptions) throws(ImageError) {
+        if configuration.blocksFailedURLs && !options.contains(.retryFailed) && failedURLs.contains(origin) {
             throw .blockedURL(url)
         }
     }
@@ -80,66 +99,60 @@ extension ImageLoader {
         /// The final image, from memory.
         case hit(ImageResponse)
         /// The result is being made by work the call can join as it is.
-        case inFlight(ImageLoadRequest.TaskKey)
-        /// Neither: build the request and take the full path.
-        case none
+        case inFlight(ImageRequestKeys.TaskKey)
+        /// Neither: build the request and take the full path, which skips
+        /// the memory lookup when `memoryChecked`.
+        case none(memoryChecked: Bool)
     }
 
     /// The fast path of `image(_:)`: the final image straight from memory,
     /// or the key of the work in flight for it, resolving only what that
-    /// needs — no merged context, no request, no channel.
+    /// needs — no merged context, no request object, no channel — but with
+    /// the same key resolver (``ImageRequestKeys``) as the full path.
+    ///
+    /// A call with a request modifier takes the full path: the modifier's
+    /// header fields are part of the identity, so it must run first.
     @inline(__always)
     func fastPath(_ url: URL, options: ImageOptions, context: ImageContext) async throws(ImageError) -> FastPath {
-        guard !hasOptionsProcessor, options.isDisjoint(with: Self.memoryBypassingOptions) else { return .none }
+        guard !hasOptionsProcessor, options.isDisjoint(with: Self.memoryBypassingOptions) else { return .none(memoryChecked: false) }
         let defaults = defaultContextIsEmpty ? nil : configuration.defaultContext
-        guard (context.queryCacheType ?? defaults?.queryCacheType ?? .all).includesMemory else { return .none }
+        guard (context.requestModifier ?? defaults?.requestModifier) == nil else { return .none(memoryChecked: false) }
+        guard (context.queryCacheType ?? defaults?.queryCacheType ?? .all).includesMemory else { return .none(memoryChecked: false) }
         let string = url.absoluteString
-        try validate(url, string: string, options: options)
-        let key = resultKey(url: url, string: string, options: options, context: context, defaults: defaults)
-        let cache = context.cache ?? defaults?.cache ?? configuration.cache
-        let modifiesRequests = (context.requestModifier ?? defaults?.requestModifier) != nil
+        try validate(url, string: string)
+        let dataRequest = Self.dataRequest(url, options: options).key
+        let keys = requestKeys(url: url, string: string, variant: dataRequest.variant, options: options, context: context, defaults: defaults)
+        try checkNotBlocked(keys.origin, url: url, options: options)
         // Callers joining a load in flight skip the memory actor: the
         // result is not there yet, and a thousand such hops would queue.
-        if tasks.isInFlight(resultKey: key) {
-            // A request modifier may change the request (and so the work's
-            // key) only once it runs: such calls take the full path.
-            guard !modifiesRequests else { return .none }
-            let request = Self.dataRequest(url, options: options).key
-            return .inFlight(ImageLoadRequest.TaskKey(
-                resultKey: key, request: request, decodes: true,
-                cacheOnly: options.contains(.fromCacheOnly), revalidates: false
-            ))
+        if tasks.isInFlight(resultKey: keys.resultKey) {
+            return .inFlight(keys.taskKey(request: dataRequest, decodes: true, cacheOnly: options.contains(.fromCacheOnly)))
         }
-        guard let image = await cache.memory.image(forKey: key) else { return .none }
+        let cache = context.cache ?? defaults?.cache ?? configuration.cache
+        guard let image = await cache.memory.image(forKey: keys.resultKey) else { return .none(memoryChecked: true) }
         return .hit(ImageResponse(image: image, data: nil, cacheType: .memory, url: url))
     }
 
-    /// The result key of a call, as ``makeRequest(_:options:context:)``
-    /// would compute it, without building the request. A call that sets no
-    /// key filter, decode size or transformer (the common case) gets the
-    /// URL's string itself, with no string built.
-    private func resultKey(url: URL, string: String, options: ImageOptions, context: ImageContext, defaults: ImageContext?) -> String {
-        let filter = context.cacheKeyFilter ?? defaults?.cacheKeyFilter
-        let cacheKey = filter?.key(for: url) ?? string
+    /// The keys of a call, as ``makeRequest(_:options:context:)`` would
+    /// resolve them, without merging the context. A call that sets no key
+    /// filter, decode size or transformer (the common case) builds no string.
+    private func requestKeys(
+        url: URL, string: String, variant: DataRequest.Variant, options: ImageOptions, context: ImageContext, defaults: ImageContext?
+    ) -> ImageRequestKeys {
         let thumbnail = context.thumbnailPixelSize ?? defaults?.thumbnailPixelSize
-        let originalImageKey: String
+        let decodingSuffix: String
         if thumbnail == nil && !options.contains(.scaleDownLargeImages) {
-            originalImageKey = plainKeySuffix.isEmpty ? cacheKey : cacheKey + plainKeySuffix
+            decodingSuffix = plainKeySuffix
         } else {
-            let decoding = decodingOptions(
+            decodingSuffix = decodingOptions(
                 options: options, thumbnail: thumbnail,
                 preserveAspectRatio: context.preserveAspectRatio ?? defaults?.preserveAspectRatio
-            )
-            originalImageKey = cacheKey + decoding.cacheKeySuffix
+            ).cacheKeySuffix
         }
-        return Self.resultKey(originalImageKey: originalImageKey, transformer: context.transformer ?? defaults?.transformer)
-    }
-
-    /// The memory key of a final image: the decoded original's key plus the
-    /// transformer's key. The one place that spells it, for the request and
-    /// for the memory fast path.
-    static func resultKey(originalImageKey: String, transformer: (any ImageTransformer)?) -> String {
-        transformer.map { originalImageKey + "#transform=" + $0.key } ?? originalImageKey
+        return ImageRequestKeys(
+            url: url, urlString: string, filter: context.cacheKeyFilter ?? defaults?.cacheKeyFilter, variant: variant,
+            decodingSuffix: decodingSuffix, transformer: context.transformer ?? defaults?.transformer
+        )
     }
 
     /// Whether `string` (a URL's absolute string) is plainly an allowed
@@ -178,11 +191,12 @@ extension ImageLoader {
         }
     }
 
-    /// Starts a resolved load; `memoryChecked` skips the memory lookup the
-    /// caller has just made.
+    /// Starts a load; `memoryChecked` skips the memory lookup the caller
+    /// has just made (with the same keys: only calls without a request
+    /// modifier get that far).
     func start(_ request: ImageLoadRequest, channel: ImageEventChannel, wantsPreviews: Bool, wantsProgress: Bool = true, memoryChecked: Bool) async {
         do {
-            var request = request
+            let request = try await resolved(request)
             let refresh = request.options.contains(.refreshCached)
             if !request.options.contains(.fromLoaderOnly) {
                 let cached = memoryChecked && !refresh ? nil : try await cachedResponse(for: request, includingDisk: refresh)
@@ -192,7 +206,6 @@ extension ImageLoader {
                         channel.finish()
                         return
                     }
-                    request = try await modifyingRequest(request)
                     subscribe(request, revalidating: true, channel: channel, wantsPreviews: wantsPreviews, wantsProgress: wantsProgress)
                     return
                 }
@@ -200,7 +213,6 @@ extension ImageLoader {
             } else if request.options.contains(.fromCacheOnly) {
                 throw ImageError.cacheMiss
             }
-            request = try await modifyingRequest(request)
             try Task.checkCancellation()
             subscribe(request, revalidating: refresh, channel: channel, wantsPreviews: wantsPreviews && request.wantsPixels, wantsProgress: wantsProgress)
         } catch {
@@ -209,12 +221,7 @@ extension ImageLoader {
     }
 
     private func subscribe(_ request: ImageLoadRequest, revalidating: Bool, channel: ImageEventChannel, wantsPreviews: Bool, wantsProgress: Bool) {
-        var key = request.taskKey
-        if revalidating {
-            key = ImageLoadRequest.TaskKey(
-                resultKey: key.resultKey, request: key.request, decodes: key.decodes, cacheOnly: key.cacheOnly, revalidates: true
-            )
-        }
+        let key = revalidating ? request.taskKey.revalidating : request.taskKey
         tasks.subscribe(
             key, channel: channel, wantsPreviews: wantsPreviews, wantsProgress: wantsProgress,
             workPriority: Self.workPriority(request.options)
@@ -235,17 +242,6 @@ extension ImageLoader {
         return current >= .high ? current : .high
     }
 
-    /// Applies the request modifier (context over configuration), which may
-    /// change the URL and headers or refuse the request.
-    private func modifyingRequest(_ request: ImageLoadRequest) async throws -> ImageLoadRequest {
-        guard let modifier = request.context.requestModifier else { return request }
-        guard let modified = await modifier.modifiedRequest(for: request.dataRequest) else {
-            throw ImageError.requestRejected(request.url.absoluteString)
-        }
-        try Task.checkCancellation()
-        return request.with(dataRequest: modified)
-    }
-
     /// The memory fast path (and, for `.refreshCached`, the disk): the
     /// final image under its result key.
     private func cachedResponse(for request: ImageLoadRequest, includingDisk: Bool) async throws -> ImageResponse? {
@@ -259,10 +255,10 @@ extension ImageLoader {
     /// The final image from memory under its result key, if there.
     func memoryResponse(for request: ImageLoadRequest) async throws -> ImageResponse? {
         guard request.wantsPixels, request.queryCacheType.includesMemory,
-              let image = await request.cache.memory.image(forKey: request.resultKey) else { return nil }
+              let image = await request.cache.memory.image(forKey: request.keys.resultKey) else { return nil }
         var data: Data?
         if request.options.contains(.queryMemoryData), let disk = request.cache.disk {
-            data = try? await disk.data(forKey: request.transformer == nil ? request.cacheKey : request.resultKey)
+            data = try? await disk.data(forKey: request.transformer == nil ? request.keys.dataKey : request.keys.resultKey)
         }
         return ImageResponse(image: image, data: data, cacheType: .memory, url: request.url)
     }

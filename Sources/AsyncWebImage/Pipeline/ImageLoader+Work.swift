@@ -7,11 +7,11 @@ extension ImageLoader {
     func run(_ request: ImageLoadRequest, revalidating: Bool, handle: ImageTaskCoalescer.Handle) async {
         do {
             let response = try await produce(request, revalidating: revalidating, handle: handle)
-            if response != nil { failedURLs.remove(request.url) }
+            if response != nil { failedURLs.remove(request.keys.origin) }
             handle.finish(.success(response))
         } catch {
             if configuration.blocksFailedURLs, let error = error as? ImageError, error.isPermanent {
-                failedURLs.insert(request.url)
+                failedURLs.insert(request.keys.origin)
             }
             handle.finish(.failure(error))
         }
@@ -31,8 +31,8 @@ extension ImageLoader {
         try Task.checkCancellation()
         var dataRequest = request.dataRequest
         var cachedData: Data?
-        if revalidating, request.queryCacheType.includesDisk, let disk = request.cache.disk,
-           let entry = try? await disk.dataWithExtendedData(forKey: request.cacheKey) {
+        if revalidating, request.queryCacheType.includesDisk,
+           let entry = try? await request.cache.readEntry(forKey: request.keys.dataKey, includeExtendedData: true) {
             cachedData = entry.data
             entry.extendedData.flatMap(CacheValidators.init(encoded:))?.apply(to: &dataRequest)
         }
@@ -42,45 +42,47 @@ extension ImageLoader {
             return nil
         }
         if let cachedData, cachedData == data { return nil }
-        return try await process(request, data: data, head: head, cacheType: .none)
+        return try await process(request, data: data, head: head)
     }
 
     /// Looks for the result in the caches below the memory fast path: the
     /// decoded original in memory (then only the transform runs), the
-    /// transformed data on disk, the original data on disk. An entry that
-    /// cannot be decoded is removed and counts as a miss.
+    /// transformed data on disk, the original data on disk — read and
+    /// decoded through ``ImageCache``, which removes an entry that cannot be
+    /// decoded (a miss, then).
     func diskResponse(for request: ImageLoadRequest) async throws -> ImageResponse? {
         let cache = request.cache
         let query = request.queryCacheType
+        let keys = request.keys
+        let limiter = configuration.cpuLimiter
         if request.wantsPixels, let transformer = request.transformer, query.includesMemory,
-           let original = await cache.memory.image(forKey: request.originalImageKey) {
-            let image = try await transform(original, with: transformer, limiter: cache.decodeLimiter)
-            if request.storeCacheType.includesMemory { await cache.memory.setImage(image, forKey: request.resultKey) }
+           let original = await cache.memory.image(forKey: keys.originalImageKey) {
+            let image = try await transform(original, with: transformer, limiter: limiter)
+            if request.storeCacheType.includesMemory { await cache.memory.setImage(image, forKey: keys.resultKey) }
             return ImageResponse(image: image, data: nil, cacheType: .memory, url: request.url)
         }
-        guard query.includesDisk, let disk = cache.disk else { return nil }
-        if request.wantsPixels, request.transformer != nil, let data = try? await disk.data(forKey: request.resultKey) {
+        guard query.includesDisk, cache.disk != nil else { return nil }
+        if request.wantsPixels, request.transformer != nil {
             // Already transformed: decode as stored, with the limits but no resizing.
-            let options = ImageDecodingOptions(maxPixelCount: configuration.maxPixelCount)
-            let coders = configuration.coders
-            do {
-                let image = try await cache.decodeLimiter.withPermit { try coders.decode(data, options: options) }
-                if request.storeCacheType.includesMemory { await cache.memory.setImage(image, forKey: request.resultKey) }
-                return ImageResponse(image: image, data: data, cacheType: .disk, url: request.url)
-            } catch let error as ImageError {
-                // Whatever went wrong, the original below can still serve.
-                if error.condemnsCachedData { try? await disk.removeData(forKey: request.resultKey) }
+            // Whatever goes wrong, the original below can still serve.
+            if let entry = try? await cache.decodedEntry(
+                forKey: keys.resultKey, options: ImageDecodingOptions(maxPixelCount: configuration.maxPixelCount),
+                limiter: limiter, readErrorsAreMisses: true
+            ) {
+                if request.storeCacheType.includesMemory { await cache.memory.setImage(entry.image, forKey: keys.resultKey) }
+                return ImageResponse(image: entry.image, data: entry.data, cacheType: .disk, url: request.url)
             }
         }
         try Task.checkCancellation()
-        guard let data = try? await disk.data(forKey: request.cacheKey) else { return nil }
-        guard request.wantsPixels else { return ImageResponse(image: nil, data: data, cacheType: .disk, url: request.url) }
-        do {
-            return try await process(request, data: data, head: nil, cacheType: .disk)
-        } catch let error as ImageError where error.condemnsCachedData {
-            try? await disk.removeData(forKey: request.cacheKey)
-            return nil
+        guard request.wantsPixels else {
+            return try await cache.readEntry(forKey: keys.dataKey, readErrorsAreMisses: true).map {
+                ImageResponse(image: nil, data: $0.data, cacheType: .disk, url: request.url)
+            }
         }
+        guard let entry = try await cache.decodedEntry(
+            forKey: keys.dataKey, options: request.decodingOptions, limiter: limiter, readErrorsAreMisses: true
+        ) else { return nil }
+        return try await finish(request, original: entry.image, data: entry.data, head: nil, cacheType: .disk)
     }
 
     /// Downloads through the coalescer, broadcasting progress and (when a
@@ -106,14 +108,14 @@ extension ImageLoader {
                     if throttle == nil {
                         // Enough bytes to recognise the format by its magic numbers.
                         guard accumulated.count >= 64 else { break }
-                        guard let decoder = configuration.coders.decoder(for: accumulated)?
+                        guard let decoder = request.cache.coders.decoder(for: accumulated)?
                             .makeProgressiveDecoder(options: request.decodingOptions) else {
                             previewsUnavailable = true
                             break
                         }
                         throttle = PreviewThrottle(
                             decoder: decoder, interval: configuration.previewInterval,
-                            limiter: request.cache.decodeLimiter, transformer: request.transformer,
+                            limiter: configuration.cpuLimiter, transformer: request.transformer,
                             deliver: { handle.preview($0) }
                         )
                     }
@@ -123,77 +125,71 @@ extension ImageLoader {
                 }
             }
         } catch {
-            await throttle?.stop()
+            throttle?.stop()
             throw error
         }
-        await throttle?.stop()
+        throttle?.stop()
         // The download sequence ends without completing only when cancelled.
         guard let body else { throw CancellationError() }
         return (head, body)
     }
 
-    /// Decodes, transforms and stores `data`; `cacheType` says where it came
-    /// from (`.none` for the network, which is the only case that writes the
-    /// original data to disk).
-    private func process(_ request: ImageLoadRequest, data: Data, head: DataResponseHead?, cacheType: ImageCacheType) async throws -> ImageResponse {
-        let cache = request.cache
-        let limiter = cache.decodeLimiter
-        let url = request.url
-        let original: Image?
-        var image: Image?
-        if request.wantsPixels {
-            let coders = configuration.coders
-            let options = request.decodingOptions
-            let decoded = try await limiter.withPermit { try coders.decode(data, options: options) }
-            original = decoded
-            image = decoded
-            if let transformer = request.transformer {
-                try Task.checkCancellation()
-                image = try await transform(decoded, with: transformer, limiter: limiter)
-            }
-        } else {
-            original = nil
-        }
+    /// Decodes downloaded `data` with the cache's coders, then ``finish``.
+    private func process(_ request: ImageLoadRequest, data: Data, head: DataResponseHead?) async throws -> ImageResponse {
+        let original = request.wantsPixels
+            ? try await request.cache.decode(data, options: request.decodingOptions, limiter: configuration.cpuLimiter)
+            : nil
+        return try await finish(request, original: original, data: data, head: head, cacheType: .none)
+    }
 
+    /// Transforms and stores a decoded original; `cacheType` says where its
+    /// data came from (`.none` for the network, the only case that writes
+    /// the original data to disk). Disk writes go through ``ImageCache``:
+    /// with `.waitStoreCache` their failure is in the response's
+    /// ``ImageResponse/storeError``; otherwise the cache counts it.
+    private func finish(
+        _ request: ImageLoadRequest, original: Image?, data: Data, head: DataResponseHead?, cacheType: ImageCacheType
+    ) async throws -> ImageResponse {
+        let cache = request.cache
+        let keys = request.keys
+        var image = original
+        if let original, let transformer = request.transformer {
+            try Task.checkCancellation()
+            image = try await transform(original, with: transformer, limiter: configuration.cpuLimiter)
+        }
         if let original, request.transformer != nil, request.originalStoreCacheType.includesMemory {
-            await cache.memory.setImage(original, forKey: request.originalImageKey)
+            await cache.memory.setImage(original, forKey: keys.originalImageKey)
         }
         if let image, request.storeCacheType.includesMemory {
-            await cache.memory.setImage(image, forKey: request.resultKey)
+            await cache.memory.setImage(image, forKey: keys.resultKey)
         }
 
-        var writes: [@Sendable () async throws -> Void] = []
-        if let disk = cache.disk {
-            if cacheType == .none, request.originalStoreCacheType.includesDisk {
-                let stored = request.context.cacheSerializer.map { $0.cacheData(for: original, originalData: data, url: url) } ?? data
-                if let stored {
-                    let validators = head.flatMap(CacheValidators.init(head:))?.encoded
-                    let key = request.cacheKey
-                    writes.append { try await disk.setData(stored, forKey: key, extendedData: validators) }
-                }
-            }
-            if let image, let original, request.transformer != nil, request.storeCacheType.includesDisk {
-                let key = request.resultKey
-                let coders = configuration.coders
-                let quality = configuration.transformedImageQuality
-                // JPEG stays JPEG when there is no alpha to lose; everything else is PNG.
-                let format: ImageFormat = original.format == .jpeg && !image.pixelFormat.hasAlpha ? .jpeg : .png
-                writes.append {
-                    let encoded = try await limiter.withPermit { try coders.encode(image, as: format, quality: quality) }
-                    try await disk.setData(encoded, forKey: key, extendedData: nil)
-                }
+        var writes: [ImageCache.DiskWrite] = []
+        if cacheType == .none, request.originalStoreCacheType.includesDisk {
+            let stored = request.context.cacheSerializer.map { $0.cacheData(for: original, originalData: data, url: request.url) } ?? data
+            if let stored, let write = cache.dataWrite(stored, extendedData: head.flatMap(CacheValidators.init(head:))?.encoded, forKey: keys.dataKey) {
+                writes.append(write)
             }
         }
-        if !writes.isEmpty {
-            if request.options.contains(.waitStoreCache) {
-                // Disk failures do not fail the load: the image is good, only its copy is missing.
-                for write in writes { try? await write() }
-            } else {
-                // Not tied to the caller: a store that started should finish even if nobody waits.
-                Task { for write in writes { try? await write() } }
+        if let image, let original, request.transformer != nil, request.storeCacheType.includesDisk {
+            // JPEG stays JPEG when there is no alpha to lose; everything else is PNG.
+            let format: ImageFormat = original.format == .jpeg && !image.pixelFormat.hasAlpha ? .jpeg : .png
+            if let write = cache.imageWrite(
+                image, as: format, quality: configuration.transformedImageQuality, forKey: keys.resultKey, limiter: configuration.cpuLimiter
+            ) {
+                writes.append(write)
             }
         }
-        return ImageResponse(image: image, data: data, cacheType: cacheType, url: url)
+        var response = ImageResponse(image: image, data: data, cacheType: cacheType, url: request.url)
+        do {
+            try await cache.writeToDisk(writes, waits: request.options.contains(.waitStoreCache))
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            // The image is good, only its copy is missing: the load succeeds and says so.
+            response.storeError = error as? ImageError ?? .diskIO(path: keys.dataKey, errno: 0, message: String(describing: error))
+        }
+        return response
     }
 
     /// Runs `transformer` on the bounded pool, reporting foreign errors as

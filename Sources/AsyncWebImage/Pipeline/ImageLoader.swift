@@ -102,6 +102,7 @@ public final class ImageLoader: Sendable {
         try Task.checkCancellation()
         // The fast paths: a memory hit (one lookup), or joining the load
         // already making this result (one wait); no request, no channel.
+        var memoryChecked = true
         switch try await fastPath(url, options: options, context: context) {
         case .hit(let response):
             return response
@@ -110,15 +111,14 @@ public final class ImageLoader: Sendable {
                 guard let response else { throw CancellationError() }
                 return response
             }
-            // The work ended in between: the full path finds its result.
-        case .none:
-            break
+            // The work ended in between: the shared work looks in memory again.
+        case .none(let checked):
+            memoryChecked = checked
         }
         let request = try makeRequest(url, options: options, context: context)
-        let checksMemory = !hasOptionsProcessor && request.options.isDisjoint(with: Self.memoryBypassingOptions)
         let channel = ImageEventChannel()
         defer { channel.terminate() }
-        await start(request, channel: channel, wantsPreviews: false, wantsProgress: false, memoryChecked: checksMemory)
+        await start(request, channel: channel, wantsPreviews: false, wantsProgress: false, memoryChecked: memoryChecked)
         // Without `.refreshCached` the first response is the only one: return
         // it without asking the channel for its end.
         let responses = request.options.contains(.refreshCached) ? 2 : 1
@@ -137,14 +137,18 @@ public final class ImageLoader: Sendable {
 
     // MARK: Failed URLs
 
-    /// Whether `url` is on the failed-URL list (refused without `.retryFailed`).
+    /// Whether `url` is on the failed-URL list for some request variant
+    /// (refused without `.retryFailed`). The list is kept per request
+    /// identity (URL plus credentials and other header fields), so a URL
+    /// blocked for one set of credentials still loads with another.
     public func isBlocked(_ url: URL) -> Bool {
-        failedURLs.contains(url)
+        failedURLs.containsAnyVariant(of: url.absoluteString)
     }
 
-    /// Takes `url` off the failed-URL list, or every URL when `url` is `nil`.
+    /// Takes `url` (for every request variant) off the failed-URL list, or
+    /// everything when `url` is `nil`.
     public func unblock(_ url: URL? = nil) {
-        if let url { failedURLs.remove(url) } else { failedURLs.removeAll() }
+        if let url { failedURLs.removeEveryVariant(of: url.absoluteString) } else { failedURLs.removeAll() }
     }
 
     // MARK: Diagnostics

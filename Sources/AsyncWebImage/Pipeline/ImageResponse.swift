@@ -12,6 +12,11 @@ public struct ImageResponse: Sendable {
     public let cacheType: ImageCacheType
     /// The URL that was asked for.
     public let url: URL
+    /// Why storing the image to disk failed, for a load with
+    /// `.waitStoreCache` (the image itself is good); `nil` when the stores
+    /// succeeded or were not awaited (then ``ImageCache/diskWriteFailureCount``
+    /// counts failures).
+    public internal(set) var storeError: ImageError?
 
     /// Creates a response.
     public init(image: Image?, data: Data?, cacheType: ImageCacheType, url: URL) {

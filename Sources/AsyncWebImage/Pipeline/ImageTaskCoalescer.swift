@@ -13,7 +13,7 @@ import AWILocking
 /// load) must not queue behind actor hops. No user code and no I/O ever runs
 /// under the lock; channels are fed after it is released.
 final class ImageTaskCoalescer: Sendable {
-    typealias Key = ImageLoadRequest.TaskKey
+    typealias Key = ImageRequestKeys.TaskKey
 
     /// What a piece of work uses to talk to its subscribers.
     struct Handle: Sendable {

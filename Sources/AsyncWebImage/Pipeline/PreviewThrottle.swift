@@ -6,6 +6,10 @@ import AWILocking
 /// `interval` between two starts, always from the newest bytes. Bytes that
 /// arrive while a decode runs replace each other, so a slow decode skips
 /// stale states instead of queueing them.
+///
+/// When the last byte arrives the final image must not wait for a preview:
+/// ``stop()`` returns at once, cancelling the decode in flight and dropping
+/// its result, so the final decode starts immediately.
 final class PreviewThrottle: Sendable {
     private struct State {
         var decoder: (any ProgressiveImageDecoding)?
@@ -26,6 +30,9 @@ final class PreviewThrottle: Sendable {
     ///   - decoder: The progressive decoder, state included; it moves into
     ///     the decode task and back, never shared.
     ///   - deliver: Receives each preview; never called after ``stop()`` returns.
+    ///     It runs under the throttle's lock (that is how `stop()` can return
+    ///     without waiting for a decode and still guarantee it), so it must not
+    ///     call back into the throttle; it is the coalescer's broadcast, not user code.
     init(
         decoder: any ProgressiveImageDecoding,
         interval: Duration,
@@ -55,16 +62,21 @@ final class PreviewThrottle: Sendable {
         }
     }
 
-    /// Stops decoding and waits for a running decode to end, so no preview
-    /// is delivered after this returns (the final image must come last).
-    func stop() async {
+    /// Stops decoding without waiting: a decode in flight is cancelled and
+    /// its result dropped, and no preview is delivered after this returns
+    /// (deliveries happen under the lock this takes), so the final image
+    /// comes last and its decode need not wait for the preview's.
+    func stop() {
         let running = state.withLock { state -> Task<Void, Never>? in
             state.stopped = true
+            state.pending = nil
             return state.running
         }
         running?.cancel()
-        await running?.value
     }
+
+    /// Whether ``stop()`` was called.
+    var isStopped: Bool { state.withLock { $0.stopped } }
 
     private func drain() async {
         while true {
@@ -95,12 +107,13 @@ final class PreviewThrottle: Sendable {
                 return
             }
             data = Data()
-            // Deliver under the lock's decision so stop() cannot slip between.
-            let deliverNow = state.withLock { state -> Bool in
+            // Delivered under the lock, so that once stop() has taken it no
+            // preview can follow: stop() need not wait for this task.
+            // `deliver` only feeds channels and takes no lock of ours.
+            state.withLock { state in
                 state.decoder = decoder
-                return !state.stopped
+                if let preview, !state.stopped { deliver(preview) }
             }
-            if let preview, deliverNow { deliver(preview) }
             let wait = state.withLock { state -> Duration? in
                 guard state.pending != nil, !state.stopped else {
                     state.running = nil

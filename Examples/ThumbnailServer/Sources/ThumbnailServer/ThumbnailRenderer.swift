@@ -5,8 +5,8 @@ import Foundation
 ///
 /// One loader means one curl multi handle (connections reused across
 /// requests), one download per URL however many requests want it at once,
-/// one decode per distinct thumbnail, and one bound on CPU work: the cache's
-/// `decodeLimiter` admits about one decode, resize or encode per core, so a
+/// one decode per distinct thumbnail, and one bound on CPU work: the loader's
+/// `cpuLimiter` admits about one decode, resize or encode per core, so a
 /// burst queues instead of starving the event loops. Hummingbird runs handlers
 /// as Swift tasks, not on the NIO event loop threads, and the encode here
 /// takes a permit of the same limiter.
@@ -60,7 +60,7 @@ final class ThumbnailRenderer: Sendable {
         loader = ImageLoader(configuration: configuration)
         allowedHosts = options.allowedHosts
         coders = configuration.coders
-        cpuLimiter = cache.decodeLimiter
+        cpuLimiter = configuration.cpuLimiter
     }
 
     /// The thumbnail for `request`.

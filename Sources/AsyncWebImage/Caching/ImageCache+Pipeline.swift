@@ -1,0 +1,107 @@
+import Foundation
+import Synchronization
+
+extension ImageCache {
+    /// One disk write, run by ``writeToDisk(_:waits:)``.
+    typealias DiskWrite = @Sendable () async throws -> Void
+
+    /// Reads `key` from the disk tier and decodes it with the cache's coders
+    /// (off every actor, under `limiter`): the one implementation of "disk →
+    /// decode → condemn a damaged entry" that ``query(forKey:cacheType:options:)``
+    /// and the loader share. The caller puts the image in memory under its
+    /// own key.
+    ///
+    /// - Returns: The image and its data, or `nil` on a miss, an unreadable
+    ///   entry (`readErrorsAreMisses`), or a damaged entry (then removed).
+    /// - Throws: `CancellationError`; decode errors that do not condemn the
+    ///   data (a limit, say: the entry is kept); read errors unless `readErrorsAreMisses`.
+    func decodedEntry(
+        forKey key: String, options: ImageDecodingOptions, limiter: ConcurrencyLimiter,
+        includeExtendedData: Bool = false, readErrorsAreMisses: Bool = false
+    ) async throws -> (image: Image, data: Data, extendedData: Data?)? {
+        guard let entry = try await readEntry(forKey: key, includeExtendedData: includeExtendedData, readErrorsAreMisses: readErrorsAreMisses) else { return nil }
+        try Task.checkCancellation()
+        do {
+            let image = try await decode(entry.data, options: options, limiter: limiter)
+            return (image, entry.data, entry.extendedData)
+        } catch let error as ImageError where error.condemnsCachedData {
+            try? await disk?.removeData(forKey: key)
+            return nil
+        }
+    }
+
+    /// The disk entry under `key`, undecoded.
+    func readEntry(forKey key: String, includeExtendedData: Bool = false, readErrorsAreMisses: Bool = false) async throws -> (data: Data, extendedData: Data?)? {
+        guard let disk else { return nil }
+        do {
+            if includeExtendedData { return try await disk.dataWithExtendedData(forKey: key) }
+            return try await disk.data(forKey: key).map { ($0, nil) }
+        } catch where readErrorsAreMisses && !(error is CancellationError) {
+            return nil
+        }
+    }
+
+    /// Decodes with the cache's coders on the cooperative pool, never on the
+    /// caller's actor, under `limiter`.
+    @concurrent
+    func decode(_ data: Data, options: ImageDecodingOptions, limiter: ConcurrencyLimiter) async throws -> Image {
+        try await limiter.withPermit { try coders.decode(data, options: options) }
+    }
+
+    /// A write of encoded data to the disk tier, or `nil` without one.
+    func dataWrite(_ data: Data, extendedData: Data?, forKey key: String) -> DiskWrite? {
+        guard let disk else { return nil }
+        return { try await disk.setData(data, forKey: key, extendedData: extendedData) }
+    }
+
+    /// A write of `image` encoded with the cache's coders (under `limiter`,
+    /// off every actor) to the disk tier, or `nil` without one.
+    ///
+    /// - Parameter format: The format to write; `nil` for the image's source
+    ///   format when an encoder writes it, PNG otherwise.
+    func imageWrite(_ image: Image, as format: ImageFormat?, quality: Double = 0.9, forKey key: String, limiter: ConcurrencyLimiter) -> DiskWrite? {
+        guard let disk else { return nil }
+        return { [coders] in
+            let encoded = try await Self.encode(image, as: format, quality: quality, coders: coders, limiter: limiter)
+            try await disk.setData(encoded, forKey: key, extendedData: nil)
+        }
+    }
+
+    /// Runs disk writes: awaited when `waits` (the first failure is thrown,
+    /// after every write was tried), else in a task of their own that
+    /// outlives the caller, whose failures are counted in
+    /// ``diskWriteFailureCount`` and passed to the failure handler — never
+    /// lost silently.
+    func writeToDisk(_ writes: [DiskWrite], waits: Bool) async throws {
+        guard !writes.isEmpty else { return }
+        if waits {
+            var first: (any Error)?
+            for write in writes {
+                do { try await write() } catch {
+                    recordWriteFailure(error)
+                    if first == nil { first = error }
+                }
+            }
+            if let first { throw first }
+        } else {
+            // Not tied to the caller: a store that started should finish even if nobody waits.
+            Task { [self] in
+                for write in writes {
+                    do { try await write() } catch { recordWriteFailure(error) }
+                }
+            }
+        }
+    }
+
+    private func recordWriteFailure(_ error: any Error) {
+        guard !(error is CancellationError) else { return }
+        writeFailures.add(1, ordering: .relaxed)
+        onDiskWriteFailure?(error)
+    }
+
+    @concurrent
+    private static func encode(_ image: Image, as format: ImageFormat?, quality: Double, coders: ImageCoderRegistry, limiter: ConcurrencyLimiter) async throws -> Data {
+        let format = format ?? (coders.encoder(for: image.format) != nil ? image.format : .png)
+        return try await limiter.withPermit { try coders.encode(image, as: format, quality: quality) }
+    }
+}
