@@ -27,14 +27,16 @@ static inline int awi_o_noatime(void) { return O_NOATIME; }
 /// Opens `path` read-only only if every path component is in the kernel's
 /// lookup cache: -1 with errno EAGAIN when the lookup would need I/O
 /// (ENOSYS or EINVAL on kernels before 5.12, ENOENT when absent).
+/// O_NONBLOCK: a FIFO planted at the path must not block the opener, which
+/// may be a thread of Swift's cooperative pool.
 static inline int awi_open_if_cached(const char *path) {
     struct open_how how = {0};
-    how.flags = O_RDONLY | O_CLOEXEC | O_NOATIME;
+    how.flags = O_RDONLY | O_CLOEXEC | O_NOATIME | O_NONBLOCK;
     how.resolve = RESOLVE_CACHED;
     int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
     if (fd < 0 && errno == EPERM) {
         // O_NOATIME needs the file's owner: another user's shared cache.
-        how.flags = O_RDONLY | O_CLOEXEC;
+        how.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
         fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
     }
     return fd;

@@ -118,8 +118,10 @@ extension DiskStore {
 
     /// The trailer of an open entry file, or `nil` when it has none.
     func trailer(of fd: Int32, _ path: String) throws -> DiskEntryTrailer? {
-        let size = Int(try FileIO.stat(fd, path).st_size)
-        guard size >= DiskEntryTrailer.size else { return nil }
+        let info = try FileIO.stat(fd, path)
+        let size = Int(info.st_size)
+        // Only a regular file is an entry; reading a FIFO or a device could block or never end.
+        guard info.st_mode & S_IFMT == S_IFREG, size >= DiskEntryTrailer.size else { return nil }
         var bytes = [UInt8](repeating: 0, count: DiskEntryTrailer.size)
         let read = try bytes.withUnsafeMutableBytes {
             try FileIO.read(fd, path, into: $0.baseAddress!, count: DiskEntryTrailer.size, offset: size - DiskEntryTrailer.size)
@@ -143,9 +145,10 @@ extension DiskStore {
     func readSidecar(_ path: String, generation: UInt64) throws -> Data? {
         guard let fd = try FileIO.openIfPresent(path, O_RDONLY) else { return nil }
         defer { close(fd) }
-        let size = Int(try FileIO.stat(fd, path).st_size)
+        let info = try FileIO.stat(fd, path)
+        let size = Int(info.st_size)
         let header = Self.sidecarMagic.count + 8
-        guard size >= header, size <= header + (16 << 20) else { return nil }
+        guard info.st_mode & S_IFMT == S_IFREG, size >= header, size <= header + (16 << 20) else { return nil }
         var bytes = [UInt8](repeating: 0, count: size)
         let read = try bytes.withUnsafeMutableBytes { try FileIO.read(fd, path, into: $0.baseAddress!, count: size, offset: 0) }
         guard read == size, Array(bytes[0..<4]) == Self.sidecarMagic,

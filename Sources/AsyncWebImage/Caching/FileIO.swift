@@ -32,9 +32,15 @@ enum FileIO {
     /// Opens `path`; `nil` when it (or its directory) does not exist.
     /// Read-only opens ask for `O_NOATIME` (dropped where the file has
     /// another owner): the store keeps access times itself.
+    ///
+    /// Read-only opens are also `O_NONBLOCK`: opening a FIFO (or a device)
+    /// planted at an entry's name would otherwise wait for a writer that
+    /// never comes, holding the store's only I/O thread, and shutdown with
+    /// it. On a regular file the flag changes nothing; callers refuse what
+    /// `fstat` does not call a regular file before reading.
     static func openIfPresent(_ path: String, _ flags: Int32) throws(ImageError) -> Int32? {
         var flags = flags | O_CLOEXEC
-        if flags & O_ACCMODE == O_RDONLY { flags |= awi_o_noatime() }
+        if flags & O_ACCMODE == O_RDONLY { flags |= awi_o_noatime() | O_NONBLOCK }
         while true {
             let fd = open(path, flags)
             if fd >= 0 { return fd }
@@ -145,7 +151,16 @@ enum FileIO {
 
     /// Creates `path` and its missing parents with mode 0700; an existing
     /// directory is left as it is.
+    ///
+    /// Each parent is created at most once, and `path` is tried once more
+    /// after its parents exist; a file system where `mkdir` still reports
+    /// `ENOENT` then (`/proc`, a directory removed meanwhile) gets that error
+    /// instead of another round. The depth is bounded by the components of `path`.
     static func createDirectory(_ path: String) throws(ImageError) {
+        try createDirectory(path, creatingParents: true)
+    }
+
+    private static func createDirectory(_ path: String, creatingParents: Bool) throws(ImageError) {
         if mkdir(path, 0o700) == 0 {
             // The umask may have taken bits away; the store wants exactly 0700.
             chmod(path, 0o700)
@@ -156,11 +171,12 @@ enum FileIO {
             var info = Glibc.stat()
             guard fstatat(AT_FDCWD, path, &info, 0) == 0 else { throw error(path) }
             if info.st_mode & S_IFMT != S_IFDIR { throw error(path, ENOTDIR) }
-        case ENOENT:
+        case ENOENT where creatingParents:
             let parent = (path as NSString).deletingLastPathComponent
-            guard !parent.isEmpty, parent != path else { throw error(path) }
-            try createDirectory(parent)
-            try createDirectory(path)
+            // Strictly shorter each step, so the chain of parents ends.
+            guard !parent.isEmpty, parent.count < path.count else { throw error(path) }
+            try createDirectory(parent, creatingParents: true)
+            try createDirectory(path, creatingParents: false)
         default:
             throw error(path)
         }

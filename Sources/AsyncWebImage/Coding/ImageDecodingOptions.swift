@@ -28,6 +28,26 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// `.up`. `false` by default: the orientation is reported, not applied.
     public var applyOrientation: Bool = false
 
+    /// The most scans a JPEG may have; more fail with
+    /// ``ImageError/tooLarge(_:limit:actual:)`` (``ImageError/LimitKind/scans``)
+    /// from the marker scan, before anything is decoded — full decodes,
+    /// thumbnails and progressive previews alike. 100 by default: encoders
+    /// write 1 (baseline) to about 12 (progressive); a hostile file of a few
+    /// hundred kilobytes can declare thousands, each costing libjpeg a pass
+    /// over the whole frame.
+    public var maxScanCount: Int = 100
+
+    /// The most 8×8 blocks a JPEG decode may entropy-decode, summed over its
+    /// scans (each scan counts the blocks of the components it covers);
+    /// more fail with ``ImageError/tooLarge(_:limit:actual:)``
+    /// (``ImageError/LimitKind/scanBlocks``) before anything is decoded.
+    /// It bounds the decoding work of one request whatever the mix of size
+    /// and scan count. 50 million by default: 21 scans of every component of
+    /// a 100-megapixel 4:2:0 image, or a little more than twice a standard
+    /// progressive file of that size in 4:4:4 (libjpeg's 10-scan script
+    /// codes each block about 5 times).
+    public var maxScanBlockCount: Int = 50_000_000
+
     /// Creates options; every value has the default documented on its property.
     public init(
         thumbnailPixelSize: PixelSize? = nil,
@@ -35,7 +55,9 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         scaleDownLargeImages: Bool = false,
         scaleDownLimitBytes: Int = 60 * 1024 * 1024,
         maxPixelCount: Int = 100_000_000,
-        applyOrientation: Bool = false
+        applyOrientation: Bool = false,
+        maxScanCount: Int = 100,
+        maxScanBlockCount: Int = 50_000_000
     ) {
         self.thumbnailPixelSize = thumbnailPixelSize
         self.preserveAspectRatio = preserveAspectRatio
@@ -43,6 +65,22 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         self.scaleDownLimitBytes = scaleDownLimitBytes
         self.maxPixelCount = maxPixelCount
         self.applyOrientation = applyOrientation
+        self.maxScanCount = maxScanCount
+        self.maxScanBlockCount = maxScanBlockCount
+    }
+
+    /// Throws when a JPEG's scans exceed ``maxScanCount`` or ``maxScanBlockCount``.
+    ///
+    /// - Parameters:
+    ///   - scans: scans counted by the marker scan.
+    ///   - blocks: the 8×8 blocks those scans code, summed.
+    func checkScanLimits(scans: Int, blocks: Int) throws(ImageError) {
+        guard scans <= maxScanCount else {
+            throw .tooLarge(.scans, limit: Int64(maxScanCount), actual: Int64(scans))
+        }
+        guard blocks <= maxScanBlockCount else {
+            throw .tooLarge(.scanBlocks, limit: Int64(maxScanBlockCount), actual: Int64(blocks))
+        }
     }
 
     /// A string that differs whenever the options change the decoded result;

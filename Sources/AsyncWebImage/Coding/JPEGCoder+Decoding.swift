@@ -34,10 +34,15 @@ extension JPEGCoder {
     /// tell them apart), "premature end of data segment" (a scan ended
     /// early), bad Huffman or arithmetic codes, a missing restart marker.
     ///
-    /// A truncated download is caught before libjpeg is involved: data that
-    /// does not end with the EOI marker (true of nearly every complete file)
-    /// is scanned for one, and without it the decode fails before any pixel
-    /// memory is allocated.
+    /// A truncated download is caught before libjpeg is involved: the
+    /// markers of the whole data are walked (a `memchr` through the
+    /// entropy-coded data), and without an EOI marker the decode fails
+    /// before any pixel memory is allocated; so does data ending with an EOI
+    /// the walk cannot reach (a segment length below 2, which libjpeg would
+    /// skip past, uncounted). The same walk counts the scans
+    /// and the blocks they code, checked against
+    /// ``ImageDecodingOptions/maxScanCount`` and
+    /// ``ImageDecodingOptions/maxScanBlockCount`` (previews too, on the data so far).
     ///
     /// Two TurboJPEG quirks shape the rule. It keeps only the *first*
     /// warning's text; the EOI check above ensures a truncation cannot hide
@@ -48,7 +53,7 @@ extension JPEGCoder {
     /// file that still ends properly.
     ///
     /// - Throws: ``ImageError/undecodable(_:_:)`` with libjpeg's message;
-    ///   ``ImageError/tooLarge(_:limit:actual:)`` over the pixel limit.
+    ///   ``ImageError/tooLarge(_:limit:actual:)`` over the pixel or scan limits.
     static func decodeImage(
         _ jpeg: UnsafeRawBufferPointer,
         options: ImageDecodingOptions,
@@ -71,21 +76,31 @@ extension JPEGCoder {
         if completeness == .required {
             try checkLength(jpeg, frame: markers.frame, declared: header.size)
         }
-        if completeness == .required, !endsWithEOI(jpeg) {
-            // Trailing bytes after EOI, or a truncated download: tell them
-            // apart before allocating pixels for a decode that would fail.
-            try markers.advance(jpeg)
-            guard markers.sawEndOfImage else { throw .undecodable(.jpeg, "truncated data: no EOI marker") }
+        // Every scan is counted before libjpeg decodes one: a small file may
+        // declare thousands, each a pass over the whole frame.
+        let walk = Result { () throws(ImageError) in try markers.advance(jpeg) }
+        if completeness == .required {
+            if !endsWithEOI(jpeg) {
+                // Trailing bytes after EOI, or a truncated download: tell them
+                // apart before allocating pixels for a decode that would fail.
+                try walk.get()
+                guard markers.sawEndOfImage else { throw .undecodable(.jpeg, "truncated data: no EOI marker") }
+            } else if !markers.sawEndOfImage {
+                // Markers the walk cannot follow to the EOI at the end: the
+                // scans past that point are uncounted, so libjpeg is not
+                // let loose on them (it would skip, for one, a segment length below 2).
+                let reason = if case .failure(.undecodable(_, let message)) = walk { message } else { "no EOI marker reached" }
+                throw .undecodable(.jpeg, "truncated or corrupt data: marker structure after \(markers.completedScans) scan(s): \(reason)")
+            }
         }
+        try options.checkScanLimits(scans: markers.completedScans, blocks: markers.completedScanBlocks)
 
         let target = options.targetSize(forStored: header.size, orientation: orientation)
         let scale = target.map { JPEGScale.smallestCovering($0, from: header.size) } ?? .one
         var pruned: [UInt8]?
         if completeness == .required, scale == .eighth, markers.frame?.marker == 0xC2 {
             // A progressive thumbnail at 1/8 needs a fraction of the scans.
-            if (try? markers.advance(jpeg)) != nil, markers.sawEndOfImage {
-                pruned = JPEGScanPruner.eighthScaleStream(jpeg, scanner: markers)
-            }
+            pruned = JPEGScanPruner.eighthScaleStream(jpeg, scanner: markers)
         }
         var (image, warning) = if let pruned {
             try pruned.withUnsafeBytes { bytes in
@@ -169,7 +184,7 @@ extension JPEGCoder {
     }
 
     /// Whether the data's last two bytes are the EOI marker (true of nearly
-    /// every complete file; the rest get a marker scan).
+    /// every complete file).
     static func endsWithEOI(_ jpeg: UnsafeRawBufferPointer) -> Bool {
         jpeg.count >= 4 && jpeg[jpeg.count - 2] == 0xFF && jpeg[jpeg.count - 1] == 0xD9
     }

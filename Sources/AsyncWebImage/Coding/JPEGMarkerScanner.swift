@@ -52,13 +52,16 @@ struct JPEGMarkerScanner: Sendable {
         /// wide and ⌈H·v / 8·vmax⌉ high. The padding of interleaved MCUs is
         /// left out, so every scan of a component codes at least this many.
         var blockCount: Int {
+            components.reduce(0) { $0 + blockCount(of: $1) }
+        }
+
+        /// The 8×8 blocks of one component, as in ``blockCount``.
+        func blockCount(of component: Component) -> Int {
             let maxH = max(1, components.map(\.horizontal).max() ?? 1)
             let maxV = max(1, components.map(\.vertical).max() ?? 1)
-            return components.reduce(0) { total, component in
-                let wide = (size.width * component.horizontal + 8 * maxH - 1) / (8 * maxH)
-                let high = (size.height * component.vertical + 8 * maxV - 1) / (8 * maxV)
-                return total + wide * high
-            }
+            let wide = (size.width * component.horizontal + 8 * maxH - 1) / (8 * maxH)
+            let high = (size.height * component.vertical + 8 * maxV - 1) / (8 * maxV)
+            return wide * high
         }
 
         /// The fewest bytes a complete file of this frame can have, or `nil`
@@ -150,6 +153,12 @@ struct JPEGMarkerScanner: Sendable {
     private(set) var completedScansEnd = 0
     /// Entropy-coded bytes of all completed scans.
     private(set) var completedEntropyBytes = 0
+    /// 8×8 blocks coded by all completed scans, each scan counting the
+    /// blocks of the components it covers: the measure of entropy-decoding
+    /// work that ``ImageDecodingOptions/maxScanBlockCount`` limits.
+    private(set) var completedScanBlocks = 0
+    /// Blocks the scan being received codes (0 when it came before the frame header).
+    private var pendingScanBlocks = 0
     /// Start of the current scan's entropy-coded data while in ``Phase/entropy``.
     private var scanDataStart = 0
     /// Whether complete scans are listed in ``scans``.
@@ -281,6 +290,11 @@ struct JPEGMarkerScanner: Sendable {
             }
             phase = .entropy
             scanDataStart = end
+            pendingScanBlocks = frame.map { frame in
+                (0..<components).reduce(0) { total, index in
+                    total + (frame.components.first { $0.id == payload[1 + 2 * index] }.map(frame.blockCount(of:)) ?? 0)
+                }
+            } ?? 0
             // SOS: component count, (selector, tables) per component, Ss, Se, Ah/Al.
             if recordingScans, payload.count >= 1, payload.count >= 1 + 2 * Int(payload[0]) + 3 {
                 let count = Int(payload[0])
@@ -383,6 +397,8 @@ struct JPEGMarkerScanner: Sendable {
             default:
                 completedScans += 1
                 completedEntropyBytes += at - scanDataStart
+                completedScanBlocks += pendingScanBlocks
+                pendingScanBlocks = 0
                 if var scan = pendingScan, scans.count < Self.maximumRecordedScans {
                     scan.range = scan.range.lowerBound..<at
                     scans.append(scan)

@@ -66,6 +66,8 @@ public struct JPEGProgressiveDecoder: ProgressiveImageDecoding {
         try scanner.advance(bytes)
         guard let frame = scanner.frame else { return nil }
         try options.checkPixelLimit(frame.size)
+        // As soon as the scans so far exceed the limits: no preview, nor a final decode, will be made.
+        try options.checkScanLimits(scans: scanner.completedScans, blocks: scanner.completedScanBlocks)
         guard !scanner.sawEndOfImage, previewCount < Self.maximumPreviews else { return nil }
 
         let prefixEnd: Int

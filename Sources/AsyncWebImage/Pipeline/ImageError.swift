@@ -49,6 +49,10 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
         case pixels
         /// Bytes a decoded image would occupy.
         case decodedBytes
+        /// Scans of a JPEG (``ImageDecodingOptions/maxScanCount``).
+        case scans
+        /// 8×8 blocks a JPEG's scans code, summed (``ImageDecodingOptions/maxScanBlockCount``).
+        case scanBlocks
     }
 
     /// A failure of the transfer itself, below HTTP.

@@ -67,6 +67,13 @@ extension ImageLoader {
         /// The most pixels an image header may declare. 100 megapixels by default.
         public var maxPixelCount = 100_000_000
 
+        /// The most scans a JPEG may have (see ``ImageDecodingOptions/maxScanCount``). 100 by default.
+        public var maxScanCount = ImageDecodingOptions().maxScanCount
+
+        /// The most 8×8 blocks one JPEG decode may entropy-decode, summed over
+        /// its scans (see ``ImageDecodingOptions/maxScanBlockCount``). 50 million by default.
+        public var maxScanBlockCount = ImageDecodingOptions().maxScanBlockCount
+
         /// The decoded-bytes limit of `.scaleDownLargeImages`. 60 MiB by default.
         public var scaleDownLimitBytes = 60 * 1024 * 1024
 

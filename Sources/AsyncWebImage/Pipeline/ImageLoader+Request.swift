@@ -85,7 +85,9 @@ extension ImageLoader {
             scaleDownLargeImages: options.contains(.scaleDownLargeImages),
             scaleDownLimitBytes: configuration.scaleDownLimitBytes,
             maxPixelCount: configuration.maxPixelCount,
-            applyOrientation: configuration.appliesOrientation
+            applyOrientation: configuration.appliesOrientation,
+            maxScanCount: configuration.maxScanCount,
+            maxScanBlockCount: configuration.maxScanBlockCount
         )
     }
 

@@ -66,7 +66,10 @@ extension ImageLoader {
             // Already transformed: decode as stored, with the limits but no resizing.
             // Whatever goes wrong, the original below can still serve.
             if let entry = try? await cache.decodedEntry(
-                forKey: keys.resultKey, options: ImageDecodingOptions(maxPixelCount: configuration.maxPixelCount),
+                forKey: keys.resultKey, options: ImageDecodingOptions(
+                    maxPixelCount: configuration.maxPixelCount,
+                    maxScanCount: configuration.maxScanCount, maxScanBlockCount: configuration.maxScanBlockCount
+                ),
                 limiter: limiter, readErrorsAreMisses: true
             ) {
                 if request.storeCacheType.includesMemory { await cache.memory.setImage(entry.image, forKey: keys.resultKey) }
