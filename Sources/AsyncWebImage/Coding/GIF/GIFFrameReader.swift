@@ -31,7 +31,6 @@ final class GIFFrameReader {
     deinit {
         var code: Int32 = 0
         DGifCloseFile(gif, &code)
-        withExtendedLifetime(source) {}
     }
 
     /// Reads up to the next image descriptor, hands its description to
