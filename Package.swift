@@ -32,11 +32,23 @@ let package = Package(
             pkgConfig: "spng",
             providers: [.apt(["libspng-dev"])]
         ),
+        // libwebp, libwebpdemux and libwebpmux (one Debian package); the
+        // modulemap links all three, libwebpmux.pc brings libwebp's flags.
+        .systemLibrary(
+            name: "CWebP",
+            pkgConfig: "libwebpmux",
+            providers: [.apt(["libwebp-dev"])]
+        ),
+        .systemLibrary(
+            name: "CGif",
+            pkgConfig: "libgif",
+            providers: [.apt(["libgif-dev"])]
+        ),
         // <sys/xattr.h>, which Swift's Glibc module leaves out (glibc itself, nothing to link).
         .systemLibrary(name: "CXattr"),
         .target(
             name: "AsyncWebImage",
-            dependencies: ["AWILocking", "CCurl", "CTurboJPEG", "CSpng", "CXattr"],
+            dependencies: ["AWILocking", "CCurl", "CTurboJPEG", "CSpng", "CXattr", "CWebP", "CGif"],
             swiftSettings: swiftSettings
         ),
         // A real HTTP/1.1 server on 127.0.0.1 with programmable faults, shared
@@ -55,7 +67,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "awi-bench",
-            dependencies: ["AsyncWebImage", "LoopbackServer", "CTurboJPEG", "CSpng", "CCurl"],
+            dependencies: ["AsyncWebImage", "LoopbackServer", "CTurboJPEG", "CSpng", "CCurl", "CWebP"],
             path: "Benchmarks/awi-bench",
             swiftSettings: swiftSettings
         ),
@@ -76,7 +88,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AsyncWebImageTests",
-            dependencies: ["AsyncWebImage", "AWILocking", "awi-cache-stress", "LoopbackServer", "CTurboJPEG", "CSpng"],
+            dependencies: ["AsyncWebImage", "AWILocking", "awi-cache-stress", "LoopbackServer", "CTurboJPEG", "CSpng", "CWebP", "CGif"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

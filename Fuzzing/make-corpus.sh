@@ -6,6 +6,7 @@ cd "$(dirname "$0")"
 fixtures=../Tests/AsyncWebImageTests/Fixtures
 rm -rf Corpus
 mkdir -p Corpus/FuzzFormatDetect Corpus/FuzzJPEGDecode Corpus/FuzzPNGDecode Corpus/FuzzProgressive
+mkdir -p Corpus/FuzzWebPDecode Corpus/FuzzGIFDecode
 
 for name in orientation-6 gray baseline-arithmetic progressive baseline-restart baseline-422 many-scans ycck; do
     cp "$fixtures/jpeg/$name.jpg" Corpus/FuzzJPEGDecode/
@@ -19,6 +20,12 @@ for name in progressive baseline-restart orientation-6; do
 done
 for name in palette4-trns-interlaced rgb8-interlaced grayalpha16 exif-orientation6; do
     cp "$fixtures/png/$name.png" Corpus/FuzzProgressive/
+done
+for name in lossy lossless alpha-lossy alpha-lossless orientation-6 icc-a98 animated; do
+    cp "$fixtures/webp/$name.webp" Corpus/FuzzWebPDecode/
+done
+for name in still interlaced transparent offset-animated; do
+    cp "$fixtures/gif/$name.gif" Corpus/FuzzGIFDecode/
 done
 
 python3 - <<'PYTHON'

@@ -1,15 +1,19 @@
 public import Foundation
 
 /// The decoders and encoders a loader tries, in order: custom coders first,
-/// then the built-in JPEG and PNG coders (SDWebImage's coders manager, as a value).
+/// then the built-in coders (SDWebImage's coders manager, as a value).
 public struct ImageCoderRegistry: Sendable {
     /// Decoders in the order they are asked.
     public private(set) var decoders: [any ImageDecoding]
     /// Encoders in the order they are asked.
     public private(set) var encoders: [any ImageEncoding]
 
-    /// The built-in coders: ``JPEGCoder`` then ``PNGCoder``.
-    public static let builtIn = ImageCoderRegistry(decoders: [JPEGCoder(), PNGCoder()], encoders: [JPEGCoder(), PNGCoder()])
+    /// The built-in coders: ``JPEGCoder``, ``PNGCoder``, ``WebPCoder``, then
+    /// ``GIFCoder`` (a decoder only).
+    public static let builtIn = ImageCoderRegistry(
+        decoders: [JPEGCoder(), PNGCoder(), WebPCoder(), GIFCoder()],
+        encoders: [JPEGCoder(), PNGCoder(), WebPCoder()]
+    )
 
     /// Creates a registry with exactly these coders.
     public init(decoders: [any ImageDecoding], encoders: [any ImageEncoding]) {
