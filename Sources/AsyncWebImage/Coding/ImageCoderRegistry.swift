@@ -8,8 +8,12 @@ public struct ImageCoderRegistry: Sendable {
     /// Encoders in the order they are asked.
     public private(set) var encoders: [any ImageEncoding]
 
-    /// The built-in coders: ``JPEGCoder`` then ``PNGCoder``.
-    public static let builtIn = ImageCoderRegistry(decoders: [JPEGCoder(), PNGCoder()], encoders: [JPEGCoder(), PNGCoder()])
+    /// The built-in coders: ``JPEGCoder``, ``PNGCoder``, ``AVIFCoder``, ``HEIFCoder``
+    /// (HEIF decodes only).
+    public static let builtIn = ImageCoderRegistry(
+        decoders: [JPEGCoder(), PNGCoder(), AVIFCoder(), HEIFCoder()],
+        encoders: [JPEGCoder(), PNGCoder(), AVIFCoder()]
+    )
 
     /// Creates a registry with exactly these coders.
     public init(decoders: [any ImageDecoding], encoders: [any ImageEncoding]) {
