@@ -61,12 +61,14 @@ for f in irot1-imir0 irot3 imir1; do
 done
 # The same transforms applied by ImageMagick to avifdec's stored pixels, in
 # MIAF's order (irot, a rotation anti-clockwise, then imir): exact references.
-convert avif/irot1-imir0.ref.png -rotate -90 -flip avif/irot1-imir0.upright.png
-convert avif/irot3.ref.png -rotate -270 avif/irot3.upright.png
-convert avif/imir1.ref.png -flop avif/imir1.upright.png
+convert avif/irot1-imir0.ref.png -rotate -90 -flip -define png:exclude-chunks=date,time avif/irot1-imir0.upright.png
+convert avif/irot3.ref.png -rotate -270 -define png:exclude-chunks=date,time avif/irot3.upright.png
+convert avif/imir1.ref.png -flop -define png:exclude-chunks=date,time avif/imir1.upright.png
 
 heif-enc -q 80 -o heif/rgb8.heic "$tmp/rgb.png" >/dev/null
 heif-enc -q 80 -o heif/rgba8.heic "$tmp/rgba.png" >/dev/null
+# The same pixels flagged as premultiplied: the decoder must divide them back.
+heif-enc -q 80 --premultiplied-alpha -o heif/premultiplied.heic "$tmp/rgba.png" >/dev/null
 heif-enc -q 80 -b 10 -o heif/rgb10.heic "$tmp/rgb16.png" >/dev/null
 # An embedded 16-pixel thumbnail: the decoder must still return the 64×48 image.
 heif-enc -q 80 -t 16 -o heif/thumbnail.heic "$tmp/rgb.png" >/dev/null

@@ -51,6 +51,8 @@ extension HEIFCoder {
         if deep, !(9...16).contains(bits) {
             throw .undecodable(.heic, "unexpected \(bits)-bit samples")
         }
+        // libheif 1.15 leaves a premultiplied alpha plane's colours as coded; `Image` is straight.
+        let premultiplied = hasAlpha && heif_image_is_premultiplied_alpha(decoded) != 0
         var image = Image.make(width: outSize.width, height: outSize.height, pixelFormat: pixelFormat, format: .heic) { destination in
             guard let out = destination.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
             let rowBytes = outSize.width * channels
@@ -61,6 +63,9 @@ extension HEIFCoder {
                     reduceTo8Bits(UnsafeRawPointer(source), into: row, count: rowBytes, bits: bits)
                 } else {
                     row.update(from: source, count: rowBytes)
+                }
+                if premultiplied {
+                    unpremultiply(row, pixels: outSize.width)
                 }
             }
         }
@@ -79,6 +84,23 @@ extension HEIFCoder {
         for i in 0..<count {
             let value = min(UInt32(UInt16(littleEndian: source.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self))), maximum)
             destination[i] = UInt8((value * 255 + half) / maximum)
+        }
+    }
+
+    /// Divides the colour of `pixels` RGBA pixels by their alpha, rounded
+    /// and clamped to 255 (a transparent pixel stays black).
+    static func unpremultiply(_ row: UnsafeMutablePointer<UInt8>, pixels: Int) {
+        for x in 0..<pixels {
+            let p = row + x * 4
+            let alpha = UInt32(p[3])
+            guard alpha != 255 else { continue }
+            guard alpha != 0 else {
+                p[0] = 0; p[1] = 0; p[2] = 0
+                continue
+            }
+            for c in 0..<3 {
+                p[c] = UInt8(min(255, (UInt32(p[c]) * 255 + alpha / 2) / alpha))
+            }
         }
     }
 

@@ -6,8 +6,8 @@ import CHeif
 ///
 /// Decodes the file's primary image — never one of its embedded thumbnails
 /// — to ``PixelFormat/rgb8``, or ``PixelFormat/rgba8`` (straight alpha)
-/// when it has an alpha plane; a premultiplied alpha plane is divided back
-/// by libheif. 10- and 12-bit images are reduced to 8 bits, rounded to the
+/// when it has an alpha plane; colours of an image flagged as premultiplied
+/// are divided by alpha (rounded, clamped to 255). 10- and 12-bit images are reduced to 8 bits, rounded to the
 /// nearest value (`v × 255 / (2ⁿ − 1)`). libheif applies the `clap`,
 /// `irot` and `imir` transforms while decoding, so the pixels come out
 /// upright and ``Image/orientation`` is always `.up`

@@ -41,6 +41,24 @@ struct HEIFCoderTests {
         #expect(Int(left[0]) + Int(left[1]) + Int(left[2]) > 100, "\(left)")
     }
 
+    @Test("premultiplied alpha comes out straight: the same coded pixels as rgba8.heic, divided by alpha")
+    func premultiplied() throws {
+        // heif-enc flags the same input as premultiplied; x265 codes it identically.
+        let flagged = try coder.decode(HEIFFixture.data("premultiplied.heic"), options: .init())
+        let straight = try coder.decode(HEIFFixture.data("rgba8.heic"), options: .init())
+        #expect(flagged.pixelFormat == .rgba8)
+        var expected = straight.pixels
+        expected.withUnsafeMutableBufferPointer { buffer in
+            HEIFCoder.unpremultiply(buffer.baseAddress!, pixels: straight.width * straight.height)
+        }
+        #expect(flagged.pixels == expected)
+        #expect(flagged.pixels != straight.pixels)
+        // Half transparent: colour doubled (clamped), alpha kept.
+        let pixel = try #require(flagged.pixel(x: 32, y: 40)), coded = try #require(straight.pixel(x: 32, y: 40))
+        #expect(pixel[3] == coded[3])
+        #expect(Int(pixel[2]) == min(255, (Int(coded[2]) * 255 + Int(coded[3]) / 2) / Int(coded[3])))
+    }
+
     @Test("10-bit: reduced to 8 with rounding, within 1 of heif-convert's 16-bit PNG rounded to 8")
     func tenBit() throws {
         let image = try coder.decode(HEIFFixture.data("rgb10.heic"), options: .init())
