@@ -44,11 +44,24 @@ let package = Package(
             pkgConfig: "libgif",
             providers: [.apt(["libgif-dev"])]
         ),
+        // No pkgConfig: libavif.pc's cflags carry -DAVIF_DLL (a Windows
+        // dllimport switch), which SwiftPM rejects as a prohibited flag with a
+        // warning on every build. Header and library are in the default paths;
+        // scripts/install-deps checks `pkg-config --exists libavif`.
+        .systemLibrary(
+            name: "CAvif",
+            providers: [.apt(["libavif-dev"])]
+        ),
+        .systemLibrary(
+            name: "CHeif",
+            pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]
+        ),
         // <sys/xattr.h>, which Swift's Glibc module leaves out (glibc itself, nothing to link).
         .systemLibrary(name: "CXattr"),
         .target(
             name: "AsyncWebImage",
-            dependencies: ["AWILocking", "CCurl", "CTurboJPEG", "CSpng", "CXattr", "CWebP", "CGif"],
+            dependencies: ["AWILocking", "CCurl", "CTurboJPEG", "CSpng", "CXattr", "CWebP", "CGif", "CAvif", "CHeif"],
             swiftSettings: swiftSettings
         ),
         // A real HTTP/1.1 server on 127.0.0.1 with programmable faults, shared
@@ -67,7 +80,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "awi-bench",
-            dependencies: ["AsyncWebImage", "LoopbackServer", "CTurboJPEG", "CSpng", "CCurl", "CWebP"],
+            dependencies: ["AsyncWebImage", "LoopbackServer", "CTurboJPEG", "CSpng", "CCurl", "CWebP", "CAvif"],
             path: "Benchmarks/awi-bench",
             swiftSettings: swiftSettings
         ),

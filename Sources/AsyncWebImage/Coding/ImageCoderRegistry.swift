@@ -8,11 +8,11 @@ public struct ImageCoderRegistry: Sendable {
     /// Encoders in the order they are asked.
     public private(set) var encoders: [any ImageEncoding]
 
-    /// The built-in coders: ``JPEGCoder``, ``PNGCoder``, ``WebPCoder``, then
-    /// ``GIFCoder`` (a decoder only).
+    /// The built-in coders: ``JPEGCoder``, ``PNGCoder``, ``WebPCoder``,
+    /// ``AVIFCoder``, then ``HEIFCoder`` and ``GIFCoder`` (decoders only).
     public static let builtIn = ImageCoderRegistry(
-        decoders: [JPEGCoder(), PNGCoder(), WebPCoder(), GIFCoder()],
-        encoders: [JPEGCoder(), PNGCoder(), WebPCoder()]
+        decoders: [JPEGCoder(), PNGCoder(), WebPCoder(), AVIFCoder(), HEIFCoder(), GIFCoder()],
+        encoders: [JPEGCoder(), PNGCoder(), WebPCoder(), AVIFCoder()]
     )
 
     /// Creates a registry with exactly these coders.

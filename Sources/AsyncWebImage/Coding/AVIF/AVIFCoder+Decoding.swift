@@ -1,0 +1,81 @@
+import CAvif
+import Foundation
+
+extension AVIFCoder {
+    /// Decodes AVIF bytes: parse, pixel limit, AV1 decode, YUV to 8-bit RGB(A)
+    /// straight into the image's storage, resampling, orientation.
+    ///
+    /// The order matters for hostile input: `avifDecoderParse` reads only
+    /// boxes, and the size it reports (`ispe`) is checked before
+    /// `avifDecoderNextImage` lets the AV1 decoder allocate frames. The AV1
+    /// sequence header may then disagree with `ispe`; the decoded size is
+    /// checked again before the RGB buffer is allocated. (libavif 0.11 scales
+    /// a frame smaller than `ispe` up to the `ispe` size, within the limit
+    /// ``AVIFDecoderHandle/limit(toPixels:)`` set; it refuses a larger one.)
+    static func decodeImage(_ avif: UnsafeRawBufferPointer, options: ImageDecodingOptions, maxThreads: Int) throws(ImageError) -> Image {
+        let decoder = try AVIFDecoderHandle(decoding: avif, maxThreads: maxThreads)
+        try decoder.parse()
+        let parsed = try decoder.image
+        try options.checkPixelLimit(PixelSize(width: Int(parsed.pointee.width), height: Int(parsed.pointee.height)))
+        let orientation = orientation(of: parsed.pointee)
+        let hasAlpha = decoder.raw.pointee.alphaPresent != AVIF_FALSE
+        decoder.limit(toPixels: options.maxPixelCount)
+
+        try decoder.decodeFirstImage()
+        let decoded = try decoder.image
+        let size = PixelSize(width: Int(decoded.pointee.width), height: Int(decoded.pointee.height))
+        try options.checkPixelLimit(size)
+        var image = try convertToRGB(decoded, size: size, hasAlpha: hasAlpha || decoded.pointee.alphaPlane != nil)
+        image = image.with(orientation: orientation)
+        if let target = options.targetSize(forStored: size, orientation: orientation) {
+            image = ImageResampler.resample(image, to: target)
+        }
+        return options.applyOrientation ? image.applyingOrientation() : image
+    }
+
+    /// Converts the decoded YUV (and alpha) planes into a new 8-bit image
+    /// with libavif's `avifImageYUVToRGB`, which scales deeper samples to 8
+    /// bits with rounding and leaves alpha straight.
+    private static func convertToRGB(_ image: UnsafeMutablePointer<avifImage>, size: PixelSize, hasAlpha: Bool) throws(ImageError) -> Image {
+        let pixelFormat: PixelFormat = hasAlpha ? .rgba8 : .rgb8
+        var outcome = AVIF_RESULT_OK
+        let result = Image.make(width: size.width, height: size.height, pixelFormat: pixelFormat, format: .avif) { destination in
+            var rgb = avifRGBImage()
+            avifRGBImageSetDefaults(&rgb, image)
+            rgb.depth = 8
+            rgb.format = hasAlpha ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB
+            rgb.alphaPremultiplied = AVIF_FALSE
+            rgb.pixels = destination.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            rgb.rowBytes = UInt32(size.width * pixelFormat.bytesPerPixel)
+            outcome = avifImageYUVToRGB(image, &rgb)
+        }
+        guard outcome == AVIF_RESULT_OK else {
+            throw .undecodable(.avif, "YUV to RGB: " + AVIFCoder.message(outcome, diagnostics: nil))
+        }
+        return result
+    }
+
+    /// The orientation that `irot`/`imir` in `image.transformFlags` ask for.
+    static func orientation(of image: avifImage) -> ImageOrientation {
+        let flags = image.transformFlags
+        let rotation = flags & UInt32(AVIF_TRANSFORM_IROT.rawValue) != 0 ? Int(image.irot.angle) : 0
+        let mirror = flags & UInt32(AVIF_TRANSFORM_IMIR.rawValue) != 0 ? Int(image.imir.mode) : nil
+        return ImageOrientation(heifRotation: rotation, mirror: mirror)
+    }
+
+    /// The ICC profile in the primary image's `colr` box, or `nil` when it
+    /// has none (or the data is not an AVIF libavif can parse).
+    ///
+    /// Reads boxes only; no AV1 data is decoded. For the colour management
+    /// that converts decoded pixels to sRGB.
+    static func iccProfile(in data: Data) -> Data? {
+        data.withUnsafeBytes { bytes -> Data? in
+            guard let decoder = try? AVIFDecoderHandle(decoding: bytes, maxThreads: 1),
+                  (try? decoder.parse()) != nil,
+                  let image = try? decoder.image,
+                  let icc = image.pointee.icc.data, image.pointee.icc.size > 0
+            else { return nil }
+            return Data(bytes: icc, count: image.pointee.icc.size)
+        }
+    }
+}

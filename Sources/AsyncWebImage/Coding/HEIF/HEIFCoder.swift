@@ -1,0 +1,51 @@
+public import Foundation
+import CHeif
+
+/// HEIF (HEIC) decoding on libheif, with the codecs the system's libheif
+/// was built with (Debian 12's 1.15: libde265 for HEVC, dav1d/aom for AV1).
+///
+/// Decodes the file's primary image — never one of its embedded thumbnails
+/// — to ``PixelFormat/rgb8``, or ``PixelFormat/rgba8`` (straight alpha)
+/// when it has an alpha plane; colours of an image flagged as premultiplied
+/// are divided by alpha (rounded, clamped to 255). 10- and 12-bit images are reduced to 8 bits, rounded to the
+/// nearest value (`v × 255 / (2ⁿ − 1)`). libheif applies the `clap`,
+/// `irot` and `imir` transforms while decoding, so the pixels come out
+/// upright and ``Image/orientation`` is always `.up`
+/// (``ImageDecodingOptions/applyOrientation`` has nothing left to do).
+/// The ICC profile is not applied (see ``iccProfile(in:)``).
+///
+/// AVIF files are ``AVIFCoder``'s: this coder does not claim them, though
+/// libheif could read them.
+///
+/// Safety on hostile input: the boxes are read first and
+/// ``ImageDecodingOptions/maxPixelCount`` is checked against the primary
+/// image's declared size (both as displayed and as its `ispe` box says)
+/// before any image data is decoded; libheif's own per-side limit is set
+/// to no more than the same bound. Every libheif failure is
+/// ``ImageError/undecodable(_:_:)`` with libheif's message.
+///
+/// Thumbnails and ``ImageDecodingOptions/scaleDownLargeImages`` decode the
+/// full image, then resample it with the package's area filter: libheif
+/// 1.15 has no reduced-size decode for HEVC.
+///
+/// - Important: a value with no shared state: every call makes its own
+///   libheif context, so one coder may decode on any number of threads.
+public struct HEIFCoder: ImageDecoding {
+    /// Creates the coder.
+    public init() {}
+
+    /// Whether `data` is an ISO-BMFF file with a HEIF brand (and not an AVIF one).
+    public func canDecode(_ data: Data) -> Bool { ImageFormat.detect(data) == .heic }
+
+    /// Decodes the primary image of a HEIF file.
+    ///
+    /// - Throws: ``ImageError/tooLarge(_:limit:actual:)`` when the file
+    ///   declares more than ``ImageDecodingOptions/maxPixelCount`` pixels
+    ///   (checked before any image data is decoded);
+    ///   ``ImageError/undecodable(_:_:)`` with libheif's message otherwise.
+    public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
+        try data.withUnsafeBytes { bytes throws(ImageError) in
+            try Self.decodeImage(bytes, options: options)
+        }
+    }
+}

@@ -1,0 +1,81 @@
+#!/bin/sh
+# Regenerates the AVIF and HEIC fixtures in ./avif and ./heif next to this script.
+#
+# Sources are small PNGs drawn by ImageMagick (64×48, non-square so a
+# rotation that swaps the sides shows). Each encoded file has beside it the
+# reference pixels of a decoder nobody here wrote:
+#   avif/NAME.avif → avif/NAME.ref.png by `avifdec -d 8` (the same libavif
+#     our coder calls, so the comparison is exact), and for the files with
+#     irot/imir, avif/NAME.upright.png (ImageMagick turning avifdec's pixels
+#     as irot/imir say: exact) and avif/NAME.oriented.png by `heif-convert`
+#     (libheif, which applies the transforms itself: an independent reading
+#     of irot/imir, through another YUV to RGB conversion and chroma
+#     upsampling, so compared on the mean difference);
+#   heif/NAME.heic → heif/NAME.ref.png by `heif-convert` (same libheif as our
+#     coder: exact for 8-bit; 10-bit references are 16-bit PNGs).
+#
+# Needs: ImageMagick's `convert`, avifenc/avifdec (libavif-bin),
+# heif-enc/heif-convert (libheif-examples). avifenc uses aom (the default
+# codec of Debian 12's libavif) at speed 10 with fixed quantizers; heif-enc
+# uses x265. Encoders are not bit-exact across versions, so rerunning on
+# another machine may produce different (equally valid) files; the
+# references are regenerated with them.
+set -eu
+cd "$(dirname "$0")"
+mkdir -p avif heif
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Opaque: a colour gradient with a dark square near the top-left corner (so
+# every orientation is distinguishable).
+convert -size 64x48 gradient:'#ff2000-#0030ff' \
+    -fill '#102010' -draw 'rectangle 4,4 19,13' \
+    -depth 8 -define png:color-type=2 "$tmp/rgb.png"
+# Alpha: the same with a horizontal alpha ramp.
+convert "$tmp/rgb.png" \( -size 48x64 gradient:white-black -rotate 90 \) \
+    -alpha off -compose CopyOpacity -composite -depth 8 -define png:color-type=6 "$tmp/rgba.png"
+# 16-bit, for the 10-bit encodes: a smooth ramp whose low bits matter.
+convert -size 64x48 -depth 16 gradient:'#ff0020004000-#00ff40ffff00' -depth 16 \
+    -define png:color-type=2 "$tmp/rgb16.png"
+
+enc() { avifenc -s 10 --min 10 --max 10 --minalpha 0 --maxalpha 0 "$@" >/dev/null; }
+enc -y 420 -d 8 "$tmp/rgb.png" avif/rgb8.avif
+enc -y 444 -d 8 "$tmp/rgba.png" avif/rgba8.avif
+enc -y 420 -d 10 "$tmp/rgb16.png" avif/rgb10.avif
+enc -y 420 -d 8 --irot 1 --imir 0 "$tmp/rgb.png" avif/irot1-imir0.avif
+enc -y 420 -d 8 --irot 3 "$tmp/rgb.png" avif/irot3.avif
+enc -y 420 -d 8 --imir 1 "$tmp/rgb.png" avif/imir1.avif
+# An ICC profile in colr (Adobe RGB compatible, from icc-profiles-free; the
+# test compares the bytes read back with this copy).
+cp /usr/share/color/icc/compatibleWithAdobeRGB1998.icc avif/profile.icc
+enc -y 420 -d 8 --icc avif/profile.icc "$tmp/rgb.png" avif/icc.avif
+
+for f in rgb8 rgba8 rgb10 irot1-imir0 irot3 imir1; do
+    avifdec -d 8 avif/$f.avif avif/$f.ref.png >/dev/null
+done
+# The 10-bit file at 16 bits too: libavif's own full-precision conversion,
+# against which the 8-bit reduction's rounding is checked.
+avifdec -d 16 avif/rgb10.avif avif/rgb10.ref16.png >/dev/null
+for f in irot1-imir0 irot3 imir1; do
+    heif-convert avif/$f.avif avif/$f.oriented.png >/dev/null
+done
+# The same transforms applied by ImageMagick to avifdec's stored pixels, in
+# MIAF's order (irot, a rotation anti-clockwise, then imir): exact references.
+convert avif/irot1-imir0.ref.png -rotate -90 -flip -define png:exclude-chunks=date,time avif/irot1-imir0.upright.png
+convert avif/irot3.ref.png -rotate -270 -define png:exclude-chunks=date,time avif/irot3.upright.png
+convert avif/imir1.ref.png -flop -define png:exclude-chunks=date,time avif/imir1.upright.png
+
+heif-enc -q 80 -o heif/rgb8.heic "$tmp/rgb.png" >/dev/null
+heif-enc -q 80 -o heif/rgba8.heic "$tmp/rgba.png" >/dev/null
+# The same pixels flagged as premultiplied: the decoder must divide them back.
+heif-enc -q 80 --premultiplied-alpha -o heif/premultiplied.heic "$tmp/rgba.png" >/dev/null
+heif-enc -q 80 -b 10 -o heif/rgb10.heic "$tmp/rgb16.png" >/dev/null
+# An embedded 16-pixel thumbnail: the decoder must still return the 64×48 image.
+heif-enc -q 80 -t 16 -o heif/thumbnail.heic "$tmp/rgb.png" >/dev/null
+# The same ICC profile, carried over by heif-enc from the PNG's iCCP chunk.
+convert "$tmp/rgb.png" -profile avif/profile.icc "$tmp/icc.png"
+heif-enc -q 80 -o heif/icc.heic "$tmp/icc.png" >/dev/null
+for f in rgb8 rgba8 rgb10 thumbnail; do
+    heif-convert heif/$f.heic heif/$f.ref.png >/dev/null
+done
+rm -f avif/*-alpha.png heif/*-alpha.png heif/*-depth.png avif/*-depth.png
