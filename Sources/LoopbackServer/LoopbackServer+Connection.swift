@@ -116,6 +116,9 @@ extension LoopbackServer {
             _ = waitWhileClientStays(fd, for: nil)
             return .clientLeft
         }
+        if case .raw(let bytes) = response.fault {
+            return sendAll(fd, bytes) ? .closedByServer : .clientLeft
+        }
         let notModified = response.etag != nil && request[header: "If-None-Match"] == response.etag
         let status = notModified ? 304 : response.status
         let body = notModified || request.method == "HEAD" ? Data() : response.body

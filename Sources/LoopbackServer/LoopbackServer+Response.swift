@@ -26,6 +26,9 @@ extension LoopbackServer {
             /// Send the head and this many body bytes, then reset the connection
             /// (`SO_LINGER` 0, so the client sees `ECONNRESET`, not a clean close).
             case resetAfter(bytes: Int)
+            /// Send these bytes instead of an HTTP response (an SSH banner, a
+            /// bad status line, junk after a `100`), then close the connection.
+            case raw(Data)
         }
 
         /// Sending the body in pieces with a pause between them.

@@ -61,6 +61,8 @@ extension CurlDataLoader {
         public var destinationGuard: DestinationGuard?
         /// Body bytes delivered but not yet taken by a slow consumer before
         /// the transfer pauses (the socket then stops being read). 1 MiB by default.
+        /// A body curl decodes (`Content-Encoding`) is not paused: it is
+        /// bounded by ``maxResponseBytes`` instead (see `CurlTransfer.receiveBody`).
         public var maxBufferedBytes: Int = 1024 * 1024
 
         // MARK: Protocol

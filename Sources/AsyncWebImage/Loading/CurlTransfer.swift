@@ -33,6 +33,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var statusCode: Int?
     private var headerFields: [String: String] = [:]
     private var headDelivered = false
+    /// Whether curl decodes the body (a `Content-Encoding` other than identity).
+    private var bodyEncoded = false
     private var received: Int64 = 0
     /// Set when a callback stops the transfer on purpose; wins over curl's code.
     private var abortError: ImageError?
@@ -245,7 +247,13 @@ final class CurlTransfer: @unchecked Sendable {
             abortError = .tooLarge(.bytes, limit: configuration.maxResponseBytes, actual: nil)
             return 0
         }
-        let maxBuffered = configuration.maxBufferedBytes
+        // A decoded body is never paused. curl answers a pause by keeping the
+        // rest of what it decodes from the bytes already read (up to 64 MiB,
+        // then "Out of memory"), out of this callback's sight: a bomb's
+        // expansion would pile up there uncounted. Unpaused, every decoded
+        // byte passes the byte limit above, so what waits for the consumer
+        // stays within `maxResponseBytes`.
+        let maxBuffered = bodyEncoded ? Int.max : configuration.maxBufferedBytes
         let pause = flow.withLock { flow in
             guard flow.buffered < maxBuffered else {
                 flow.paused = true
@@ -272,6 +280,7 @@ final class CurlTransfer: @unchecked Sendable {
             return false
         }
         let encoded = headerFields["content-encoding"].map { $0.lowercased() != "identity" } ?? false
+        bodyEncoded = encoded && configuration.acceptsCompressedResponses
         var length = headerFields["content-length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
         if length == nil, statusCode == nil, let easy {
             // Schemes without headers (file, ftp): curl knows the size.
@@ -322,12 +331,21 @@ final class CurlTransfer: @unchecked Sendable {
         guard code == CURLE_OK else {
             var url = request.url.absoluteString
             if code == CURLE_UNSUPPORTED_PROTOCOL, let easy {
-                // A refused redirect: name the target's scheme, not the request's.
+                // A refused redirect names the target's scheme, not the request's.
                 var pointer: UnsafeMutablePointer<CChar>?
                 CCurl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &pointer)
                 if let pointer { url = String(cString: pointer) }
             }
-            return .failure(ImageError(curlCode: code, detail: String(cString: errorBuffer), url: url))
+            let allowed = Set(configuration.allowedSchemes.map { $0.lowercased() })
+            let requestSchemeAllowed = allowed.contains(request.url.scheme?.lowercased() ?? "")
+            let schemeAllowed = allowed.contains(url.prefix { $0 != ":" }.lowercased())
+            // The request's own scheme was allowed and the one curl ended at is
+            // not: only a redirect gets there.
+            let redirected = requestSchemeAllowed && !schemeAllowed
+            return .failure(ImageError(
+                curlCode: code, detail: String(cString: errorBuffer), url: url,
+                schemeAllowed: schemeAllowed, redirected: redirected
+            ))
         }
         if !headDelivered, !deliverHead() { return .failure(abortError ?? .httpStatus(statusCode ?? 0)) }
         return .success(())

@@ -6,8 +6,13 @@ extension ImageError {
     /// - Parameters:
     ///   - code: The transfer's result.
     ///   - detail: The text of `CURLOPT_ERRORBUFFER`, possibly empty.
-    ///   - url: The request's URL, for the messages that name it.
-    init(curlCode code: CURLcode, detail: String, url: String) {
+    ///   - url: The URL curl last worked on (after a redirect, its target), for the messages that name it.
+    ///   - schemeAllowed: Whether `url`'s scheme is one the transfer may use.
+    ///     curl's unsupported-protocol code means either a refused scheme or an
+    ///     upstream whose answer is not HTTP it accepts (an SSH banner, `HTTP/1.2`,
+    ///     junk after a `100`: "HTTP/0.9 not allowed"); only this tells them apart.
+    ///   - redirected: Whether curl followed a redirect to get to `url`.
+    init(curlCode code: CURLcode, detail: String, url: String, schemeAllowed: Bool = false, redirected: Bool = false) {
         let summary = String(cString: curl_easy_strerror(code))
         let message = detail.isEmpty ? summary : "\(summary): \(detail)"
         let number = Int(code.rawValue)
@@ -16,6 +21,8 @@ extension ImageError {
         }
         switch code {
         case CURLE_OPERATION_TIMEDOUT: self = .timeout(message)
+        case CURLE_UNSUPPORTED_PROTOCOL where schemeAllowed: self = network(.protocolError)
+        case CURLE_UNSUPPORTED_PROTOCOL where redirected: self = network(.redirectRefused)
         case CURLE_UNSUPPORTED_PROTOCOL:
             self = .unsupportedScheme(url.split(separator: ":", maxSplits: 1).first.map(String.init) ?? url)
         case CURLE_URL_MALFORMAT: self = .invalidURL(url)

@@ -71,6 +71,8 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
             case connectionLost
             /// The server sent something that is not valid HTTP.
             case protocolError
+            /// A redirect pointed to a scheme that is not allowed (`file:`, `ftp:`, `gopher:`, ...).
+            case redirectRefused
             /// Anything else.
             case other
         }

@@ -7,8 +7,8 @@ import AsyncWebImage
 enum ThumbnailError: Error, Sendable, Equatable {
     /// 400: a missing or malformed parameter.
     case badRequest(String)
-    /// 403: the host is not on the allow-list, or the destination guard
-    /// refused the address it resolved to.
+    /// 403: the host is not on the allow-list, the destination guard
+    /// refused the address it resolved to, or a redirect led to a refused scheme.
     case forbidden(String)
     /// 413: the upstream body or the image's pixel count is over a limit.
     case tooLarge(String)
@@ -50,6 +50,8 @@ enum ThumbnailError: Error, Sendable, Equatable {
         case .invalidURL, .unsupportedScheme:
             self = .badRequest(text)
         case .destinationNotAllowed, .requestRejected:
+            self = .forbidden(text)
+        case .network(let failure) where failure.kind == .redirectRefused:
             self = .forbidden(text)
         case .tooLarge:
             self = .tooLarge(text)
