@@ -7,6 +7,7 @@ enum ScenarioRegistry {
     static let all: [any Scenario] = [
         DecodeFullScenario(),
         ThumbnailScenario(),
+        PNGThumbnailScenario(),
         MemoryHitScenario(),
         CacheRSSScenario(),
         DiskHitScenario(),
