@@ -8,6 +8,7 @@ enum ScenarioRegistry {
         DecodeFullScenario(),
         ThumbnailScenario(),
         WebPDecodeScenario(),
+        PNGThumbnailScenario(),
         MemoryHitScenario(),
         CacheRSSScenario(),
         DiskHitScenario(),

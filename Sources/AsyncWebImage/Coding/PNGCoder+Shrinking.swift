@@ -17,7 +17,11 @@ extension PNGCoder {
     ///
     /// - Throws: ``ImageError/undecodable(_:_:)`` as for a full decode
     ///   (truncated data included).
-    static func decodeShrinking(_ context: SpngContext, plan: PNGDecodePlan, factor: Int) throws -> Image {
+    static func decodeShrinking(_ context: SpngContext, png: UnsafeRawBufferPointer, plan: PNGDecodePlan, factor: Int) throws -> Image {
+        if var inflated = PNGInflatedImage(png: png, context: context, plan: plan, maximumInflatedBytes: PNGInflatedImage.maximumInflatedBytes),
+           let image = shrink(&inflated, plan: plan, factor: factor) {
+            return image
+        }
         if plan.isInterlaced { return try decodeShrinkingInterlaced(context, plan: plan, factor: factor) }
         try PNGRowDecoder.start(context, plan: plan)
         var reducer = BoxReducer(sourceWidth: plan.width, sourceHeight: plan.height, factor: factor, pixelFormat: plan.pixelFormat)
@@ -90,5 +94,47 @@ extension PNGCoder {
         return Image.make(width: reducer.size.width, height: reducer.size.height, pixelFormat: plan.pixelFormat, format: .png) {
             reducer.write(into: $0)
         }
+    }
+
+    /// Shrinks an image inflated by libdeflate: each unfiltered row (or pass
+    /// row) goes into the reducer as it is unfiltered, through one reused
+    /// full-width row when the stored samples need converting.
+    ///
+    /// - Returns: `nil` for a damaged row; the caller decodes with libspng.
+    private static func shrink(_ inflated: inout PNGInflatedImage, plan: PNGDecodePlan, factor: Int) -> Image? {
+        let converter = inflated.converter
+        var scratch = [UInt8](repeating: 0, count: plan.rowBytes)
+        if plan.isInterlaced {
+            var reducer = ScatteredBoxReducer(sourceWidth: plan.width, sourceHeight: plan.height, factor: factor, pixelFormat: plan.pixelFormat)
+            let complete = scratch.withUnsafeMutableBufferPointer { scratch in
+                guard let row = scratch.baseAddress else { return false }
+                return inflated.forEachRow { stored, y, pass in
+                    guard converter.convert(stored, pass: pass, into: row) else { return false }
+                    reducer.add(row: row, y: y, start: pass.columnStart, step: pass.columnStep)
+                    return true
+                }
+            }
+            guard complete else { return nil }
+            return Image.make(width: reducer.size.width, height: reducer.size.height, pixelFormat: plan.pixelFormat, format: .png) {
+                reducer.write(into: $0)
+            }
+        }
+        var reducer = BoxReducer(sourceWidth: plan.width, sourceHeight: plan.height, factor: factor, pixelFormat: plan.pixelFormat)
+        var complete = false
+        let image = Image.make(width: reducer.size.width, height: reducer.size.height, pixelFormat: plan.pixelFormat, format: .png) { output in
+            complete = scratch.withUnsafeMutableBufferPointer { scratch in
+                guard let row = scratch.baseAddress else { return false }
+                return inflated.forEachRow { stored, _, pass in
+                    if converter.isIdentity {
+                        reducer.add(row: stored, output: output)
+                    } else {
+                        guard converter.convert(stored, pass: pass, into: row) else { return false }
+                        reducer.add(row: row, output: output)
+                    }
+                    return true
+                }
+            }
+        }
+        return complete ? image : nil
     }
 }

@@ -27,6 +27,13 @@ import CSpng
 ///   message starts with "truncated", unless all of its image data arrived
 ///   (a file cut after its last IDAT decodes).
 ///
+/// A complete file's image data is inflated in one libdeflate call and
+/// unfiltered by ``PNGInflatedImage`` (libspng still parses the chunks and
+/// supplies PLTE and tRNS); libspng decodes as before when that does not
+/// apply: a truncated or damaged file, inflated data over 128 MiB, an eXIf
+/// chunk after the image data, or a stream that inflates to more than the
+/// image.
+///
 /// Thumbnails and ``ImageDecodingOptions/scaleDownLargeImages`` shrink while
 /// decoding when the image is at least twice the target size: pixels are
 /// averaged in whole-factor boxes as their rows (or Adam7 pass rows) are
@@ -73,10 +80,15 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             let target = options.targetSize(forStored: size, orientation: early)
             let decoded: Image
             if let target, let factor = Self.shrinkFactor(plan: plan, target: target) {
-                decoded = try Self.decodeShrinking(context, plan: plan, factor: factor)
+                decoded = try Self.decodeShrinking(context, png: buffer, plan: plan, factor: factor)
             } else {
                 decoded = try Image.make(width: plan.width, height: plan.height, pixelFormat: plan.pixelFormat, format: .png) {
                     pixels in
+                    if var inflated = PNGInflatedImage(
+                        png: buffer, context: context, plan: plan, maximumInflatedBytes: PNGInflatedImage.maximumInflatedBytes
+                    ), inflated.decode(into: pixels, plan: plan) {
+                        return
+                    }
                     try Self.decodePixels(context, plan: plan, into: pixels)
                 }
             }
