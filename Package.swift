@@ -63,11 +63,16 @@ let package = Package(
             pkgConfig: "libdeflate",
             providers: [.apt(["libdeflate-dev"])]
         ),
+        .systemLibrary(
+            name: "CHiredis",
+            pkgConfig: "hiredis",
+            providers: [.apt(["libhiredis-dev"])]
+        ),
         // <sys/xattr.h>, which Swift's Glibc module leaves out (glibc itself, nothing to link).
         .systemLibrary(name: "CXattr"),
         .target(
             name: "AsyncWebImage",
-            dependencies: ["AWILocking", "CCurl", "CTurboJPEG", "CSpng", "CXattr", "CWebP", "CGif", "CAvif", "CHeif", "CDeflate"],
+            dependencies: ["AWILocking", "CCurl", "CTurboJPEG", "CSpng", "CXattr", "CWebP", "CGif", "CAvif", "CHeif", "CDeflate", "CHiredis"],
             swiftSettings: swiftSettings
         ),
         // A real HTTP/1.1 server on 127.0.0.1 with programmable faults, shared

@@ -40,6 +40,10 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
     case transformFailed(key: String, reason: String)
     /// A cache file operation failed; carries the path and `errno`.
     case diskIO(path: String, errno: Int32, message: String)
+    /// A shared cache tier (Redis) could not take a write: unreachable,
+    /// timed out, its breaker open, or its write queue full. Never the
+    /// outcome of a load: a tier that fails to read is a miss.
+    case sharedCache(String)
 
     /// What a ``tooLarge(_:limit:actual:)`` limit counts.
     public enum LimitKind: String, Sendable, Hashable {
@@ -141,6 +145,7 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
         case .cacheMiss: "not in cache (.fromCacheOnly)"
         case .transformFailed(let key, let reason): "transform \(key) failed: \(reason)"
         case .diskIO(let path, let code, let message): "cache file error on \(path): \(message) (errno \(code))"
+        case .sharedCache(let message): "shared cache: \(message)"
         }
     }
 }

@@ -1,0 +1,84 @@
+import Foundation
+
+/// How an entry is laid out in one Redis value: a header, the entry's own
+/// key, the extended data, then the data — so one `GET` reads it all and one
+/// `SET` replaces it all, atomically.
+///
+/// ```
+/// "AWR1" | key length u32 | extended length u32 (0xFFFFFFFF = none) | data length u64 | key | extended | data
+/// ```
+/// (little-endian). The key is stored so that a value found under a key's
+/// name is checked to be that key's: the name is a digest, and a value
+/// copied, renamed or written by something else is never served as another
+/// key's image.
+struct RedisCacheEntry: Sendable, Equatable {
+    /// The cache key (not the Redis key name).
+    let key: String
+    /// The encoded image.
+    let data: Data
+    /// Small metadata kept with the entry (validators, freshness).
+    let extendedData: Data?
+
+    private static let magic: [UInt8] = Array("AWR1".utf8)
+    private static let headerCount = 4 + 4 + 4 + 8
+    private static let noExtendedData: UInt32 = .max
+
+    /// The value's bytes, or `nil` when the parts are too large to describe.
+    func encoded() -> [UInt8]? {
+        let keyBytes = Array(key.utf8)
+        guard keyBytes.count < Int(UInt32.max), (extendedData?.count ?? 0) < Int(Self.noExtendedData) else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Self.headerCount + keyBytes.count + (extendedData?.count ?? 0) + data.count)
+        bytes.append(contentsOf: Self.magic)
+        Self.append(UInt32(keyBytes.count), to: &bytes)
+        Self.append(extendedData.map { UInt32($0.count) } ?? Self.noExtendedData, to: &bytes)
+        Self.append(UInt64(data.count), to: &bytes)
+        bytes.append(contentsOf: keyBytes)
+        if let extendedData { bytes.append(contentsOf: extendedData) }
+        bytes.append(contentsOf: data)
+        return bytes
+    }
+
+    /// The size ``encoded()`` would have, without building it.
+    static func encodedCount(key: String, data: Data, extendedData: Data?) -> Int {
+        headerCount + key.utf8.count + (extendedData?.count ?? 0) + data.count
+    }
+
+    /// Parses a value; `nil` when it is not a whole entry of this layout.
+    init?(decoding bytes: [UInt8]) {
+        guard bytes.count >= Self.headerCount, Array(bytes[0..<4]) == Self.magic else { return nil }
+        let keyCount = Int(Self.read(UInt32.self, bytes, at: 4))
+        let extendedRaw = Self.read(UInt32.self, bytes, at: 8)
+        let dataCount = Self.read(UInt64.self, bytes, at: 12)
+        let extendedCount = extendedRaw == Self.noExtendedData ? 0 : Int(extendedRaw)
+        // Every length is checked against what is there, so a lying header
+        // can neither read past the value nor leave bytes unaccounted for.
+        guard dataCount <= UInt64(bytes.count),
+              Self.headerCount + keyCount + extendedCount + Int(dataCount) == bytes.count,
+              let key = String(validating: bytes[Self.headerCount..<(Self.headerCount + keyCount)], as: UTF8.self)
+        else { return nil }
+        let extendedStart = Self.headerCount + keyCount
+        let dataStart = extendedStart + extendedCount
+        self.key = key
+        self.extendedData = extendedRaw == Self.noExtendedData ? nil : Data(bytes[extendedStart..<dataStart])
+        self.data = Data(bytes[dataStart...])
+    }
+
+    init(key: String, data: Data, extendedData: Data?) {
+        self.key = key
+        self.data = data
+        self.extendedData = extendedData
+    }
+
+    private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    private static func read<T: FixedWidthInteger>(_ type: T.Type, _ bytes: [UInt8], at offset: Int) -> T {
+        var value: T = 0
+        for index in 0..<MemoryLayout<T>.size {
+            value |= T(bytes[offset + index]) << (8 * index)
+        }
+        return value
+    }
+}

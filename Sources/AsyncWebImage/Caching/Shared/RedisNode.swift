@@ -1,0 +1,79 @@
+import Synchronization
+import AWILocking
+
+/// One Redis node as the store sees it: its idle connections, its breaker,
+/// and the writes waiting to be pipelined to it.
+final class RedisNode: Sendable {
+    /// A write waiting for the next pipelined batch.
+    struct PendingWrite {
+        let command: [[UInt8]]
+        let byteCount: Int
+        let continuation: UnsafeContinuation<Bool, Never>
+    }
+
+    struct State {
+        var idle: [RedisConnection] = []
+        var breaker: CircuitBreaker
+        var pendingWrites: [PendingWrite] = []
+        var pendingBytes = 0
+        var isFlushing = false
+    }
+
+    let endpoint: RedisStore.Endpoint
+    let state: Lock<State>
+    private let configuration: RedisStore.Configuration
+    private let statistics: RedisCounters
+
+    init(endpoint: RedisStore.Endpoint, configuration: RedisStore.Configuration, statistics: RedisCounters) {
+        self.endpoint = endpoint
+        self.configuration = configuration
+        self.statistics = statistics
+        state = Lock(State(breaker: CircuitBreaker(
+            failureThreshold: configuration.failureThreshold, coolDown: configuration.breakerCoolDown
+        )))
+    }
+
+    /// Whether a request may go to the node now (its breaker's verdict);
+    /// counts the ones it turns away.
+    func allowsRequest() -> Bool {
+        let allowed = state.withLock { $0.breaker.allowsRequest(now: .now) }
+        if !allowed { statistics.update { $0.skippedByBreaker += 1 } }
+        return allowed
+    }
+
+    /// Runs `body` with a connection (an idle one, or a new one), then
+    /// keeps the connection for reuse, or drops it when the link failed.
+    /// Blocking: call it on the store's thread pool. Every outcome feeds the breaker.
+    func withConnection<Result>(_ body: (RedisConnection) throws(RedisConnection.Failure) -> Result) -> Result? {
+        do {
+            let connection = try checkOut()
+            let result = try body(connection)
+            state.withLock { state in
+                state.breaker.recordSuccess()
+                if state.idle.count < configuration.connectionsPerEndpoint { state.idle.append(connection) }
+            }
+            return result
+        } catch {
+            let opened = state.withLock { state in
+                let before = state.breaker.openings
+                state.breaker.recordFailure(now: .now)
+                return state.breaker.openings > before
+            }
+            statistics.update { statistics in
+                statistics.failures += 1
+                if opened { statistics.breakerOpenings += 1 }
+            }
+            return nil
+        }
+    }
+
+    private func checkOut() throws(RedisConnection.Failure) -> RedisConnection {
+        if let idle = state.withLock({ $0.idle.popLast() }) { return idle }
+        let connection = try RedisConnection(
+            host: endpoint.host, port: endpoint.port,
+            connectTimeout: configuration.connectTimeout, commandTimeout: configuration.commandTimeout
+        )
+        statistics.update { $0.connectionsOpened += 1 }
+        return connection
+    }
+}

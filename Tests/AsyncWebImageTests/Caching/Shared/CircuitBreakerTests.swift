@@ -1,0 +1,44 @@
+import Testing
+@testable import AsyncWebImage
+
+@Suite("CircuitBreaker")
+struct CircuitBreakerTests {
+    private let start = ContinuousClock.now
+
+    @Test("opens after the threshold of failures in a row; a success in between resets the count")
+    func opens() {
+        var breaker = CircuitBreaker(failureThreshold: 3, coolDown: .seconds(5))
+        breaker.recordFailure(now: start)
+        breaker.recordFailure(now: start)
+        breaker.recordSuccess()
+        breaker.recordFailure(now: start)
+        breaker.recordFailure(now: start)
+        let stillClosed = breaker.allowsRequest(now: start)
+        #expect(stillClosed)
+        breaker.recordFailure(now: start)
+        #expect(breaker.state == .open(until: start + .seconds(5)))
+        let duringCoolDown = breaker.allowsRequest(now: start + .seconds(4))
+        #expect(!duringCoolDown)
+        #expect(breaker.openings == 1)
+    }
+
+    @Test("after the cool-down exactly one probe goes out; its success closes, its failure reopens")
+    func probe() {
+        var breaker = CircuitBreaker(failureThreshold: 1, coolDown: .seconds(5))
+        breaker.recordFailure(now: start)
+        let probe = breaker.allowsRequest(now: start + .seconds(5))
+        #expect(probe)
+        #expect(breaker.state == .halfOpen)
+        let second = breaker.allowsRequest(now: start + .seconds(5))
+        #expect(!second)
+        breaker.recordFailure(now: start + .seconds(6))
+        #expect(breaker.state == .open(until: start + .seconds(11)))
+        #expect(breaker.openings == 2)
+        let nextProbe = breaker.allowsRequest(now: start + .seconds(11))
+        #expect(nextProbe)
+        breaker.recordSuccess()
+        #expect(breaker.state == .closed(failures: 0))
+        let closed = breaker.allowsRequest(now: start + .seconds(11))
+        #expect(closed)
+    }
+}
