@@ -112,7 +112,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AsyncWebImageTests",
-            dependencies: ["AsyncWebImage", "AWILocking", "awi-cache-stress", "LoopbackServer", "CTurboJPEG", "CSpng", "CWebP", "CGif"],
+            dependencies: ["AsyncWebImage", "AWILocking", "awi-cache-stress", "LoopbackServer", "CTurboJPEG", "CSpng"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
