@@ -7,6 +7,7 @@ fixtures=../Tests/AsyncWebImageTests/Fixtures
 rm -rf Corpus
 mkdir -p Corpus/FuzzFormatDetect Corpus/FuzzJPEGDecode Corpus/FuzzPNGDecode Corpus/FuzzProgressive
 mkdir -p Corpus/FuzzWebPDecode Corpus/FuzzGIFDecode
+mkdir -p Corpus/FuzzAVIFDecode Corpus/FuzzHEIFDecode
 
 for name in orientation-6 gray baseline-arithmetic progressive baseline-restart baseline-422 many-scans ycck; do
     cp "$fixtures/jpeg/$name.jpg" Corpus/FuzzJPEGDecode/
@@ -14,6 +15,12 @@ done
 for name in gray1-interlaced palette1-trns palette4-trns-interlaced rgb16-trns gray16-trns grayalpha8 \
     exif-orientation6 rgb8-interlaced palette8-trns grayalpha16 huge-header bad-crc rgba16-smooth progressive-plain; do
     cp "$fixtures/png/$name.png" Corpus/FuzzPNGDecode/
+done
+for name in rgb8 rgba8 rgb10 irot1-imir0 icc; do
+    cp "$fixtures/avif/$name.avif" Corpus/FuzzAVIFDecode/
+done
+for name in rgb8 rgba8 rgb10 thumbnail icc; do
+    cp "$fixtures/heif/$name.heic" Corpus/FuzzHEIFDecode/
 done
 for name in progressive baseline-restart orientation-6; do
     cp "$fixtures/jpeg/$name.jpg" Corpus/FuzzProgressive/
@@ -100,4 +107,20 @@ detect = {
 }
 for name, data in detect.items():
     write("Corpus/FuzzFormatDetect/" + name, data)
+
+def with_ispe(data, width, height):
+    """Every ispe box of an AVIF/HEIC file declaring width x height."""
+    data = bytearray(data)
+    at = data.find(b"ispe")
+    while at >= 0:
+        data[at + 8:at + 16] = struct.pack(">II", width, height)
+        at = data.find(b"ispe", at + 16)
+    return bytes(data)
+
+avif = open("../Tests/AsyncWebImageTests/Fixtures/avif/rgb8.avif", "rb").read()
+heic = open("../Tests/AsyncWebImageTests/Fixtures/heif/rgb8.heic", "rb").read()
+write("Corpus/FuzzAVIFDecode/huge-ispe.avif", with_ispe(avif, 100000, 100000))
+write("Corpus/FuzzAVIFDecode/ispe-over-limit.avif", with_ispe(avif, 16000, 16000))
+write("Corpus/FuzzAVIFDecode/ispe-below-frame.avif", with_ispe(avif, 32, 24))
+write("Corpus/FuzzHEIFDecode/huge-ispe.heic", with_ispe(heic, 30000, 30000))
 PYTHON

@@ -2,7 +2,8 @@ public import Foundation
 import CHeif
 
 /// HEIF (HEIC) decoding on libheif, with the codecs the system's libheif
-/// was built with (Debian 12's 1.15: libde265 for HEVC, dav1d/aom for AV1).
+/// was built with (Debian 12's 1.15: libde265 decodes HEVC; x265 would
+/// encode it, but this coder only decodes).
 ///
 /// Decodes the file's primary image — never one of its embedded thumbnails
 /// — to ``PixelFormat/rgb8``, or ``PixelFormat/rgba8`` (straight alpha)
@@ -21,7 +22,9 @@ import CHeif
 /// ``ImageDecodingOptions/maxPixelCount`` is checked against the primary
 /// image's declared size (both as displayed and as its `ispe` box says)
 /// before any image data is decoded; libheif's own per-side limit is set
-/// to no more than the same bound. Every libheif failure is
+/// to no more than the same bound (so a side longer than
+/// ``ImageDecodingOptions/maxPixelCount`` fails in libheif's parser, with
+/// its message). libheif 1.15 has no other security limits to set. Every libheif failure is
 /// ``ImageError/undecodable(_:_:)`` with libheif's message.
 ///
 /// Thumbnails and ``ImageDecodingOptions/scaleDownLargeImages`` decode the

@@ -15,6 +15,10 @@ final class HEIFContext {
 
     /// The largest side libheif accepts while parsing: its own default
     /// (32768), or less when the caller's pixel limit is smaller.
+    ///
+    /// The decoder checks the primary image's size itself; this limit is
+    /// what bounds the items behind it that it never sees (the coded
+    /// images of a grid or a cropped primary, each with its own `ispe`).
     static func sideLimit(maxPixelCount: Int) -> Int32 {
         Int32(clamping: min(32_768, max(1, maxPixelCount)))
     }

@@ -81,6 +81,24 @@ struct HEIFCoderTests {
         }
     }
 
+    @Test("irot/imir are applied by libheif: pixels upright, orientation .up, exactly as heif-convert (AVIF fixtures with irot/imir, read by libheif)", arguments: [
+        "irot1-imir0", "irot3", "imir1",
+    ])
+    func transformsApplied(name: String) throws {
+        // HEIFCoder does not claim AVIF (AVIFCoder does), but libheif reads
+        // it: these are the repository's only files with irot/imir.
+        let data = try fixture("avif", "\(name).avif")
+        let image = try data.withUnsafeBytes { bytes throws(ImageError) in
+            try HEIFCoder.decodeImage(bytes, options: .init())
+        }
+        let reference = try PNGCoder().decode(fixture("avif", "\(name).oriented.png"), options: .init())
+        #expect(image.orientation == .up)
+        #expect(image.hasSamePixels(as: reference), "max difference \(image.maximumChannelDifference(from: reference) ?? -1)")
+        // And the same display as AVIFCoder's, which reports the orientation instead.
+        let avif = try AVIFCoder().decode(data, options: .init())
+        #expect(image.size == avif.orientedSize)
+    }
+
     @Test("thumbnails are the full decode resampled, aspect kept or stretched; scale-down")
     func thumbnails() throws {
         let data = try HEIFFixture.data("thumbnail.heic")
