@@ -32,11 +32,16 @@ let package = Package(
             pkgConfig: "spng",
             providers: [.apt(["libspng-dev"])]
         ),
+        .systemLibrary(
+            name: "CLcms2",
+            pkgConfig: "lcms2",
+            providers: [.apt(["liblcms2-dev"])]
+        ),
         // <sys/xattr.h>, which Swift's Glibc module leaves out (glibc itself, nothing to link).
         .systemLibrary(name: "CXattr"),
         .target(
             name: "AsyncWebImage",
-            dependencies: ["AWILocking", "CCurl", "CTurboJPEG", "CSpng", "CXattr"],
+            dependencies: ["AWILocking", "CCurl", "CTurboJPEG", "CSpng", "CLcms2", "CXattr"],
             swiftSettings: swiftSettings
         ),
         // A real HTTP/1.1 server on 127.0.0.1 with programmable faults, shared
