@@ -28,6 +28,21 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// `.up`. `false` by default: the orientation is reported, not applied.
     public var applyOrientation: Bool = false
 
+    /// Keep the pixels in the colour space of the file's embedded profile
+    /// and hand the profile over in ``Image/iccProfile`` (with
+    /// ``Image/colorConversion`` ``ColorConversion/kept``), instead of
+    /// converting them to sRGB. `false` by default: full decodes convert to
+    /// sRGB with lcms2 (perceptual intent), as browsers display them.
+    /// Profiles equivalent to sRGB are never handed over; CMYK JPEGs are
+    /// converted either way (there is no CMYK ``PixelFormat``).
+    public var keepsColorProfile: Bool = false
+
+    /// The largest embedded colour profile used, in bytes: 4 MiB by default
+    /// (real profiles, even large CMYK ones, stay below). A larger one is
+    /// not read beyond the limit and the image decodes unconverted, with
+    /// ``ColorConversion/skipped(reason:)``.
+    public var maximumColorProfileBytes: Int = 4 << 20
+
     /// Creates options; every value has the default documented on its property.
     public init(
         thumbnailPixelSize: PixelSize? = nil,
@@ -35,7 +50,8 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         scaleDownLargeImages: Bool = false,
         scaleDownLimitBytes: Int = 60 * 1024 * 1024,
         maxPixelCount: Int = 100_000_000,
-        applyOrientation: Bool = false
+        applyOrientation: Bool = false,
+        keepsColorProfile: Bool = false
     ) {
         self.thumbnailPixelSize = thumbnailPixelSize
         self.preserveAspectRatio = preserveAspectRatio
@@ -43,6 +59,7 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         self.scaleDownLimitBytes = scaleDownLimitBytes
         self.maxPixelCount = maxPixelCount
         self.applyOrientation = applyOrientation
+        self.keepsColorProfile = keepsColorProfile
     }
 
     /// A string that differs whenever the options change the decoded result;
@@ -54,6 +71,8 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         }
         if scaleDownLargeImages { parts.append("scaleDown=\(scaleDownLimitBytes)") }
         if applyOrientation { parts.append("oriented") }
+        if keepsColorProfile { parts.append("keepICC") }
+        if maximumColorProfileBytes != 4 << 20 { parts.append("iccLimit=\(maximumColorProfileBytes)") }
         return parts.isEmpty ? "" : "#" + parts.joined(separator: ";")
     }
 }
