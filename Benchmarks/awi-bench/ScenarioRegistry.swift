@@ -6,6 +6,7 @@
 enum ScenarioRegistry {
     static let all: [any Scenario] = [
         DecodeFullScenario(),
+        ICCConversionScenario(),
         ThumbnailScenario(),
         MemoryHitScenario(),
         CacheRSSScenario(),
