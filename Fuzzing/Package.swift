@@ -14,7 +14,7 @@ let swiftSettings: [SwiftSetting] = [
 ]
 
 /// One executable per fuzz target; each defines `LLVMFuzzerTestOneInput`.
-let fuzzTargets = ["FuzzFormatDetect", "FuzzJPEGDecode", "FuzzPNGDecode", "FuzzProgressive"]
+let fuzzTargets = ["FuzzFormatDetect", "FuzzJPEGDecode", "FuzzPNGDecode", "FuzzProgressive", "FuzzICCProfile"]
 
 let package = Package(
     name: "AsyncWebImageFuzzing",

@@ -146,6 +146,20 @@ struct ColorManagementTests {
         #expect(throws: Never.self) { try PNGCoder().decode(fixture("icc", "gamma-linear.png"), options: .init()) }
     }
 
+    @Test("one cached transform converts on several threads at once, with the same result")
+    func concurrentUse() async throws {
+        let data = try fixture("icc", "adobe-rgb.png")
+        let reference = try PNGCoder().decode(data, options: .init())
+        let results = try await withThrowingTaskGroup(of: Image.self) { group in
+            for _ in 0..<8 {
+                group.addTask { try PNGCoder().decode(data, options: .init()) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.count == 8)
+        #expect(results.allSatisfy { $0.colorConversion == .converted && $0.hasSamePixels(as: reference) })
+    }
+
     /// The JPEG with every `ICC_PROFILE` APP2 signature's first byte changed,
     /// so the segments stay but are no ICC chunks.
     static func breakingICCSignature(_ jpeg: Data) -> Data {
