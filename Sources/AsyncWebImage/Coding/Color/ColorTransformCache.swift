@@ -32,9 +32,13 @@ final class ColorTransformCache: Sendable {
 
     /// A profile's identity: a 64-bit FNV-1a digest for hashing, the bytes
     /// for equality (so a digest collision can never pick a wrong transform).
+    ///
+    /// The bytes are an array, not `Data`: `Data` keeps its storage behind a
+    /// pointer with enum tag bits, which LeakSanitizer cannot follow, so a
+    /// long-lived cache of `Data` reads as a leak in the fuzz runs.
     struct Key: Hashable {
         let digest: UInt64
-        let profile: Data
+        let profile: [UInt8]
         let layout: ColorPixelLayout
 
         init(profile: Data, layout: ColorPixelLayout) {
@@ -45,7 +49,7 @@ final class ColorTransformCache: Sendable {
                 }
             }
             self.digest = hash
-            self.profile = profile
+            self.profile = [UInt8](profile)
             self.layout = layout
         }
 
