@@ -14,7 +14,7 @@ let swiftSettings: [SwiftSetting] = [
 ]
 
 /// One executable per fuzz target; each defines `LLVMFuzzerTestOneInput`.
-let fuzzTargets = ["FuzzFormatDetect", "FuzzJPEGDecode", "FuzzPNGDecode", "FuzzProgressive", "FuzzWebPDecode", "FuzzGIFDecode", "FuzzAVIFDecode", "FuzzHEIFDecode"]
+let fuzzTargets = ["FuzzFormatDetect", "FuzzJPEGDecode", "FuzzPNGDecode", "FuzzProgressive", "FuzzWebPDecode", "FuzzGIFDecode", "FuzzAVIFDecode", "FuzzHEIFDecode", "FuzzICCProfile"]
 
 let package = Package(
     name: "AsyncWebImageFuzzing",

@@ -10,9 +10,22 @@
 /// This is the conversion djpeg applies (libjpeg-turbo's `cmyk.h`) and, to
 /// within ±1, what ImageMagick produces reading the same files
 /// (`make-jpeg-fixtures.sh` checks both), so the tests compare exactly
-/// against djpeg's output. No ICC profile is applied: like the rest of the
-/// library we produce device RGB.
+/// against djpeg's output. It is used for CMYK JPEGs without a usable ICC
+/// profile; one with a CMYK profile is converted through it to sRGB
+/// (``convert(_:to:size:plan:)``, ``ColorManager/cmykPlan(profile:options:cache:)``).
 enum CMYKConverter {
+    /// Converts packed inverted CMYK `source` of `size` into packed RGB as
+    /// `plan` says: through an lcms2 transform, or with ``convert(_:to:count:)``.
+    static func convert(_ source: UnsafeRawBufferPointer, to destination: UnsafeMutableRawBufferPointer, size: PixelSize, plan: ColorManager.CMYKPlan) {
+        guard case .transform(let transform) = plan else {
+            convert(source, to: destination, count: size.pixelCount)
+            return
+        }
+        precondition(source.count >= size.pixelCount * 4 && destination.count >= size.pixelCount * 3)
+        guard size.pixelCount > 0, let input = source.baseAddress, let output = destination.baseAddress else { return }
+        transform.apply(input, sourceStride: size.width * 4, into: output, destinationStride: size.width * 3, width: size.width, height: size.height)
+    }
+
     /// Converts `count` packed CMYK pixels from `source` into packed RGB in
     /// `destination` (which may not overlap it).
     ///

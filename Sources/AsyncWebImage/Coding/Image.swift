@@ -1,3 +1,5 @@
+public import Foundation
+
 /// A decoded bitmap: a value over an immutable, shared pixel buffer.
 ///
 /// Copying an `Image` copies a reference, never the pixels, so images move
@@ -23,6 +25,17 @@ public struct Image: Sendable {
     /// Whether this is a progressive preview of a download still in progress
     /// rather than the final image. Previews are never cached.
     public let isPreview: Bool
+    /// The ICC profile of the stored pixels when they are not sRGB: set when
+    /// ``ImageDecodingOptions/keepsColorProfile`` kept a file's non-sRGB
+    /// pixels (``colorConversion`` is then ``ColorConversion/kept``), or when
+    /// the image was created with one. `nil` means sRGB. Encoders embed it
+    /// (JPEG APP2, PNG `iCCP`); ``convertedToSRGB()`` applies it.
+    public internal(set) var iccProfile: Data?
+    /// What colour management did at decode (``ColorConversion/none`` for
+    /// images without a profile, previews, and images made in memory without
+    /// one); ``ColorConversion/skipped(reason:)`` says a profile was there
+    /// but could not be used, so the pixels are unconverted.
+    public internal(set) var colorConversion: ColorConversion = .none
 
     let storage: PixelStorage
 
@@ -47,6 +60,8 @@ public struct Image: Sendable {
     ///   - pixels: At least `bytesPerRow × height` bytes (extra bytes are kept but ignored).
     ///   - orientation: EXIF orientation of the pixels.
     ///   - format: The source format, if any.
+    ///   - iccProfile: The ICC profile the pixels are in; `nil` for sRGB.
+    ///     With one, ``colorConversion`` is ``ColorConversion/kept``.
     /// - Throws: ``ImageError/invalidImage(_:)`` when the sizes do not add up.
     public init(
         width: Int,
@@ -55,7 +70,8 @@ public struct Image: Sendable {
         bytesPerRow: Int? = nil,
         pixels: [UInt8],
         orientation: ImageOrientation = .up,
-        format: ImageFormat = .unknown
+        format: ImageFormat = .unknown,
+        iccProfile: Data? = nil
     ) throws(ImageError) {
         let stride = bytesPerRow ?? width * pixelFormat.bytesPerPixel
         guard width > 0, height > 0, stride >= width * pixelFormat.bytesPerPixel else {
@@ -70,6 +86,10 @@ public struct Image: Sendable {
             orientation: orientation, format: format, isPreview: false,
             storage: PixelStorage(bytes: pixels)
         )
+        if let iccProfile {
+            self.iccProfile = iccProfile
+            self.colorConversion = .kept
+        }
     }
 
     /// The unchecked memberwise initialiser the coders use.
@@ -130,13 +150,26 @@ public struct Image: Sendable {
         return Array(storage.bytes[start..<(start + pixelFormat.bytesPerPixel)])
     }
 
-    /// A copy of the image with a different metadata, sharing the pixels.
+    /// A copy of the image with a different metadata, sharing the pixels
+    /// (and keeping the colour profile and conversion).
     func with(orientation: ImageOrientation? = nil, format: ImageFormat? = nil, isPreview: Bool? = nil) -> Image {
-        Image(
+        var copy = Image(
             width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow,
             orientation: orientation ?? self.orientation, format: format ?? self.format,
             isPreview: isPreview ?? self.isPreview, storage: storage
         )
+        copy.iccProfile = iccProfile
+        copy.colorConversion = colorConversion
+        return copy
+    }
+
+    /// A copy of the image, sharing the pixels, with a colour profile and
+    /// the conversion that led to it.
+    func with(colorProfile: Data?, conversion: ColorConversion) -> Image {
+        var copy = self
+        copy.iccProfile = colorProfile
+        copy.colorConversion = conversion
+        return copy
     }
 
     /// Whether `other` has the same size, pixel format and pixel values (row
@@ -179,9 +212,10 @@ public struct Image: Sendable {
 }
 
 extension Image: Equatable {
-    /// Images are equal when their pixels and metadata are equal.
+    /// Images are equal when their pixels and metadata (``iccProfile``
+    /// included, ``colorConversion`` not) are equal.
     public static func == (lhs: Image, rhs: Image) -> Bool {
-        lhs.orientation == rhs.orientation && lhs.format == rhs.format
+        lhs.orientation == rhs.orientation && lhs.format == rhs.format && lhs.iccProfile == rhs.iccProfile
             && lhs.isPreview == rhs.isPreview && lhs.hasSamePixels(as: rhs)
     }
 }

@@ -48,6 +48,21 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// codes each block about 5 times).
     public var maxScanBlockCount: Int = 50_000_000
 
+    /// Keep the pixels in the colour space of the file's embedded profile
+    /// and hand the profile over in ``Image/iccProfile`` (with
+    /// ``Image/colorConversion`` ``ColorConversion/kept``), instead of
+    /// converting them to sRGB. `false` by default: full decodes convert to
+    /// sRGB with lcms2 (perceptual intent), as browsers display them.
+    /// Profiles equivalent to sRGB are never handed over; CMYK JPEGs are
+    /// converted either way (there is no CMYK ``PixelFormat``).
+    public var keepsColorProfile: Bool = false
+
+    /// The largest embedded colour profile used, in bytes: 4 MiB by default
+    /// (real profiles, even large CMYK ones, stay below). A larger one is
+    /// not read beyond the limit and the image decodes unconverted, with
+    /// ``ColorConversion/skipped(reason:)``.
+    public var maximumColorProfileBytes: Int = 4 << 20
+
     /// Creates options; every value has the default documented on its property.
     public init(
         thumbnailPixelSize: PixelSize? = nil,
@@ -57,7 +72,8 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         maxPixelCount: Int = 100_000_000,
         applyOrientation: Bool = false,
         maxScanCount: Int = 100,
-        maxScanBlockCount: Int = 50_000_000
+        maxScanBlockCount: Int = 50_000_000,
+        keepsColorProfile: Bool = false
     ) {
         self.thumbnailPixelSize = thumbnailPixelSize
         self.preserveAspectRatio = preserveAspectRatio
@@ -67,6 +83,7 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         self.applyOrientation = applyOrientation
         self.maxScanCount = maxScanCount
         self.maxScanBlockCount = maxScanBlockCount
+        self.keepsColorProfile = keepsColorProfile
     }
 
     /// Throws when a JPEG's scans exceed ``maxScanCount`` or ``maxScanBlockCount``.
@@ -92,6 +109,8 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         }
         if scaleDownLargeImages { parts.append("scaleDown=\(scaleDownLimitBytes)") }
         if applyOrientation { parts.append("oriented") }
+        if keepsColorProfile { parts.append("keepICC") }
+        if maximumColorProfileBytes != 4 << 20 { parts.append("iccLimit=\(maximumColorProfileBytes)") }
         return parts.isEmpty ? "" : "#" + parts.joined(separator: ";")
     }
 }

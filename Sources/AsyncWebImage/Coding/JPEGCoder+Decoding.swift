@@ -102,12 +102,17 @@ extension JPEGCoder {
             // A progressive thumbnail at 1/8 needs a fraction of the scans.
             pruned = JPEGScanPruner.eighthScaleStream(jpeg, scanner: markers)
         }
+        // Colour: previews are never converted; a CMYK profile is applied
+        // while converting to RGB, any other at the end (ColorManager).
+        let colorProfile = completeness == .required
+            ? JPEGICCProfileReader.profile(in: jpeg, limit: options.maximumColorProfileBytes) : nil
+        let cmykPlan = header.isCMYK ? ColorManager.cmykPlan(profile: colorProfile, options: options) : nil
         var (image, warning) = if let pruned {
             try pruned.withUnsafeBytes { bytes in
-                Result { () throws(ImageError) in try decompress(bytes, header: header, scale: scale, handle: handle) }
+                Result { () throws(ImageError) in try decompress(bytes, header: header, scale: scale, handle: handle, cmykPlan: cmykPlan) }
             }.get()
         } else {
-            try decompress(jpeg, header: header, scale: scale, handle: handle)
+            try decompress(jpeg, header: header, scale: scale, handle: handle, cmykPlan: cmykPlan)
         }
 
         if let warning, completeness == .required {
@@ -117,7 +122,9 @@ extension JPEGCoder {
             image = ImageResampler.resample(image, to: target)
         }
         image = image.with(orientation: orientation, isPreview: completeness == .partialAllowed)
-        return options.applyOrientation ? image.applyingOrientation() : image
+        image = options.applyOrientation ? image.applyingOrientation() : image
+        if let cmykPlan { return image.with(colorProfile: nil, conversion: cmykPlan.conversion) }
+        return completeness == .required ? ColorManager.manage(image, profile: colorProfile, options: options) : image
     }
 
     /// Decompresses at `scale` into a new image, converting CMYK to RGB.
@@ -125,7 +132,8 @@ extension JPEGCoder {
         _ jpeg: UnsafeRawBufferPointer,
         header: TurboJPEGHandle.Header,
         scale: JPEGScale,
-        handle: borrowing TurboJPEGHandle
+        handle: borrowing TurboJPEGHandle,
+        cmykPlan: ColorManager.CMYKPlan? = nil
     ) throws(ImageError) -> (Image, warning: String?) {
         let size = scale.apply(to: header.size)
         // Errors cannot leave `Image.make`'s fill closure typed, so the
@@ -144,7 +152,7 @@ extension JPEGCoder {
             let warning = try outcome.get()
             let image = cmyk.withUnsafeBytes { source in
                 Image.make(width: size.width, height: size.height, pixelFormat: .rgb8, format: .jpeg) { destination in
-                    CMYKConverter.convert(source, to: destination, count: size.pixelCount)
+                    CMYKConverter.convert(source, to: destination, size: size, plan: cmykPlan ?? .naive)
                 }
             }
             return (image, warning)

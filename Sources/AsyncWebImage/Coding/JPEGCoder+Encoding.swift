@@ -20,7 +20,10 @@ extension JPEGCoder {
         }
         let handle = try TurboJPEGHandle(.compressor)
         let libjpegQuality = libjpegQuality(quality)
-        let app1 = image.orientation == .up ? nil : ExifOrientationReader.app1Segment(for: image.orientation)
+        var segments = image.orientation == .up ? [] : ExifOrientationReader.app1Segment(for: image.orientation)
+        // A kept non-sRGB profile travels with the pixels; sRGB needs no marker.
+        if let profile = image.iccProfile { segments += JPEGICCProfileReader.segments(for: profile) }
+        let app1 = segments.isEmpty ? nil : segments
         let gray = image.pixelFormat.isGray
         let (tjFormat, subsampling) = gray ? (TJPF_GRAY, TJSAMP_GRAY) : (TJPF_RGB, TJSAMP_420)
 

@@ -5,7 +5,10 @@ public import Foundation
 /// Decodes baseline, progressive and arithmetic-coded JPEGs, any chroma
 /// subsampling; grayscale to ``PixelFormat/gray8``, everything else to
 /// ``PixelFormat/rgb8``, including CMYK and YCCK (Adobe-inverted) files,
-/// converted to RGB. Reads the EXIF orientation into ``Image/orientation``
+/// converted to RGB. Converts pixels to sRGB through an embedded ICC profile
+/// (APP2 chunks; a CMYK profile replaces the naive CMYK formula), for full
+/// decodes and thumbnails, not previews (``ColorManager``,
+/// ``ImageDecodingOptions/keepsColorProfile``). Reads the EXIF orientation into ``Image/orientation``
 /// (and applies it with ``ImageDecodingOptions/applyOrientation``).
 /// Thumbnails and scale-down decode at the smallest DCT scale that still
 /// covers the target, then resample exactly. A progressive file decoded at
@@ -67,7 +70,8 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
     /// ``PixelFormat/grayAlpha8`` images are flattened over white, the way
     /// a transparent PNG looks on a web page. An orientation other than
     /// ``ImageOrientation/up`` is written as an EXIF APP1 segment, so the
-    /// file displays (and decodes back) the same way.
+    /// file displays (and decodes back) the same way. An ``Image/iccProfile``
+    /// is written as APP2 `ICC_PROFILE` segments (none for sRGB images).
     ///
     /// - Parameters:
     ///   - format: must be ``ImageFormat/jpeg``.

@@ -9,7 +9,9 @@ extension PNGCoder {
     /// PNG is lossless, so `quality` is ignored: the output uses
     /// ``compressionLevel`` (zlib level 6 by default) with libspng's adaptive
     /// per-row filter choice. An orientation other than `.up` is written as
-    /// an eXIf chunk, so decoding gives back the same image.
+    /// an eXIf chunk, so decoding gives back the same image. An
+    /// ``Image/iccProfile`` is written as an `iCCP` chunk; an image converted
+    /// to sRGB at decode (``ColorConversion/converted``) gets an `sRGB` chunk.
     ///
     /// - Throws: ``ImageError/encodingFailed(_:_:)`` for a format other than
     ///   `.png` or when libspng fails.
@@ -30,6 +32,8 @@ extension PNGCoder {
                 try context.check(spng_set_exif(context.raw, &exif))
             }
         }
+        let colorChunk = try Self.setColorChunk(for: image, context: context)
+        defer { withExtendedLifetime(colorChunk) {} }
         // Row by row, so a padded `bytesPerRow` needs no packed copy.
         let flags = Int32(SPNG_ENCODE_PROGRESSIVE.rawValue | SPNG_ENCODE_FINALIZE.rawValue)
         try context.check(spng_encode_image(context.raw, nil, 0, Int32(SPNG_FMT_PNG.rawValue), flags))

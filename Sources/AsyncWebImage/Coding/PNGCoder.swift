@@ -8,7 +8,9 @@ import CSpng
 /// holds the image without loss (straight alpha):
 /// grey → `.gray8`; grey with tRNS or alpha → `.grayAlpha8`; RGB or palette
 /// → `.rgb8`; RGB or palette with tRNS, and RGBA → `.rgba8`. 16-bit samples
-/// are rounded to 8 bits. Gamma and ICC profiles are not applied. The
+/// are rounded to 8 bits. An `iCCP` profile, else `gAMA`/`cHRM`, is applied
+/// by converting to sRGB (``ColorManager``, ``ImageDecodingOptions/keepsColorProfile``;
+/// previews are not converted). The
 /// orientation comes from an eXIf chunk when there is one. Animated PNGs
 /// (APNG) decode to their default image, as by any non-APNG decoder.
 ///
@@ -22,7 +24,8 @@ import CSpng
 ///   iTXt and iCCP) and 16 MiB in all, so a compressed-text bomb fails with
 ///   ``ImageError/undecodable(_:_:)`` instead of inflating; image data is
 ///   inflated only into the pixel buffer, so an IDAT bomb cannot grow memory;
-/// - CRC and Adler-32 mismatches are errors;
+/// - CRC and Adler-32 mismatches are errors, in ancillary chunks too (libspng
+///   would drop a damaged ancillary chunk silently by default);
 /// - a truncated file is an error, ``ImageError/undecodable(_:_:)`` whose
 ///   message starts with "truncated", unless all of its image data arrived
 ///   (a file cut after its last IDAT decodes).
@@ -99,7 +102,8 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             let finalTarget = orientation == early ? target : options.targetSize(forStored: size, orientation: orientation)
             return (decoded.with(orientation: orientation), finalTarget)
         }
-        return Self.finish(image, target: target, options: options)
+        let colorProfile = data.withUnsafeBytes { PNGColorChunkReader.profile(in: $0, limit: options.maximumColorProfileBytes) }
+        return ColorManager.manage(Self.finish(image, target: target, options: options), profile: colorProfile, options: options)
     }
 
     /// Throws when the PNG's IDAT chunks are too few bytes to inflate to the

@@ -30,6 +30,10 @@ final class SpngContext {
         self.raw = raw
         self.isEncoder = false
         try check(spng_set_chunk_limits(raw, Self.chunkSizeLimit, Self.chunkCacheLimit))
+        // A damaged ancillary chunk (say a gAMA or iCCP that changes the
+        // colours) fails like a critical one, as PNGCoder documents, instead
+        // of libspng's default of discarding it silently.
+        try check(spng_set_crc_action(raw, Int32(SPNG_CRC_ERROR.rawValue), Int32(SPNG_CRC_ERROR.rawValue)))
         try check(spng_set_png_buffer(raw, buffer.baseAddress, buffer.count))
     }
 

@@ -1,0 +1,65 @@
+import AsyncWebImage
+import Foundation
+
+/// What converting to sRGB costs a decode: the 12 MP baseline JPEG with an
+/// Adobe RGB profile embedded, decoded by `JPEGCoder` with the default
+/// options (lcms2 conversion on the decode thread, cached transform)
+/// against the same decode keeping the profile (no conversion).
+///
+/// The target: the conversion costs at most 25 % of the decode,
+/// i.e. the converting decode's throughput is at least 0.8× the other's.
+struct ICCConversionScenario: Scenario {
+    let name = "icc-convert"
+    let summary = "JPEGCoder decode of a 12 MP Adobe RGB JPEG, converting to sRGB vs keeping the profile (target ≥ 0.8×: conversion ≤ 25 % of decode)"
+
+    /// Where Debian's icc-profiles-free puts its Adobe RGB compatible profile.
+    static let profilePath = "/usr/share/color/icc/compatibleWithAdobeRGB1998.icc"
+
+    func run(in context: BenchmarkContext) async throws -> [ResultRow] {
+        guard let file = context.corpus.image(.jpeg, .baseline, megapixels: 12) else {
+            throw ScenarioSkipped("no 12 MP baseline JPEG in the corpus")
+        }
+        guard let profile = FileManager.default.contents(atPath: Self.profilePath) else {
+            throw ScenarioSkipped("\(Self.profilePath) missing (Debian package icc-profiles-free)")
+        }
+        let tagged = try Self.embedding(profile, in: context.corpus.data(of: file))
+        return [await context.measureCase(scenario: name, caseName: file.label) {
+            try await measure(tagged, file: file, context: context)
+        }]
+    }
+
+    private func measure(_ data: Data, file: CorpusImage, context: BenchmarkContext) async throws -> ResultRow {
+        let coder = JPEGCoder()
+        let converting = ImageDecodingOptions()
+        let keeping = ImageDecodingOptions(keepsColorProfile: true)
+        let check = try coder.decode(data, options: converting)
+        guard check.colorConversion == .converted, try coder.decode(data, options: keeping).colorConversion == .kept else {
+            throw BenchmarkFailure("the tagged JPEG was not converted (\(check.colorConversion))")
+        }
+        let plan = context.plan(warmup: 2, minIterations: 5, maxIterations: 25, budget: 8)
+        let measurement = try await InterleavedMeasurement.run(
+            plan: plan, progress: context.progress,
+            ours: { try Sample.onThread { blackHole(try coder.decode(data, options: converting)) } },
+            baseline: { try Sample.onThread { blackHole(try coder.decode(data, options: keeping)) } }
+        )
+        var row = ResultRow(
+            scenario: name, caseName: file.label, measurement: measurement,
+            unitsPerOperation: file.megapixels, unit: "MP/s", basis: .cpu,
+            baseline: "decode keeping the profile", target: .ratioAtLeast(0.8)
+        )
+        row.note = "\(file.name) + \(data.count - file.byteCount)-byte APP2; ratio = conversion-free time / converting time"
+        return row
+    }
+
+    /// `jpeg` with `profile` as one APP2 `ICC_PROFILE` segment after SOI.
+    static func embedding(_ profile: Data, in jpeg: Data) throws -> Data {
+        guard profile.count <= 65_519, jpeg.count > 2 else { throw BenchmarkFailure("profile too large for one APP2") }
+        let length = 2 + 14 + profile.count
+        var data = Data(jpeg.prefix(2))
+        data.append(contentsOf: [0xFF, 0xE2, UInt8(length >> 8), UInt8(length & 0xFF)])
+        data.append(contentsOf: Array("ICC_PROFILE".utf8) + [0, 1, 1])
+        data.append(profile)
+        data.append(jpeg.dropFirst(2))
+        return data
+    }
+}
