@@ -53,7 +53,7 @@ struct DiskStoreTests {
         #expect(FileFlags.mode(directory.path) == 0o700)
         #expect(FileFlags.mode(root.appending("a").path) == 0o700)
         // data plus the 24-byte trailer
-        #expect(try await store.totalSize == 10_024)
+        #expect(try await store.totalSize == 10_000 + DiskEntryTrailer.size)
         #expect(try await store.count == 1)
         #expect(await store.contains("https://example.com/images/cat.JPG?size=2"))
         #expect(try await store.data(forKey: "other") == nil)
@@ -141,7 +141,7 @@ struct DiskStoreTests {
         #expect(try await store.extendedData(forKey: "k") == meta)
         #expect(try await store.dataWithExtendedData(forKey: "k")?.extendedData == meta)
         // and sizes count the sidecar (4-byte magic, 8-byte generation, payload)
-        #expect(try await store.totalSize == 124 + 12 + meta.count)
+        #expect(try await store.totalSize == 100 + DiskEntryTrailer.size + 12 + meta.count)
         // When the entry is removed, so is the sidecar
         try await store.removeData(forKey: "k")
         #expect(ourFiles(root.path).isEmpty)
@@ -175,7 +175,7 @@ struct DiskStoreTests {
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
         switch kind {
         case "truncated": try handle.truncate(atOffset: 2500)
-        case "foreign": try handle.truncate(atOffset: 0); try handle.write(contentsOf: bytes(5024, seed: 9))
+        case "foreign": try handle.truncate(atOffset: 0); try handle.write(contentsOf: bytes(5000 + DiskEntryTrailer.size, seed: 9))
         case "empty": try handle.truncate(atOffset: 0)
         default: try handle.truncate(atOffset: 4990) // cuts into the trailer
         }
@@ -309,11 +309,11 @@ struct DiskStoreTests {
         let result = try await store.cleanup()
         // Then only day0 expired: reading does not renew a modification date
         #expect(result.expiredCount == 1 && result.trimmedCount == 0)
-        #expect(result.removedBytes == 34)
+        #expect(result.removedBytes == 10 + DiskEntryTrailer.size)
         #expect(await !store.contains("day0"))
         #expect(await store.contains("day3"))
         #expect(await store.contains("day6"))
-        #expect(result.remainingCount == 2 && result.remainingSize == 68)
+        #expect(result.remainingCount == 2 && result.remainingSize == 2 * (10 + DiskEntryTrailer.size))
     }
 
     @Test("expiry by access date: a read renews the entry")
@@ -354,12 +354,12 @@ struct DiskStoreTests {
 
     @Test("over maxSize, the oldest go first until at most half remain; exact survivors")
     func trimToHalf() async throws {
-        // Given six 200-byte entries (176 + 24) written a day apart, e0 read last
+        // Given six 200-byte entries (data + trailer) written a day apart, e0 read last
         let root = TemporaryDirectory()
         let clock = ManualDate()
         let writer = store(root.url, clock: clock, maxSize: nil)
         for index in 0..<6 {
-            try await writer.setData(bytes(176, seed: UInt8(index)), forKey: "e\(index)")
+            try await writer.setData(bytes(200 - DiskEntryTrailer.size, seed: UInt8(index)), forKey: "e\(index)")
             clock.advance(by: 3600)
         }
         #expect(try await writer.data(forKey: "e0") != nil)

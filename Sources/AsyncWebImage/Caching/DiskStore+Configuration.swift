@@ -15,7 +15,7 @@ extension DiskStore {
 
         /// When a cleanup pass finds more bytes than this, it removes the
         /// oldest entries until at most half of it remain; `nil` for no limit.
-        /// 1 GiB by default. Bytes are file lengths (data plus a 24-byte
+        /// 1 GiB by default. Bytes are file lengths (data plus a 32-byte
         /// trailer per entry, plus sidecar files), not allocated blocks.
         public var maxSize: Int?
 

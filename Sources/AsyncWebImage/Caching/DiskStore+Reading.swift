@@ -86,7 +86,8 @@ extension DiskStore {
 
     /// An entry file of `size` bytes, filled by `read` (which says whether
     /// every byte came), as its data (sharing the buffer) and its trailer;
-    /// `nil` when short or damaged. Both read paths use it.
+    /// `nil` when short or damaged — including data whose checksum is not
+    /// the trailer's. Both read paths use it, so every read checks the data.
     static func entry(size: Int, read: (UnsafeMutableRawPointer) throws -> Bool) rethrows -> (data: Data, trailer: DiskEntryTrailer)? {
         // Uninitialised, not zero-filled: every byte is read from the file before use.
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
@@ -100,7 +101,8 @@ extension DiskStore {
         }
         guard complete,
               let trailer = DiskEntryTrailer(UnsafeRawBufferPointer(start: buffer + length, count: DiskEntryTrailer.size)),
-              trailer.length == UInt64(length) else {
+              trailer.length == UInt64(length),
+              trailer.checksum == DiskEntryTrailer.checksum(of: UnsafeRawBufferPointer(start: buffer, count: length)) else {
             buffer.deallocate()
             return nil
         }

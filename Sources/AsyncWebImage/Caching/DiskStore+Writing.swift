@@ -64,7 +64,8 @@ extension DiskStore {
         var useSidecar = extendedData != nil && configuration.extendedDataStorage == .sidecarFile
         do {
             try data.withUnsafeBytes { try FileIO.write(fd, temporary, $0) }
-            let trailer = DiskEntryTrailer(generation: generation, length: UInt64(data.count)).bytes
+            let checksum = data.withUnsafeBytes { DiskEntryTrailer.checksum(of: $0) }
+            let trailer = DiskEntryTrailer(generation: generation, length: UInt64(data.count), checksum: checksum).bytes
             try trailer.withUnsafeBytes { try FileIO.write(fd, temporary, $0) }
             if let extendedData, !useSidecar {
                 useSidecar = try !FileIO.setAttribute(fd, temporary, name: Self.attributeName, value: extendedData)

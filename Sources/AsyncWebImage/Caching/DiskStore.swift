@@ -12,9 +12,11 @@ import Glibc
 /// (plus the URL's path extension when short), so no key — `../../etc` or
 /// anything else — can name a file outside the directory. The directory is
 /// created with mode 0700 and files with 0600. A file holds the data followed
-/// by a 24-byte trailer (see `DiskEntryTrailer`) that lets a read tell a whole
-/// entry from a truncated or overwritten one; a damaged entry is removed and
-/// reported as a miss.
+/// by a 32-byte trailer (see `DiskEntryTrailer`: length and an xxHash
+/// checksum of the data, checked on every read) that lets a read tell a whole
+/// entry from a truncated, overwritten or bit-rotten one; a damaged entry is
+/// removed and reported as a miss. Entries written by versions without the
+/// checksum count as damaged.
 ///
 /// **Atomic writes.** Data is written to a temporary file in the same
 /// directory and renamed over the entry, so a reader in this process or in
