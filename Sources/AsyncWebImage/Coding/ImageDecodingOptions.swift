@@ -24,6 +24,19 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// allocated. 100 megapixels by default (400 MB as RGBA).
     public var maxPixelCount: Int = 100_000_000
 
+    /// The most bytes one decode may allocate for pixels and its working
+    /// buffers (the decoded image, reducer sums, row buffers — 16-bit rows at
+    /// their real size — and resampling intermediates), computed from the
+    /// header before any of them is allocated; work over it fails with
+    /// ``ImageError/tooLarge(_:limit:actual:)`` (`.decodedBytes`). 512 MiB by
+    /// default: a full decode of 100 megapixels as RGBA fits.
+    ///
+    /// Honoured by ``PNGCoder``, which then picks the leanest way within it
+    /// (row-by-row shrinking or resampling for thumbnails; its one-call
+    /// inflate only when the inflated data also fits). Other coders are
+    /// bounded by ``maxPixelCount``.
+    public var maxDecodeMemoryBytes: Int = 512 * 1024 * 1024
+
     /// Rotate and mirror the pixels by the EXIF orientation, so the result is
     /// `.up`. `false` by default: the orientation is reported, not applied.
     public var applyOrientation: Bool = false
@@ -35,7 +48,8 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         scaleDownLargeImages: Bool = false,
         scaleDownLimitBytes: Int = 60 * 1024 * 1024,
         maxPixelCount: Int = 100_000_000,
-        applyOrientation: Bool = false
+        applyOrientation: Bool = false,
+        maxDecodeMemoryBytes: Int = 512 * 1024 * 1024
     ) {
         self.thumbnailPixelSize = thumbnailPixelSize
         self.preserveAspectRatio = preserveAspectRatio
@@ -43,6 +57,7 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         self.scaleDownLimitBytes = scaleDownLimitBytes
         self.maxPixelCount = maxPixelCount
         self.applyOrientation = applyOrientation
+        self.maxDecodeMemoryBytes = maxDecodeMemoryBytes
     }
 
     /// A string that differs whenever the options change the decoded result;

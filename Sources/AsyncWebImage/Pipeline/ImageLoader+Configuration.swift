@@ -56,6 +56,10 @@ extension ImageLoader {
         /// The most pixels an image header may declare. 100 megapixels by default.
         public var maxPixelCount = 100_000_000
 
+        /// The most bytes one decode may allocate
+        /// (``ImageDecodingOptions/maxDecodeMemoryBytes``). 512 MiB by default.
+        public var maxDecodeMemoryBytes = 512 * 1024 * 1024
+
         /// The decoded-bytes limit of `.scaleDownLargeImages`. 60 MiB by default.
         public var scaleDownLimitBytes = 60 * 1024 * 1024
 

@@ -66,7 +66,8 @@ extension ImageLoader {
             scaleDownLargeImages: options.contains(.scaleDownLargeImages),
             scaleDownLimitBytes: configuration.scaleDownLimitBytes,
             maxPixelCount: configuration.maxPixelCount,
-            applyOrientation: configuration.appliesOrientation
+            applyOrientation: configuration.appliesOrientation,
+            maxDecodeMemoryBytes: configuration.maxDecodeMemoryBytes
         )
     }
 

@@ -61,7 +61,9 @@ extension ImageLoader {
         guard query.includesDisk, let disk = cache.disk else { return nil }
         if request.wantsPixels, request.transformer != nil, let data = try? await disk.data(forKey: request.resultKey) {
             // Already transformed: decode as stored, with the limits but no resizing.
-            let options = ImageDecodingOptions(maxPixelCount: configuration.maxPixelCount)
+            let options = ImageDecodingOptions(
+                maxPixelCount: configuration.maxPixelCount, maxDecodeMemoryBytes: configuration.maxDecodeMemoryBytes
+            )
             let coders = configuration.coders
             do {
                 let image = try await cache.decodeLimiter.withPermit { try coders.decode(data, options: options) }
