@@ -30,16 +30,23 @@ import CSpng
 /// A complete file's image data is inflated in one libdeflate call and
 /// unfiltered by ``PNGInflatedImage`` (libspng still parses the chunks and
 /// supplies PLTE and tRNS); libspng decodes as before when that does not
-/// apply: a truncated or damaged file, inflated data over 128 MiB, an eXIf
-/// chunk after the image data, or a stream that inflates to more than the
-/// image.
+/// apply: a truncated or damaged file, inflated data over 128 MiB or over
+/// what the memory budget leaves, an eXIf chunk after the image data, or a
+/// stream that inflates to more than the image.
 ///
 /// Thumbnails and ``ImageDecodingOptions/scaleDownLargeImages`` shrink while
-/// decoding when the image is at least twice the target size: pixels are
+/// decoding. When the image is at least twice the target size, pixels are
 /// averaged in whole-factor boxes as their rows (or Adam7 pass rows) are
-/// decoded, so the full-size image is never held, then the small result is
-/// resampled to the exact size with an area filter. Smaller reductions
-/// decode in full, then resample.
+/// decoded, then the small result is resampled to the exact size with an
+/// area filter. Smaller reductions resample row by row as rows are decoded
+/// (``StreamingResampler``; an interlaced image is decoded in full first).
+/// Either way a plain PNG's full-size image is never held.
+///
+/// Memory: ``ImageDecodingOptions/maxDecodeMemoryBytes`` bounds what one
+/// decode allocates (pixels, reducer sums, row buffers — 16-bit rows at
+/// their real size — and resampling buffers), computed from the header
+/// (``PNGDecodeRoute``); over it, the decode fails with
+/// ``ImageError/tooLarge(_:limit:actual:)`` before allocating.
 public struct PNGCoder: ImageDecoding, ImageEncoding {
     /// The zlib level the encoder uses, 0 (store) to 9 (smallest). 6 by default.
     public var compressionLevel: Int
