@@ -24,6 +24,19 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// allocated. 100 megapixels by default (400 MB as RGBA).
     public var maxPixelCount: Int = 100_000_000
 
+    /// The most bytes one decode may allocate for pixels and its working
+    /// buffers (the decoded image, reducer sums, row buffers — 16-bit rows at
+    /// their real size — and resampling intermediates), computed from the
+    /// header before any of them is allocated; work over it fails with
+    /// ``ImageError/tooLarge(_:limit:actual:)`` (`.decodedBytes`). 512 MiB by
+    /// default: a full decode of 100 megapixels as RGBA fits.
+    ///
+    /// Honoured by ``PNGCoder``, which then picks the leanest way within it
+    /// (row-by-row shrinking or resampling for thumbnails; its one-call
+    /// inflate only when the inflated data also fits). Other coders are
+    /// bounded by ``maxPixelCount``.
+    public var maxDecodeMemoryBytes: Int = 512 * 1024 * 1024
+
     /// Rotate and mirror the pixels by the EXIF orientation, so the result is
     /// `.up`. `false` by default: the orientation is reported, not applied.
     public var applyOrientation: Bool = false
@@ -73,7 +86,8 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         applyOrientation: Bool = false,
         maxScanCount: Int = 100,
         maxScanBlockCount: Int = 50_000_000,
-        keepsColorProfile: Bool = false
+        keepsColorProfile: Bool = false,
+        maxDecodeMemoryBytes: Int = 512 * 1024 * 1024
     ) {
         self.thumbnailPixelSize = thumbnailPixelSize
         self.preserveAspectRatio = preserveAspectRatio
@@ -84,6 +98,7 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         self.maxScanCount = maxScanCount
         self.maxScanBlockCount = maxScanBlockCount
         self.keepsColorProfile = keepsColorProfile
+        self.maxDecodeMemoryBytes = maxDecodeMemoryBytes
     }
 
     /// Throws when a JPEG's scans exceed ``maxScanCount`` or ``maxScanBlockCount``.

@@ -17,8 +17,11 @@ extension PNGCoder {
     ///
     /// - Throws: ``ImageError/undecodable(_:_:)`` as for a full decode
     ///   (truncated data included).
-    static func decodeShrinking(_ context: SpngContext, png: UnsafeRawBufferPointer, plan: PNGDecodePlan, factor: Int) throws -> Image {
-        if var inflated = PNGInflatedImage(png: png, context: context, plan: plan, maximumInflatedBytes: PNGInflatedImage.maximumInflatedBytes),
+    static func decodeShrinking(
+        _ context: SpngContext, png: UnsafeRawBufferPointer, plan: PNGDecodePlan, factor: Int,
+        maximumInflatedBytes: Int = PNGInflatedImage.maximumInflatedBytes
+    ) throws -> Image {
+        if var inflated = PNGInflatedImage(png: png, context: context, plan: plan, maximumInflatedBytes: maximumInflatedBytes),
            let image = shrink(&inflated, plan: plan, factor: factor) {
             return image
         }

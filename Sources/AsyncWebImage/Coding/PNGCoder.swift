@@ -33,16 +33,23 @@ import CSpng
 /// A complete file's image data is inflated in one libdeflate call and
 /// unfiltered by ``PNGInflatedImage`` (libspng still parses the chunks and
 /// supplies PLTE and tRNS); libspng decodes as before when that does not
-/// apply: a truncated or damaged file, inflated data over 128 MiB, an eXIf
-/// chunk after the image data, or a stream that inflates to more than the
-/// image.
+/// apply: a truncated or damaged file, inflated data over 128 MiB or over
+/// what the memory budget leaves, an eXIf chunk after the image data, or a
+/// stream that inflates to more than the image.
 ///
 /// Thumbnails and ``ImageDecodingOptions/scaleDownLargeImages`` shrink while
-/// decoding when the image is at least twice the target size: pixels are
+/// decoding. When the image is at least twice the target size, pixels are
 /// averaged in whole-factor boxes as their rows (or Adam7 pass rows) are
-/// decoded, so the full-size image is never held, then the small result is
-/// resampled to the exact size with an area filter. Smaller reductions
-/// decode in full, then resample.
+/// decoded, then the small result is resampled to the exact size with an
+/// area filter. Smaller reductions resample row by row as rows are decoded
+/// (``StreamingResampler``; an interlaced image is decoded in full first).
+/// Either way a plain PNG's full-size image is never held.
+///
+/// Memory: ``ImageDecodingOptions/maxDecodeMemoryBytes`` bounds what one
+/// decode allocates (pixels, reducer sums, row buffers — 16-bit rows at
+/// their real size — and resampling buffers), computed from the header
+/// (``PNGDecodeRoute``); over it, the decode fails with
+/// ``ImageError/tooLarge(_:limit:actual:)`` before allocating.
 public struct PNGCoder: ImageDecoding, ImageEncoding {
     /// The zlib level the encoder uses, 0 (store) to 9 (smallest). 6 by default.
     public var compressionLevel: Int
@@ -81,25 +88,25 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             let size = PixelSize(width: plan.width, height: plan.height)
             let early = context.exifOrientation()
             let target = options.targetSize(forStored: size, orientation: early)
+            let route = PNGDecodeRoute(plan: plan, target: target)
+            // The budget refuses the work before any pixel buffer exists.
+            try route.checkMemory(budget: options.maxDecodeMemoryBytes, applyingOrientation: options.applyOrientation)
+            let inflateLimit = min(PNGInflatedImage.maximumInflatedBytes, options.maxDecodeMemoryBytes - route.memoryBytes)
             let decoded: Image
-            if let target, let factor = Self.shrinkFactor(plan: plan, target: target) {
-                decoded = try Self.decodeShrinking(context, png: buffer, plan: plan, factor: factor)
-            } else {
-                decoded = try Image.make(width: plan.width, height: plan.height, pixelFormat: plan.pixelFormat, format: .png) {
-                    pixels in
-                    if var inflated = PNGInflatedImage(
-                        png: buffer, context: context, plan: plan, maximumInflatedBytes: PNGInflatedImage.maximumInflatedBytes
-                    ), inflated.decode(into: pixels, plan: plan) {
-                        return
-                    }
-                    try Self.decodePixels(context, plan: plan, into: pixels)
-                }
+            switch route.kind {
+            case .full:
+                decoded = try Self.decodeFull(context, png: buffer, plan: plan, maximumInflatedBytes: inflateLimit)
+            case .shrink(let factor):
+                decoded = try Self.decodeShrinking(context, png: buffer, plan: plan, factor: factor, maximumInflatedBytes: inflateLimit)
+            case .resample(let size):
+                decoded = try Self.decodeResampling(context, png: buffer, plan: plan, target: size, maximumInflatedBytes: inflateLimit)
             }
             // Some writers put eXIf after the image data; libspng has read it by now.
             // Its orientation then decides the target (a rare case where a
             // shrunk image may be resampled up a little).
             let orientation = early == .up ? context.exifOrientation() : early
-            let finalTarget = orientation == early ? target : options.targetSize(forStored: size, orientation: orientation)
+            var finalTarget = orientation == early ? target : options.targetSize(forStored: size, orientation: orientation)
+            if finalTarget == decoded.size { finalTarget = nil }
             return (decoded.with(orientation: orientation), finalTarget)
         }
         let colorProfile = data.withUnsafeBytes { PNGColorChunkReader.profile(in: $0, limit: options.maximumColorProfileBytes) }
@@ -117,6 +124,18 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
         guard received < minimum else { return }
         throw .undecodable(.png, "truncated: the image data is too short for the declared \(plan.width)×\(plan.height): "
             + "\(received) bytes, where deflate needs at least \(minimum) for its \(plan.filteredBytes) bytes of rows (1032:1 at most)")
+    }
+
+    /// The whole image at full size: libdeflate's path when it applies
+    /// within `maximumInflatedBytes`, else libspng's.
+    static func decodeFull(_ context: SpngContext, png: UnsafeRawBufferPointer, plan: PNGDecodePlan, maximumInflatedBytes: Int) throws -> Image {
+        try Image.make(width: plan.width, height: plan.height, pixelFormat: plan.pixelFormat, format: .png) { pixels in
+            if var inflated = PNGInflatedImage(png: png, context: context, plan: plan, maximumInflatedBytes: maximumInflatedBytes),
+               inflated.decode(into: pixels, plan: plan) {
+                return
+            }
+            try Self.decodePixels(context, plan: plan, into: pixels)
+        }
     }
 
     /// Writes every pixel of the image into `pixels`.

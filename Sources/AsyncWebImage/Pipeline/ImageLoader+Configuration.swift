@@ -74,6 +74,10 @@ extension ImageLoader {
         /// its scans (see ``ImageDecodingOptions/maxScanBlockCount``). 50 million by default.
         public var maxScanBlockCount = ImageDecodingOptions().maxScanBlockCount
 
+        /// The most bytes one decode may allocate
+        /// (``ImageDecodingOptions/maxDecodeMemoryBytes``). 512 MiB by default.
+        public var maxDecodeMemoryBytes = 512 * 1024 * 1024
+
         /// The decoded-bytes limit of `.scaleDownLargeImages`. 60 MiB by default.
         public var scaleDownLimitBytes = 60 * 1024 * 1024
 

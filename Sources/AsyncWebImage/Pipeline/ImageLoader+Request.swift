@@ -77,18 +77,27 @@ extension ImageLoader {
         }
     }
 
+    /// The configuration's decode limits and nothing else: how stored
+    /// (already transformed) data is decoded, and the base of every load's
+    /// options — the one place the limits are copied into decode options.
+    var decodeLimits: ImageDecodingOptions {
+        var options = ImageDecodingOptions()
+        options.maxPixelCount = configuration.maxPixelCount
+        options.maxScanCount = configuration.maxScanCount
+        options.maxScanBlockCount = configuration.maxScanBlockCount
+        options.maxDecodeMemoryBytes = configuration.maxDecodeMemoryBytes
+        options.scaleDownLimitBytes = configuration.scaleDownLimitBytes
+        return options
+    }
+
     /// The decode options a load's options and context ask for.
     private func decodingOptions(options: ImageOptions, thumbnail: PixelSize?, preserveAspectRatio: Bool?) -> ImageDecodingOptions {
-        ImageDecodingOptions(
-            thumbnailPixelSize: thumbnail,
-            preserveAspectRatio: preserveAspectRatio ?? true,
-            scaleDownLargeImages: options.contains(.scaleDownLargeImages),
-            scaleDownLimitBytes: configuration.scaleDownLimitBytes,
-            maxPixelCount: configuration.maxPixelCount,
-            applyOrientation: configuration.appliesOrientation,
-            maxScanCount: configuration.maxScanCount,
-            maxScanBlockCount: configuration.maxScanBlockCount
-        )
+        var decoding = decodeLimits
+        decoding.thumbnailPixelSize = thumbnail
+        decoding.preserveAspectRatio = preserveAspectRatio ?? true
+        decoding.scaleDownLargeImages = options.contains(.scaleDownLargeImages)
+        decoding.applyOrientation = configuration.appliesOrientation
+        return decoding
     }
 
     /// Options under which a call's final image is not simply looked up in

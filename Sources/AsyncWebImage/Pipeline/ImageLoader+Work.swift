@@ -66,10 +66,7 @@ extension ImageLoader {
             // Already transformed: decode as stored, with the limits but no resizing.
             // Whatever goes wrong, the original below can still serve.
             if let entry = try? await cache.decodedEntry(
-                forKey: keys.resultKey, options: ImageDecodingOptions(
-                    maxPixelCount: configuration.maxPixelCount,
-                    maxScanCount: configuration.maxScanCount, maxScanBlockCount: configuration.maxScanBlockCount
-                ),
+                forKey: keys.resultKey, options: decodeLimits,
                 limiter: limiter, readErrorsAreMisses: true
             ) {
                 if request.storeCacheType.includesMemory { await cache.memory.setImage(entry.image, forKey: keys.resultKey) }
