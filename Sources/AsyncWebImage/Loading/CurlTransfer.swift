@@ -26,6 +26,9 @@ final class CurlTransfer: @unchecked Sendable {
         var paused = false
     }
     private let flow = Lock(Flow())
+    /// The head of a response whose status (400 or more) failed the
+    /// transfer, for a retry's `Retry-After`; read by the consumer.
+    let failedHead = Lock<DataResponseHead?>(nil)
 
     private(set) var easy: UnsafeMutableRawPointer?
     private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -276,6 +279,8 @@ final class CurlTransfer: @unchecked Sendable {
         headDelivered = true
         let status = statusCode ?? 200
         if status >= 400 {
+            let head = DataResponseHead(statusCode: status, lowercasedHeaders: headerFields, expectedContentLength: nil, url: request.url)
+            failedHead.withLock { $0 = head }
             abortError = .httpStatus(status)
             return false
         }
