@@ -64,6 +64,12 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
+    /// The request's host and port: what the per-host limit counts.
+    var hostKey: String {
+        let url = request.url
+        return "\(url.host?.lowercased() ?? ""):\(url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80))"
+    }
+
     // MARK: Easy handle
 
     /// Creates and configures the easy handle.
@@ -130,6 +136,9 @@ final class CurlTransfer: @unchecked Sendable {
             }
         } else {
             try check(CCurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1)))
+        }
+        if let speed = configuration.maxReceiveBytesPerSecond {
+            try check(CCurl_easy_setopt_off(easy, CURLOPT_MAX_RECV_SPEED_LARGE, curl_off_t(max(1, speed))))
         }
         if configuration.acceptsCompressedResponses {
             try check(CCurl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, ""))
