@@ -314,10 +314,35 @@ final class CurlTransfer: @unchecked Sendable {
             CCurl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &pointer)
             if let pointer, let effective = URL(string: String(cString: pointer)) { url = effective }
         }
-        continuation.yield(.head(DataResponseHead(
+        var head = DataResponseHead(
             statusCode: status, lowercasedHeaders: headerFields, expectedContentLength: encoded ? nil : length, url: url
-        )))
+        )
+        head.timings = timings()
+        continuation.yield(.head(head))
         return true
+    }
+
+    /// curl's timings so far, HTTP version and connection reuse.
+    private func timings() -> TransferTimings? {
+        guard let easy else { return nil }
+        func time(_ info: CURLINFO) -> Duration {
+            var microseconds: curl_off_t = 0
+            CCurl_easy_getinfo_off(easy, info, &microseconds)
+            return .microseconds(Int64(microseconds))
+        }
+        var version = 0
+        CCurl_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
+        var connects = 0
+        CCurl_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects)
+        let versions: [Int: String] = [
+            Int(CURL_HTTP_VERSION_1_0): "1.0", Int(CURL_HTTP_VERSION_1_1): "1.1",
+            Int(CURL_HTTP_VERSION_2_0): "2", Int(CURL_HTTP_VERSION_3): "3",
+        ]
+        return TransferTimings(
+            nameLookup: time(CURLINFO_NAMELOOKUP_TIME_T), connect: time(CURLINFO_CONNECT_TIME_T),
+            tlsHandshake: time(CURLINFO_APPCONNECT_TIME_T), firstByte: time(CURLINFO_STARTTRANSFER_TIME_T),
+            httpVersion: versions[version], reusedConnection: connects == 0
+        )
     }
 
     // MARK: Stall
