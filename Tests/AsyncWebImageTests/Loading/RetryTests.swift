@@ -204,6 +204,32 @@ struct RetryTests {
         #expect(!policy.isTransient(ImageError.network(.init(kind: .tls, code: 60, message: ""))))
     }
 
+    @Test("ImageContext.retryPolicy reaches the download: 503, 503, 200 loads the image, three requests; without it, one")
+    func contextPolicy() async throws {
+        // Given an image whose first two answers are 503
+        let harness = try PipelineHarness()
+        defer { harness.server.stop() }
+        let png = try noisePNG(side: 16)
+        let count = Locked(0)
+        harness.server.route("/img.png") { _ in
+            let number = count.withLock { value -> Int in
+                value += 1
+                return value
+            }
+            return number <= 2 ? .status(503) : .ok(png, contentType: "image/png")
+        }
+        let url = harness.server.url("/img.png")
+        // When it is loaded once with no policy, then with a policy in the call's context
+        await #expect(throws: ImageError.httpStatus(503)) { try await harness.loader.image(url) }
+        #expect(harness.server.statistics("/img.png").requests == 1)
+        var context = ImageContext()
+        context.retryPolicy = Self.quick
+        let response = try await harness.loader.image(url, context: context)
+        // Then the second load retried past the 503 (requests 2 and 3) and decoded the image
+        #expect(response.image?.width == 16)
+        #expect(harness.server.statistics("/img.png").requests == 3)
+    }
+
     private func downloadError(_ coalescer: DownloadCoalescer, _ request: DataRequest) async -> (any Error)? {
         do {
             _ = try await coalescer.download(request).collect()
