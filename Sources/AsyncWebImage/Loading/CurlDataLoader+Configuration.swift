@@ -15,6 +15,15 @@ extension CurlDataLoader {
         public var maxConcurrentDownloads: Int = 6
         /// The order in which waiting transfers of one priority start. `.fifo` by default.
         public var executionOrder: ExecutionOrder = .fifo
+        /// The most transfers running at once to one host (name and port);
+        /// `nil` (the default) for no limit but ``maxConcurrentDownloads``.
+        /// With a limit, a host at it waits while others start, and waiting
+        /// hosts take turns, so one slow or stalled origin cannot hold every
+        /// slot. Also given to curl as `CURLMOPT_MAX_HOST_CONNECTIONS`.
+        public var maxConnectionsPerHost: Int?
+        /// The most body bytes per second one transfer receives
+        /// (`CURLOPT_MAX_RECV_SPEED_LARGE`); `nil` (the default) for no cap.
+        public var maxReceiveBytesPerSecond: Int64?
 
         // MARK: Time
 

@@ -76,7 +76,8 @@ public final class CurlDataLoader: DataLoading, Sendable {
             consumed: { [self] count in
                 if transfer.consumed(count) { loop.post(.resume(id)) }
             },
-            stop: { [self] in loop.post(.cancel(id)) }
+            stop: { [self] in loop.post(.cancel(id)) },
+            failedHead: { transfer.failedHead.withLock { $0 } }
         )
     }
 }

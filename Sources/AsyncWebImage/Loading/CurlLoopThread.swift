@@ -11,6 +11,8 @@ final class CurlLoopThread {
     private var active: [UInt64: CurlTransfer] = [:]
     private var waiting: [UInt64: CurlTransfer] = [:]
     private var queue: PendingQueue
+    /// Running transfers per host (with port), for the per-host limit.
+    private var perHost: [String: Int] = [:]
     /// curl's cookie store shared by the transfers that handle cookies.
     /// Only this thread uses it, so it needs no lock callbacks.
     private let cookieShare: UnsafeMutableRawPointer?
@@ -58,7 +60,7 @@ final class CurlLoopThread {
         switch command {
         case .start(let transfer):
             waiting[transfer.id] = transfer
-            queue.push(transfer.id, priority: transfer.request.priority)
+            queue.push(transfer.id, priority: transfer.request.priority, host: transfer.hostKey)
         case .cancel(let id):
             if let transfer = waiting.removeValue(forKey: id) {
                 queue.remove(id)
@@ -79,8 +81,12 @@ final class CurlLoopThread {
     }
 
     private func startWaiting() {
-        while active.count < max(1, configuration.maxConcurrentDownloads), let id = queue.pop() {
+        let perHostLimit = configuration.maxConnectionsPerHost.map { max(1, $0) }
+        while active.count < max(1, configuration.maxConcurrentDownloads),
+              let id = perHostLimit.map({ limit in queue.pop { perHost[$0, default: 0] < limit } }) ?? queue.pop() {
             guard let transfer = waiting.removeValue(forKey: id) else { continue }
+            // Counted from here; `release` uncounts, whichever way the transfer ends.
+            perHost[transfer.hostKey, default: 0] += 1
             do {
                 let easy = try transfer.makeEasyHandle(cookieShare: cookieShare)
                 loop.liveHandles.add(1, ordering: .relaxed)
@@ -137,7 +143,11 @@ final class CurlLoopThread {
         return Int32(max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1))
     }
 
+    /// Frees a started transfer's handle; called once for each.
     private func release(_ transfer: CurlTransfer) {
+        if let count = perHost[transfer.hostKey] {
+            perHost[transfer.hostKey] = count > 1 ? count - 1 : nil
+        }
         if let easy = transfer.easy {
             curl_multi_remove_handle(multi, easy)
             loop.liveHandles.subtract(1, ordering: .relaxed)

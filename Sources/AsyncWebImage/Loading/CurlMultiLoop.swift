@@ -43,6 +43,9 @@ final class CurlMultiLoop: Sendable {
         _ = CurlMultiLoop.globalInit
         multi = Handle(pointer: curl_multi_init())
         CCurl_multi_setopt_long(multi.pointer, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX)
+        if let perHost = configuration.maxConnectionsPerHost {
+            CCurl_multi_setopt_long(multi.pointer, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, perHost))
+        }
         let thread = Thread { [self] in
             let state = CurlLoopThread(loop: self, configuration: configuration)
             state.run()

@@ -26,6 +26,9 @@ final class CurlTransfer: @unchecked Sendable {
         var paused = false
     }
     private let flow = Lock(Flow())
+    /// The head of a response whose status (400 or more) failed the
+    /// transfer, for a retry's `Retry-After`; read by the consumer.
+    let failedHead = Lock<DataResponseHead?>(nil)
 
     private(set) var easy: UnsafeMutableRawPointer?
     private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -59,6 +62,12 @@ final class CurlTransfer: @unchecked Sendable {
     deinit {
         // The loop thread always releases the easy handle before it lets go.
         errorBuffer.deallocate()
+    }
+
+    /// The request's host and port: what the per-host limit counts.
+    var hostKey: String {
+        let url = request.url
+        return "\(url.host?.lowercased() ?? ""):\(url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80))"
     }
 
     // MARK: Easy handle
@@ -127,6 +136,9 @@ final class CurlTransfer: @unchecked Sendable {
             }
         } else {
             try check(CCurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1)))
+        }
+        if let speed = configuration.maxReceiveBytesPerSecond {
+            try check(CCurl_easy_setopt_off(easy, CURLOPT_MAX_RECV_SPEED_LARGE, curl_off_t(max(1, speed))))
         }
         if configuration.acceptsCompressedResponses {
             try check(CCurl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, ""))
@@ -276,6 +288,8 @@ final class CurlTransfer: @unchecked Sendable {
         headDelivered = true
         let status = statusCode ?? 200
         if status >= 400 {
+            let head = DataResponseHead(statusCode: status, lowercasedHeaders: headerFields, expectedContentLength: nil, url: request.url)
+            failedHead.withLock { $0 = head }
             abortError = .httpStatus(status)
             return false
         }
@@ -300,10 +314,35 @@ final class CurlTransfer: @unchecked Sendable {
             CCurl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &pointer)
             if let pointer, let effective = URL(string: String(cString: pointer)) { url = effective }
         }
-        continuation.yield(.head(DataResponseHead(
+        var head = DataResponseHead(
             statusCode: status, lowercasedHeaders: headerFields, expectedContentLength: encoded ? nil : length, url: url
-        )))
+        )
+        head.timings = timings()
+        continuation.yield(.head(head))
         return true
+    }
+
+    /// curl's timings so far, HTTP version and connection reuse.
+    private func timings() -> TransferTimings? {
+        guard let easy else { return nil }
+        func time(_ info: CURLINFO) -> Duration {
+            var microseconds: curl_off_t = 0
+            CCurl_easy_getinfo_off(easy, info, &microseconds)
+            return .microseconds(Int64(microseconds))
+        }
+        var version = 0
+        CCurl_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
+        var connects = 0
+        CCurl_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects)
+        let versions: [Int: String] = [
+            Int(CURL_HTTP_VERSION_1_0): "1.0", Int(CURL_HTTP_VERSION_1_1): "1.1",
+            Int(CURL_HTTP_VERSION_2_0): "2", Int(CURL_HTTP_VERSION_3): "3",
+        ]
+        return TransferTimings(
+            nameLookup: time(CURLINFO_NAMELOOKUP_TIME_T), connect: time(CURLINFO_CONNECT_TIME_T),
+            tlsHandshake: time(CURLINFO_APPCONNECT_TIME_T), firstByte: time(CURLINFO_STARTTRANSFER_TIME_T),
+            httpVersion: versions[version], reusedConnection: connects == 0
+        )
     }
 
     // MARK: Stall

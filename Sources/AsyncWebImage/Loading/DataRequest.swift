@@ -34,6 +34,11 @@ public struct DataRequest: Sendable, Hashable {
     public var allowInvalidSSLCertificates: Bool
     /// Follow redirects (up to the loader's `maxRedirects`); on by default.
     public var followRedirects: Bool
+    /// How a ``DownloadCoalescer`` retries this request when it fails; nil
+    /// (the default) for the coalescer's own ``DownloadCoalescer/Configuration/retryPolicy``.
+    /// Not part of ``key``: subscribers that share a transfer share the
+    /// policy of the one that started it.
+    public var retryPolicy: RetryPolicy?
 
     /// Creates a request.
     /// - Parameters:

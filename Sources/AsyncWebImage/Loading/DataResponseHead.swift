@@ -11,6 +11,9 @@ public struct DataResponseHead: Sendable, Hashable {
     public var expectedContentLength: Int64?
     /// The URL that answered, after redirects.
     public var url: URL
+    /// curl's timings up to this head, the HTTP version and connection
+    /// reuse; nil from loaders that do not measure them.
+    public var timings: TransferTimings?
 
     /// Creates a response head.
     /// - Parameters:

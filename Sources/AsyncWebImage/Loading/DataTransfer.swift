@@ -13,6 +13,9 @@ public struct DataTransfer: AsyncSequence, Sendable {
     let consumed: (@Sendable (Int) -> Void)?
     /// Stops the transfer at once (the loader's own cancellation, if it has one).
     let stop: (@Sendable () -> Void)?
+    /// The head of a response whose status failed the transfer (for its
+    /// `Retry-After`), when the loader kept it.
+    let failedHead: (@Sendable () -> DataResponseHead?)?
 
     /// Wraps a stream of events from a custom loader.
     /// - Parameters:
@@ -29,12 +32,14 @@ public struct DataTransfer: AsyncSequence, Sendable {
         stream: AsyncThrowingStream<DataLoadingEvent, any Error>,
         prioritize: @escaping @Sendable (DataRequest.Priority) -> Void,
         consumed: (@Sendable (Int) -> Void)?,
-        stop: (@Sendable () -> Void)?
+        stop: (@Sendable () -> Void)?,
+        failedHead: (@Sendable () -> DataResponseHead?)? = nil
     ) {
         self.stream = stream
         self.prioritize = prioritize
         self.consumed = consumed
         self.stop = stop
+        self.failedHead = failedHead
     }
 
     /// A transfer that fails at once with `error`.

@@ -5,6 +5,9 @@ extension DownloadCoalescer {
         /// ``ImageError/tooLarge(_:limit:actual:)``. A second guard behind the
         /// loader's own limit, for loaders without one. 64 MiB by default.
         public var maxResponseBytes: Int64 = 64 * 1024 * 1024
+        /// How transfers are retried when their request names no policy.
+        /// ``RetryPolicy/none`` by default (see ``RetryPolicy`` for why).
+        public var retryPolicy: RetryPolicy = .none
         /// The modifiers used when a download names none. None by default.
         public var modifiers = DownloadModifiers()
 

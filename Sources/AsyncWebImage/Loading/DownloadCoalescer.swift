@@ -77,7 +77,10 @@ public actor DownloadCoalescer {
         if let transfer = transfers[key], let id = transfer.join(priority: request.priority) {
             return DownloadSubscription(transfer: transfer, id: id)
         }
-        let transfer = DownloadTransfer(request: request, loader: loader, maxBytes: configuration.maxResponseBytes)
+        let transfer = DownloadTransfer(
+            request: request, loader: loader, maxBytes: configuration.maxResponseBytes,
+            retryPolicy: request.retryPolicy ?? configuration.retryPolicy
+        )
         // A fresh transfer always accepts its first subscriber.
         let id = transfer.join(priority: request.priority) ?? 0
         transfers[key] = transfer

@@ -14,25 +14,43 @@ final class DownloadTransfer: Sendable {
 
     let key: DataRequest.Key
     private let state: Lock<Machine>
-    /// Changes the loader's priority for the transfer while it waits.
-    private let prioritize: @Sendable (DataRequest.Priority) -> Void
+    private let request: DataRequest
+    private let loader: any DataLoading
+    private let retryPolicy: RetryPolicy
 
     private struct Producer {
         /// The loader's events until ``start(coalescer:)`` takes them: once
         /// the producer lets go of them, the loader's transfer stops.
         var source: DataTransfer?
+        /// Changes the loader's priority for the current attempt while it waits.
+        var prioritize: @Sendable (DataRequest.Priority) -> Void
         var task: Task<Void, Never>?
         var cancelled = false
     }
     private let producer: Lock<Producer>
 
+    /// How one attempt ended.
+    private enum Attempt {
+        case completed
+        /// `retryAfter` is the server's wish, when it said; `retryable` is
+        /// false when a further attempt cannot help whatever the error says.
+        case failed(any Error, retryAfter: Duration?, retryable: Bool)
+    }
+
     /// Starts loading `request` through `loader` (the events are read once ``start(coalescer:)`` runs).
-    init(request: DataRequest, loader: any DataLoading, maxBytes: Int64) {
+    /// - Parameters:
+    ///   - request: What to load.
+    ///   - loader: Where the attempts run.
+    ///   - maxBytes: The most body bytes kept.
+    ///   - retryPolicy: How failed attempts are retried; ``RetryPolicy/none`` by default.
+    init(request: DataRequest, loader: any DataLoading, maxBytes: Int64, retryPolicy: RetryPolicy = .none) {
         key = request.key
+        self.request = request
+        self.loader = loader
+        self.retryPolicy = retryPolicy
         state = Lock(Machine(priority: request.priority, maxBytes: maxBytes))
         let source = loader.loadData(for: request)
-        prioritize = source.prioritize
-        producer = Lock(Producer(source: source))
+        producer = Lock(Producer(source: source, prioritize: source.prioritize))
     }
 
     /// Starts reading the loader's events; tells `coalescer` when the transfer ends.
@@ -48,29 +66,99 @@ final class DownloadTransfer: Sendable {
         if cancelNow { task.cancel() }
     }
 
-    /// Feeds the state machine from the loader's events; on a failure
-    /// (including this task's cancellation) it stops the loader's transfer.
+    private func prioritize(_ priority: DataRequest.Priority) {
+        producer.withLock { $0.prioritize }(priority)
+    }
+
+    /// Runs the attempts: the first, then, after each transient failure and
+    /// while the policy allows, a wait and another one — for the rest of the
+    /// body when the response can resume (see ``ResumePoint``), else from
+    /// the start when no body byte arrived yet. This task's cancellation
+    /// (the last subscriber left) ends every wait at once.
     private func run() async {
         // Taken here, not captured by the task's closure, so that it is
         // released as soon as this returns.
-        guard let source = producer.withLock({ $0.source.take() }) else { return }
+        guard var source = producer.withLock({ $0.source.take() }) else { return }
+        var resumePoint: ResumePoint?
+        var failures = 0
+        while true {
+            let attempt = await feed(source, resuming: resumePoint)
+            guard case .failed(let error, let retryAfter, let retryable) = attempt else {
+                resume(state.withLock { $0.complete() })
+                return
+            }
+            // Stop the loader now rather than when the events are released.
+            source.cancel()
+            failures += 1
+            let (received, head, priority) = state.withLock { ($0.receivedCount, $0.head, $0.priority) }
+            let next = received > 0 ? ResumePoint(head: head, offset: received) : nil
+            guard retryable, !Task.isCancelled, retryPolicy.isTransient(error), received == 0 || next != nil,
+                  let delay = retryPolicy.delay(afterFailures: failures, retryAfter: retryAfter, random: .random(in: 0...1))
+            else {
+                resume(state.withLock { $0.fail(error) })
+                return
+            }
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                resume(state.withLock { $0.fail(error) })
+                return
+            }
+            var retry = request
+            retry.priority = priority
+            for (name, value) in next?.headerFields ?? [:] { retry.setValue(value, forHTTPHeaderField: name) }
+            source = loader.loadData(for: retry)
+            producer.withLock { $0.prioritize = source.prioritize }
+            resumePoint = next
+        }
+    }
+
+    /// Feeds one attempt's events to the state machine. A resumed attempt's
+    /// head is checked against `point` and not passed on (subscribers have
+    /// the first one); when the server sent the whole body again, the part
+    /// already received is skipped.
+    private func feed(_ source: DataTransfer, resuming point: ResumePoint?) async -> Attempt {
+        var skip = 0
+        var lastHead: DataResponseHead?
         do {
             for try await event in source {
                 switch event {
                 case .head(let head):
-                    resume(state.withLock { $0.receiveHead(head) })
-                case .chunk(let data):
+                    lastHead = head
+                    guard let point else {
+                        resume(state.withLock { $0.receiveHead(head) })
+                        break
+                    }
+                    switch point.classify(head) {
+                    case .rest: break
+                    case .whole: skip = point.offset
+                    case .unusable:
+                        let message = "cannot resume after \(point.offset) bytes: the server answered \(head.statusCode)"
+                        return .failed(ImageError.network(.init(kind: .connectionLost, code: 0, message: message)),
+                                       retryAfter: nil, retryable: false)
+                    }
+                case .chunk(var data):
+                    if skip > 0 {
+                        let dropped = min(skip, data.count)
+                        skip -= dropped
+                        guard dropped < data.count else { break }
+                        data = Data(data.dropFirst(dropped))
+                    }
                     switch state.withLock({ $0.receive(data) }) {
                     case .success(let waiters): resume(waiters)
-                    case .failure(let error): throw error
+                    case .failure(let error): return .failed(error, retryAfter: nil, retryable: false)
                     }
                 }
             }
-            resume(state.withLock { $0.complete() })
+            if skip > 0 {
+                let message = "the body sent again was shorter than the \(point?.offset ?? 0) bytes received"
+                return .failed(ImageError.network(.init(kind: .connectionLost, code: 0, message: message)),
+                               retryAfter: nil, retryable: false)
+            }
+            return .completed
         } catch {
-            // Stop the loader now rather than when the events are released.
-            source.cancel()
-            resume(state.withLock { $0.fail(error) })
+            let wish = (source.failedHead?() ?? lastHead)?[header: "retry-after"].flatMap { RetryPolicy.retryAfter($0) }
+            return .failed(error, retryAfter: wish, retryable: true)
         }
     }
 

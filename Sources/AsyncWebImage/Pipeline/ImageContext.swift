@@ -33,11 +33,13 @@ public struct ImageContext: Sendable {
         var decryptor: (any ImageDataDecrypting)?
         var cache: ImageCache?
         var dataLoader: (any DataLoading)?
+        var retryPolicy: RetryPolicy?
 
         var isEmpty: Bool {
             transformer == nil && thumbnailPixelSize == nil && preserveAspectRatio == nil && cacheKeyFilter == nil
                 && cacheSerializer == nil && storeCacheType == nil && originalStoreCacheType == nil && queryCacheType == nil
                 && requestModifier == nil && responseModifier == nil && decryptor == nil && cache == nil && dataLoader == nil
+                && retryPolicy == nil
         }
 
         static let empty = Values(
@@ -131,6 +133,14 @@ public struct ImageContext: Sendable {
         set { update { $0.dataLoader = newValue } }
     }
 
+    /// How often a failed download is tried again (see ``RetryPolicy``).
+    /// The data loader's coalescer's policy by default, ``RetryPolicy/none`` unless configured.
+    /// Subscribers sharing a download share the policy of the one that started it.
+    public var retryPolicy: RetryPolicy? {
+        get { box?.values.retryPolicy }
+        set { update { $0.retryPolicy = newValue } }
+    }
+
     /// Creates a context in which every value inherits.
     public init() {
         box = nil
@@ -189,7 +199,8 @@ public struct ImageContext: Sendable {
             responseModifier: mine.responseModifier ?? theirs.responseModifier,
             decryptor: mine.decryptor ?? theirs.decryptor,
             cache: mine.cache ?? theirs.cache,
-            dataLoader: mine.dataLoader ?? theirs.dataLoader
+            dataLoader: mine.dataLoader ?? theirs.dataLoader,
+            retryPolicy: mine.retryPolicy ?? theirs.retryPolicy
         ))
     }
 }

@@ -97,6 +97,8 @@ extension ImageLoader {
         var throttle: PreviewThrottle?
         var previewsUnavailable = !request.wantsPixels
         do {
+            var dataRequest = dataRequest
+            dataRequest.retryPolicy = request.context.retryPolicy
             for try await event in coalescer.download(dataRequest, modifiers: modifiers) {
                 switch event {
                 case .head(let received):
