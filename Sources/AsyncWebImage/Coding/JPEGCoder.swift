@@ -70,6 +70,7 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
     /// file displays (and decodes back) the same way.
     ///
     /// - Parameters:
+    ///   - image: The image to encode.
     ///   - format: must be ``ImageFormat/jpeg``.
     ///   - quality: 0...1, mapped linearly to libjpeg's 1...100 (0.9 → 90);
     ///     values outside are clamped.
