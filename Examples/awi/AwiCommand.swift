@@ -94,7 +94,7 @@ struct AwiCommand: AsyncParsableCommand {
             let report = try await load()
             if json {
                 let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
                 print(String(decoding: try encoder.encode(report), as: UTF8.self))
             } else {
                 print(report.summary)
