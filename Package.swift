@@ -11,10 +11,18 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "AsyncWebImage",
+    // The library only. The benchmark and the CLI are executable targets,
+    // runnable here with `swift run awi-bench` and `swift run awi`, but not
+    // products a dependent could link or would build.
     products: [
         .library(name: "AsyncWebImage", targets: ["AsyncWebImage"]),
-        .executable(name: "awi-bench", targets: ["awi-bench"]),
-        .executable(name: "awi", targets: ["awi"]),
+    ],
+    // Used only by targets no product reaches (the CLI, its test) and by the
+    // documentation plugin: with target-based resolution a dependent of the
+    // library fetches neither.
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -116,14 +124,17 @@ let package = Package(
         // The command-line example: fetch, thumbnail, transform, write.
         .executableTarget(
             name: "awi",
-            dependencies: ["AsyncWebImage"],
+            dependencies: [
+                "AsyncWebImage",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Examples/awi",
             exclude: ["README.md"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "AsyncWebImageTests",
-            dependencies: ["AsyncWebImage", "AWILocking", "awi-cache-stress", "LoopbackServer", "CTurboJPEG", "CSpng"],
+            dependencies: ["AsyncWebImage", "AWILocking", "awi-cache-stress", "awi", "LoopbackServer", "CTurboJPEG", "CSpng"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

@@ -32,6 +32,8 @@ public protocol ImageEncoding: Sendable {
     /// Encodes `image` as `format`.
     ///
     /// - Parameters:
+    ///   - image: The image to encode.
+    ///   - format: The format to write; one for which ``canEncode(_:)`` is `true`.
     ///   - quality: 0...1 for lossy formats (ignored by lossless ones).
     /// - Throws: ``ImageError/encodingFailed(_:_:)``.
     func encode(_ image: Image, as format: ImageFormat, quality: Double) throws -> Data

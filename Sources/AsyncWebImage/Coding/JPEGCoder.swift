@@ -74,6 +74,7 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
     /// is written as APP2 `ICC_PROFILE` segments (none for sRGB images).
     ///
     /// - Parameters:
+    ///   - image: The image to encode.
     ///   - format: must be ``ImageFormat/jpeg``.
     ///   - quality: 0...1, mapped linearly to libjpeg's 1...100 (0.9 → 90);
     ///     values outside are clamped.

@@ -1,4 +1,4 @@
-/// The filter ``ImageResampler`` uses to compute each output pixel.
+/// The filter `ImageResampler` uses to compute each output pixel.
 public enum ResamplingFilter: String, Sendable, Hashable, CaseIterable {
     /// Area averaging when shrinking (every source pixel counts by the area it
     /// covers, so nothing aliases), bilinear when enlarging. The default: fast

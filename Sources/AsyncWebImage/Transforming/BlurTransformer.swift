@@ -5,7 +5,7 @@
 /// Image's `CIGaussianBlur`. The Gaussian is approximated by three
 /// successive box blurs per axis, each a running sum, so the cost per pixel
 /// does not depend on the radius; the boxes have fractional end taps so that
-/// their variance is exactly σ² (see ``Box``). Edges
+/// their variance is exactly σ² (see `Box`). Edges
 /// repeat the border pixels. Images with alpha are blurred premultiplied in
 /// 16 bits per channel, so transparent pixels lend no colour and faint
 /// pixels keep their hue; opaque images are blurred in 8 bits. The pixel

@@ -1,10 +1,13 @@
 import Foundation
+import Logging
 
 /// The server's settings, from command-line flags and the environment.
 ///
-/// Parsed by hand: a dozen flags do not justify a dependency. Every limit
-/// has a default meant for a public-facing server; the tests and benchmarks
-/// loosen only what they must (`--allow-loopback`).
+/// Parsed by hand: a dozen flags do not justify a dependency. Every flag
+/// `--some-flag VALUE` can also be set as `THUMBNAIL_SOME_FLAG=VALUE` (a bare
+/// flag as `THUMBNAIL_SOME_FLAG=1`); the command line wins. Every limit has a
+/// default meant for a public-facing server; the tests and benchmarks loosen
+/// only what they must (`--allow-loopback`).
 struct ServerOptions: Sendable {
     // MARK: Listening
 
@@ -12,6 +15,16 @@ struct ServerOptions: Sendable {
     var host = "127.0.0.1"
     /// The port to bind; `0` picks a free one. `8080` by default.
     var port = 8080
+    /// How long a connection may go without a complete request part (its
+    /// request head included) before it is closed; also bounds clients that
+    /// send their header lines slowly. 15 s by default.
+    var idleTimeout: Duration = .seconds(15)
+    /// The most client connections open at once; past it the server stops
+    /// accepting until one closes. 1024 by default.
+    var maxConnections = 1024
+    /// What is logged: `trace` … `critical`. `warning` by default; `info`
+    /// logs one line per request.
+    var logLevel: Logger.Level = .warning
 
     // MARK: Upstreams
 
@@ -25,8 +38,13 @@ struct ServerOptions: Sendable {
     /// Redirects followed for one upstream. `0` by default: a redirect could
     /// lead off the host allow-list, which is checked on the requested URL.
     var maxRedirects = 0
-    /// How long connecting, or a stalled transfer, may take. 10 s by default.
+    /// How long connecting, or a stalled transfer (nothing received), may
+    /// take. 10 s by default.
     var timeout: Duration = .seconds(10)
+    /// The longest one upstream transfer may take in all, however steadily
+    /// bytes arrive (a 1 byte/s upstream never stalls); `nil` for no limit.
+    /// 30 s by default.
+    var transferTimeout: Duration? = .seconds(30)
     /// The most upstream transfers at once. 16 by default.
     var maxConcurrentDownloads = 16
 
@@ -51,15 +69,26 @@ struct ServerOptions: Sendable {
 
     static let usage = """
     usage: thumbnail-server [options]
+    Every flag can also be set in the environment: --max-downloads 4 as
+    THUMBNAIL_MAX_DOWNLOADS=4, --allow-loopback as THUMBNAIL_ALLOW_LOOPBACK=1;
+    the command line wins.
       --host ADDRESS            address to bind (default 127.0.0.1)
       --port PORT               port to bind, 0 for any free one (default 8080)
+      --idle-timeout SECONDS    close a connection without a complete request part
+                                (a slowly sent request head too) (default 15)
+      --max-connections N       client connections open at once (default 1024)
+      --log-level LEVEL         trace, debug, info (a line per request), notice,
+                                warning, error, critical (default warning)
       --allow-host HOST         upstream host allowed; repeatable; *.example.com for
                                 subdomains (env THUMBNAIL_ALLOW_HOSTS, comma-separated).
                                 Without any, every host is allowed.
       --allow-loopback          let upstreams on 127.0.0.0/8 and ::1 through the
                                 destination guard (tests and benchmarks)
       --max-redirects N         redirects followed (default 0)
-      --timeout SECONDS         connect / stall timeout (default 10)
+      --timeout SECONDS         upstream connect / stall timeout (default 10)
+      --transfer-timeout SECONDS
+                                longest upstream transfer in all, 0 for no limit
+                                (default 30)
       --max-downloads N         concurrent upstream transfers (default 16)
       --max-input-bytes N       largest upstream body (default 33554432)
       --max-input-pixels N      largest upstream image, in pixels (default 50000000)
@@ -79,14 +108,51 @@ struct ServerOptions: Sendable {
         var hosts: [String] = environment["THUMBNAIL_ALLOW_HOSTS"].map {
             $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         } ?? []
+        // The environment's settings first, as if given on the command line,
+        // so the command line's later flags replace them.
+        var fromEnvironment: [String] = []
+        for flag in valueFlags {
+            if let value = environment[environmentName(of: flag)] { fromEnvironment += [flag, value] }
+        }
+        for flag in bareFlags {
+            if let value = environment[environmentName(of: flag)], ["1", "true", "yes"].contains(value.lowercased()) {
+                fromEnvironment.append(flag)
+            }
+        }
+        if environment[environmentName(of: "--log-level")] == nil, let level = environment["LOG_LEVEL"] {
+            fromEnvironment = ["--log-level", level] + fromEnvironment
+        }
+        try parse(fromEnvironment, into: &options, hosts: &hosts, source: "environment: ")
+        try parse(arguments, into: &options, hosts: &hosts, source: "")
+        options.allowedHosts = HostAllowList(patterns: hosts)
+        return options
+    }
+
+    /// The flags that take a value.
+    static let valueFlags = [
+        "--host", "--port", "--idle-timeout", "--max-connections", "--log-level", "--max-redirects", "--timeout",
+        "--transfer-timeout", "--max-downloads", "--max-input-bytes", "--max-input-pixels", "--max-dimension",
+        "--cache-mib", "--cache-dir", "--max-age",
+    ]
+    /// The flags without a value.
+    static let bareFlags = ["--allow-loopback"]
+
+    /// `--max-downloads` → `THUMBNAIL_MAX_DOWNLOADS`.
+    static func environmentName(of flag: String) -> String {
+        "THUMBNAIL_" + flag.dropFirst(2).uppercased().replacingOccurrences(of: "-", with: "_")
+    }
+
+    private static func parse(
+        _ arguments: [String], into options: inout ServerOptions, hosts: inout [String], source: String
+    ) throws(UsageError) {
         var remaining = arguments[...]
         func value(_ flag: String) throws(UsageError) -> String {
-            guard let next = remaining.popFirst() else { throw UsageError("\(flag) needs a value") }
+            guard let next = remaining.popFirst() else { throw UsageError("\(source)\(flag) needs a value") }
             return next
         }
         func number<T: FixedWidthInteger>(_ flag: String, atLeast minimum: T) throws(UsageError) -> T {
             guard let number = T(try value(flag)), number >= minimum else {
-                throw UsageError("\(flag) needs a whole number of at least \(minimum)")
+                throw UsageError("\(source)\(flag) needs a whole number of at least \(minimum)")
             }
             return number
         }
@@ -97,6 +163,17 @@ struct ServerOptions: Sendable {
             case "--port":
                 options.port = try number(argument, atLeast: 0)
                 guard options.port <= 65_535 else { throw UsageError("--port must be at most 65535") }
+            case "--idle-timeout": options.idleTimeout = .seconds(try number(argument, atLeast: 1) as Int)
+            case "--max-connections": options.maxConnections = try number(argument, atLeast: 1)
+            case "--log-level":
+                let text = try value(argument)
+                guard let level = Logger.Level(rawValue: text.lowercased()) else {
+                    throw UsageError("\(source)--log-level takes trace, debug, info, notice, warning, error or critical")
+                }
+                options.logLevel = level
+            case "--transfer-timeout":
+                let seconds: Int = try number(argument, atLeast: 0)
+                options.transferTimeout = seconds == 0 ? nil : .seconds(seconds)
             case "--allow-host": hosts.append(try value(argument))
             case "--allow-loopback": options.allowsLoopback = true
             case "--max-redirects": options.maxRedirects = try number(argument, atLeast: 0)
@@ -108,11 +185,9 @@ struct ServerOptions: Sendable {
             case "--cache-mib": options.memoryCacheMiB = try number(argument, atLeast: 0)
             case "--cache-dir": options.cacheDirectory = try value(argument)
             case "--max-age": options.maxAge = try number(argument, atLeast: 0)
-            default: throw UsageError("unknown argument \(argument)")
+            default: throw UsageError("\(source)unknown argument \(argument)")
             }
         }
-        options.allowedHosts = HostAllowList(patterns: hosts)
-        return options
     }
 }
 

@@ -12,10 +12,15 @@ struct ThumbnailController: Sendable {
     /// `Cache-Control` of successful responses.
     let cacheControl: String
 
-    /// Adds the route to `router`.
-    func addRoutes(to router: Router<BasicRequestContext>) {
-        router.get("thumbnail") { request, _ in
-            await respond(to: request)
+    /// Adds the routes to `router`.
+    func addRoutes(to router: Router<ThumbnailRequestContext>) {
+        router.get("thumbnail") { request, context in
+            // The work stops when the client leaves: its transfer and its
+            // decode permit go back to requests someone still waits for.
+            guard let watch = ClientDisconnectHandler.watch(for: context.channel) else {
+                return await respond(to: request)
+            }
+            return await watch.run { await respond(to: request) }
         }
         router.get("health") { _, _ in
             "ok\n"

@@ -22,6 +22,7 @@ final class ThumbnailRenderer: Sendable {
         var transfer = CurlDataLoader.Configuration()
         transfer.maxConcurrentDownloads = options.maxConcurrentDownloads
         transfer.timeout = options.timeout
+        transfer.transferTimeout = options.transferTimeout
         transfer.maxRedirects = options.maxRedirects
         transfer.maxResponseBytes = options.maxInputBytes
         // SSRF: refuse internal addresses wherever curl connects (after DNS,

@@ -1,8 +1,12 @@
 import AsyncWebImage
 import Foundation
+import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
+import Metrics
 import NIOCore
+import Prometheus
 
 /// `thumbnail-server`: a thumbnail proxy on Hummingbird 2 around one
 /// ``ImageLoader``. See README.md beside this package.
@@ -22,9 +26,17 @@ struct ThumbnailServer {
             print(ServerOptions.usage)
             exit(error.message == nil ? 0 : 2)
         }
+        // Logs on standard error: standard output carries the "listening on" line.
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        // Every swift-metrics metric (Hummingbird's request counters and
+        // timers) lands in this registry, served as Prometheus text at /metrics.
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+
+        var logger = Logger(label: "thumbnail-server")
+        logger.logLevel = options.logLevel
         if options.allowedHosts.allowsEveryHost {
-            FileHandle.standardError.write(Data(
-                "thumbnail-server: no --allow-host given, every upstream host is allowed (the destination guard still refuses private addresses)\n".utf8))
+            logger.warning("no --allow-host given, every upstream host is allowed (the destination guard still refuses private addresses)")
         }
 
         let controller = ThumbnailController(
@@ -32,14 +44,33 @@ struct ThumbnailServer {
             maxOutputDimension: options.maxOutputDimension,
             cacheControl: "public, max-age=\(options.maxAge)"
         )
-        let router = Router()
+        let router = Router(context: ThumbnailRequestContext.self)
+        // One line per request at info; requests counted and timed by route
+        // and status; one span per request (no cost until a tracer is bootstrapped).
+        router.add(middleware: LogRequestsMiddleware(.info))
+        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: TracingMiddleware())
         controller.addRoutes(to: router)
+        router.get("metrics") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+        }
 
-        var logger = Logger(label: "thumbnail-server")
-        logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
         let app = Application(
             router: router,
-            configuration: .init(address: .hostname(options.host, port: options.port), serverName: "thumbnail-server"),
+            // The idle timeout also closes connections whose request head
+            // never completes (Hummingbird counts idleness from the last
+            // complete request part, not the last byte).
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: [ClientDisconnectHandler()],
+                idleTimeout: .seconds(options.idleTimeout.components.seconds)
+            )),
+            configuration: .init(
+                address: .hostname(options.host, port: options.port),
+                serverName: "thumbnail-server",
+                availableConnectionsDelegate: MaximumAvailableConnections(options.maxConnections, logger: logger)
+            ),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? options.port
                 // Scripts read this line to find a port picked with --port 0;
