@@ -22,6 +22,7 @@ enum ScenarioRegistry {
         LoaderMemoryHitScenario(),
         LoaderStartCancelScenario(),
         LoaderProgressiveScenario(),
+        LoaderFinalLatencyScenario(),
     ]
 
     /// The scenarios `names` select, in registry order; every scenario that

@@ -26,19 +26,36 @@ extension ImageCache {
             return (image, entry.data, entry.extendedData)
         } catch let error as ImageError where error.condemnsCachedData {
             try? await disk?.removeData(forKey: key)
+            try? await shared?.removeData(forKey: key)
             return nil
         }
     }
 
-    /// The disk entry under `key`, undecoded.
+    /// The entry under `key`, undecoded: from the disk tier, else from the
+    /// shared tier (whose hit is then written to disk in the background, so
+    /// the next read stays local). The shared tier's trouble is a miss.
     func readEntry(forKey key: String, includeExtendedData: Bool = false, readErrorsAreMisses: Bool = false) async throws -> (data: Data, extendedData: Data?)? {
-        guard let disk else { return nil }
-        do {
-            if includeExtendedData { return try await disk.dataWithExtendedData(forKey: key) }
-            return try await disk.data(forKey: key).map { ($0, nil) }
-        } catch where readErrorsAreMisses && !(error is CancellationError) {
-            return nil
+        if let disk {
+            do {
+                if includeExtendedData {
+                    if let entry = try await disk.dataWithExtendedData(forKey: key) { return entry }
+                } else if let data = try await disk.data(forKey: key) {
+                    return (data, nil)
+                }
+            } catch where readErrorsAreMisses && !(error is CancellationError) {
+                // A disk that cannot be read leaves the shared tier to answer.
+            }
         }
+        guard let shared, let entry = try? await shared.dataWithExtendedData(forKey: key) else { return nil }
+        if let disk {
+            let failures = self
+            Task.detached {
+                do { try await disk.setData(entry.data, forKey: key, extendedData: entry.extendedData) } catch {
+                    failures.recordBackgroundDiskWriteFailure(error)
+                }
+            }
+        }
+        return entry
     }
 
     /// Decodes with the cache's coders on the cooperative pool, never on the
@@ -49,9 +66,30 @@ extension ImageCache {
     }
 
     /// A write of encoded data to the disk tier, or `nil` without one.
-    func dataWrite(_ data: Data, extendedData: Data?, forKey key: String) -> DiskWrite? {
-        guard let disk else { return nil }
-        return { try await disk.setData(data, forKey: key, extendedData: extendedData) }
+    ///
+    /// The write goes to the shared tier too (unless `toShared` is `false`:
+    /// a fleet's lease holder has written it there already); a shared write
+    /// that fails is counted in ``sharedWriteFailureCount``, never thrown.
+    func dataWrite(_ data: Data, extendedData: Data?, forKey key: String, toShared: Bool = true) -> DiskWrite? {
+        let shared = toShared ? shared : nil
+        guard disk != nil || shared != nil else { return nil }
+        return { [self, disk] in
+            await writeToShared(shared, data, extendedData: extendedData, forKey: key)
+            try await disk?.setData(data, forKey: key, extendedData: extendedData)
+        }
+    }
+
+    /// Writes to the shared tier, counting (never throwing) a failure.
+    func writeToShared(_ shared: (any DataCaching)?, _ data: Data, extendedData: Data?, forKey key: String) async {
+        guard let shared else { return }
+        do { try await shared.setData(data, forKey: key, extendedData: extendedData) } catch {
+            if !(error is CancellationError) { sharedWriteFailures.add(1, ordering: .relaxed) }
+        }
+    }
+
+    /// Counts a disk write nobody awaits that failed (a fill from the shared tier).
+    func recordBackgroundDiskWriteFailure(_ error: any Error) {
+        recordWriteFailure(error)
     }
 
     /// A write of `image` encoded with the cache's coders (under `limiter`,
@@ -60,10 +98,11 @@ extension ImageCache {
     /// - Parameter format: The format to write; `nil` for the image's source
     ///   format when an encoder writes it, PNG otherwise.
     func imageWrite(_ image: Image, as format: ImageFormat?, quality: Double = 0.9, forKey key: String, limiter: ConcurrencyLimiter) -> DiskWrite? {
-        guard let disk else { return nil }
-        return { [coders] in
+        guard disk != nil || shared != nil else { return nil }
+        return { [self, coders, disk, shared] in
             let encoded = try await Self.encode(image, as: format, quality: quality, coders: coders, limiter: limiter)
-            try await disk.setData(encoded, forKey: key, extendedData: nil)
+            await writeToShared(shared, encoded, extendedData: nil, forKey: key)
+            try await disk?.setData(encoded, forKey: key, extendedData: nil)
         }
     }
 

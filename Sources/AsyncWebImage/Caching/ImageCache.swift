@@ -28,6 +28,13 @@ public final class ImageCache: Sendable {
     public let memory: MemoryCache
     /// The encoded-data tier; `nil` for a memory-only cache.
     public let disk: (any DataCaching)?
+    /// A tier shared by a fleet of servers (``RedisStore``), between the
+    /// disk and the network; `nil` by default. A hit here fills ``disk``;
+    /// every write to ``disk`` goes here too. Its trouble is never an error
+    /// of a load: a read that fails is a miss, a write that fails is counted
+    /// in ``sharedWriteFailureCount``. When it conforms to ``CacheLeasing``,
+    /// loaders elect one server of the fleet to fetch each image.
+    public let shared: (any DataCaching)?
     /// Decoders and encoders: for disk data and images stored without data,
     /// and for every decode of the loaders that use this cache.
     public let coders: ImageCoderRegistry
@@ -40,6 +47,10 @@ public final class ImageCache: Sendable {
     /// that nobody awaits; `nil` by default.
     let onDiskWriteFailure: (@Sendable (any Error) -> Void)?
     let writeFailures = Atomic<Int>(0)
+    let sharedWriteFailures = Atomic<Int>(0)
+
+    /// How many writes to the ``shared`` tier failed since the cache was created.
+    public var sharedWriteFailureCount: Int { sharedWriteFailures.load(ordering: .relaxed) }
 
     /// How many disk writes failed (awaited or not) since the cache was
     /// created: a background store that fails is counted here, not lost.
@@ -54,6 +65,7 @@ public final class ImageCache: Sendable {
     /// - Parameters:
     ///   - memory: The memory tier.
     ///   - disk: The disk tier, or `nil` for none.
+    ///   - shared: A tier shared by a fleet (``RedisStore``), or `nil` (the default) for none.
     ///   - coders: Decoders and encoders; the built-in JPEG and PNG coders by default.
     ///   - decodeLimiter: Bounds the decodes of direct calls; ``ConcurrencyLimiter/shared`` by default.
     ///   - onDiskWriteFailure: Called with the error of each disk write nobody
@@ -61,12 +73,14 @@ public final class ImageCache: Sendable {
     public init(
         memory: MemoryCache,
         disk: (any DataCaching)?,
+        shared: (any DataCaching)? = nil,
         coders: ImageCoderRegistry = .builtIn,
         decodeLimiter: ConcurrencyLimiter = .shared,
         onDiskWriteFailure: (@Sendable (any Error) -> Void)? = nil
     ) {
         self.memory = memory
         self.disk = disk
+        self.shared = shared
         self.coders = coders
         self.decodeLimiter = decodeLimiter
         self.onDiskWriteFailure = onDiskWriteFailure
@@ -75,7 +89,7 @@ public final class ImageCache: Sendable {
     /// This cache's tiers and limiter with other coders: how a loader's
     /// configuration sets the coders of the cache it uses.
     func with(coders: ImageCoderRegistry) -> ImageCache {
-        ImageCache(memory: memory, disk: disk, coders: coders, decodeLimiter: decodeLimiter, onDiskWriteFailure: onDiskWriteFailure)
+        ImageCache(memory: memory, disk: disk, shared: shared, coders: coders, decodeLimiter: decodeLimiter, onDiskWriteFailure: onDiskWriteFailure)
     }
 
     /// Creates a cache with a ``MemoryCache`` and a ``DiskStore`` named `name`
@@ -157,6 +171,7 @@ public final class ImageCache: Sendable {
     public func containsImage(forKey key: String, cacheType: ImageCacheType = .all) async -> ImageCacheType {
         if cacheType.includesMemory, await memory.contains(key) { return .memory }
         if cacheType.includesDisk, let disk, await disk.contains(key) { return .disk }
+        if cacheType.includesDisk, let shared, await shared.contains(key) { return .disk }
         return .none
     }
 
@@ -208,6 +223,8 @@ public final class ImageCache: Sendable {
     public func removeImage(forKey key: String, cacheType: ImageCacheType = .all) async throws {
         if cacheType.includesMemory { await memory.removeImage(forKey: key) }
         if cacheType.includesDisk, let disk { try await disk.removeData(forKey: key) }
+        // The shared tier's trouble is never the caller's: at worst the entry lives out its TTL.
+        if cacheType.includesDisk, let shared { try? await shared.removeData(forKey: key) }
     }
 
     /// Empties the chosen tiers.
@@ -217,5 +234,6 @@ public final class ImageCache: Sendable {
     public func removeAll(cacheType: ImageCacheType = .all) async throws {
         if cacheType.includesMemory { await memory.removeAll() }
         if cacheType.includesDisk, let disk { try await disk.removeAll() }
+        if cacheType.includesDisk, let shared { try? await shared.removeAll() }
     }
 }

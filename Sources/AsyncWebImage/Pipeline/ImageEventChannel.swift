@@ -11,16 +11,14 @@ import AWILocking
 /// per wait. It is resumed exactly once: whoever takes it out of `waiter`
 /// under the lock (send, finish, complete, terminate) resumes it, and
 /// `next()` resumes it itself only when it never stored it.
+///
+/// The decisions are ``ImageEventChannelStateMachine``'s; this class holds it
+/// under a lock and runs the actions it returns after releasing the lock.
 final class ImageEventChannel: Sendable {
-    private struct State {
-        var buffer = ImageEventBuffer()
-        var waiter: UnsafeContinuation<ImageEvent?, any Error>?
-        var onTermination: (@Sendable () -> Void)?
-        var terminated = false
-        var endDelivered = false
-    }
+    private typealias Waiter = UnsafeContinuation<ImageEvent?, any Error>
+    private typealias Machine = ImageEventChannelStateMachine<Waiter, @Sendable () -> Void>
 
-    private let state = Lock(State())
+    private let state = Lock(Machine())
 
     init() {}
 
@@ -28,46 +26,19 @@ final class ImageEventChannel: Sendable {
     /// the producer task). Runs at once if it has already gone; dropped if
     /// the producer has already finished, since nobody is left to tell.
     func onTermination(_ action: @escaping @Sendable () -> Void) {
-        let runNow = state.withLock { state -> Bool in
-            if state.terminated { return true }
-            if !state.buffer.isClosed { state.onTermination = action }
-            return false
-        }
-        if runNow { action() }
+        if case .runNow(let action) = state.withLock({ $0.onTermination(action) }) { action() }
     }
 
     /// Delivers or queues an event; ignored once the channel is closed.
     func send(_ event: ImageEvent) {
-        let waiter = state.withLock { state -> UnsafeContinuation<ImageEvent?, any Error>? in
-            guard !state.buffer.isClosed else { return nil }
-            if let waiter = state.waiter, state.buffer.isEmpty {
-                state.waiter = nil
-                return waiter
-            }
-            state.buffer.append(event)
-            return nil
-        }
-        waiter?.resume(returning: event)
+        Self.run(state.withLock { $0.send(event) })
     }
 
     /// Delivers a final response and ends the sequence after it: one lock
     /// and at most one wake-up, for the coalescer's fan-out to every caller
     /// of a finished load.
     func complete(with response: ImageResponse) {
-        let event = ImageEvent.finished(response)
-        let waiter = state.withLock { state -> UnsafeContinuation<ImageEvent?, any Error>? in
-            guard !state.buffer.isClosed else { return nil }
-            state.onTermination = nil
-            if let waiter = state.waiter, state.buffer.isEmpty {
-                state.waiter = nil
-                state.buffer.close(.finished)
-                return waiter
-            }
-            state.buffer.append(event)
-            state.buffer.close(.finished)
-            return nil
-        }
-        waiter?.resume(returning: event)
+        Self.run(state.withLock { $0.complete(with: response) })
     }
 
     /// Ends the sequence after the queued events, with `error` if given.
@@ -76,53 +47,22 @@ final class ImageEventChannel: Sendable {
     /// telling it that the consumer left would only cost a lookup in the
     /// coalescer's table for each of a thousand callers sharing one load.
     func finish(throwing error: (any Error)? = nil) {
-        let waiter = state.withLock { state -> UnsafeContinuation<ImageEvent?, any Error>? in
-            guard !state.buffer.isClosed else { return nil }
-            state.buffer.close(error.map { .failed($0) } ?? .finished)
-            state.onTermination = nil
-            guard state.buffer.isEmpty, let waiter = state.waiter else { return nil }
-            state.waiter = nil
-            state.endDelivered = true
-            return waiter
-        }
-        if let error { waiter?.resume(throwing: error) } else { waiter?.resume(returning: nil) }
+        Self.run(state.withLock { $0.finish(throwing: error) })
     }
 
     /// The consumer has gone (cancelled, or stopped iterating): drop what is
     /// queued and tell the producer.
     func terminate() {
-        let (waiter, action) = state.withLock { state in
-            state.buffer.cancel()
-            state.terminated = true
-            // A waiting consumer gets its CancellationError below; after
-            // that the sequence has ended.
-            if state.waiter != nil { state.endDelivered = true }
-            defer { state.waiter = nil; state.onTermination = nil }
-            return (state.waiter, state.onTermination)
-        }
-        waiter?.resume(throwing: CancellationError())
+        let (resume, action) = state.withLock { $0.terminate() }
+        Self.run(resume)
         action?()
     }
 
-    /// What the consumer can have now without waiting (called under the lock).
-    private enum Ready { case event(ImageEvent), end, fail(any Error), none }
-
-    private static func ready(_ state: inout State) -> Ready {
-        if let event = state.buffer.popFirst() { return .event(event) }
-        if state.endDelivered { return .end }
-        if state.terminated {
-            state.endDelivered = true
-            return .fail(CancellationError())
-        }
-        switch state.buffer.end {
-        case .finished?:
-            state.endDelivered = true
-            return .end
-        case .failed(let error)?:
-            state.endDelivered = true
-            return .fail(error)
-        case nil:
-            return .none
+    private static func run(_ resume: Machine.Resume) {
+        switch resume {
+        case .none: break
+        case .returning(let waiter, let event): waiter.resume(returning: event)
+        case .throwing(let waiter, let error): waiter.resume(throwing: error)
         }
     }
 
@@ -130,7 +70,7 @@ final class ImageEventChannel: Sendable {
     /// `CancellationError` when the consuming task is cancelled.
     func next() async throws -> ImageEvent? {
         // Fast path: something is ready; no continuation, no handler.
-        switch state.withLock({ Self.ready(&$0) }) {
+        switch state.withLock({ $0.next() }) {
         case .event(let event): return event
         case .end: return nil
         case .fail(let error): throw error
@@ -138,13 +78,8 @@ final class ImageEventChannel: Sendable {
         }
         defer { state.observeHandOff() }
         return try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<ImageEvent?, any Error>) in
-                let ready = state.withLock { state -> Ready in
-                    let ready = Self.ready(&state)
-                    if case .none = ready { state.waiter = continuation }
-                    return ready
-                }
-                switch ready {
+            try await withUnsafeThrowingContinuation { (continuation: Waiter) in
+                switch state.withLock({ $0.next(parking: continuation) }) {
                 case .event(let event): continuation.resume(returning: event)
                 case .end: continuation.resume(returning: nil)
                 case .fail(let error): continuation.resume(throwing: error)

@@ -36,13 +36,77 @@ extension ImageLoader {
             cachedData = entry.data
             entry.extendedData.flatMap(CacheValidators.init(encoded:))?.apply(to: &dataRequest)
         }
-        let (head, data) = try await download(request, dataRequest, handle: handle)
+        var lease: CacheLease?
+        if !revalidating {
+            switch try await fleetLease(for: request) {
+            case .leader(let taken): lease = taken
+            case .served(let response): return response
+            case .alone: break
+            }
+        }
+        let (head, data): (DataResponseHead?, Data)
+        do {
+            (head, data) = try await download(request, dataRequest, handle: handle)
+        } catch {
+            if let lease, let leasing = request.cache.shared as? any CacheLeasing { await leasing.releaseLease(lease) }
+            throw error
+        }
         if head?.statusCode == 304 {
             guard cachedData != nil else { throw ImageError.httpStatus(304) }
             return nil
         }
         if let cachedData, cachedData == data { return nil }
-        return try await process(request, data: data, head: head)
+        if let lease, let leasing = request.cache.shared as? any CacheLeasing {
+            // The fleet waits for these bytes: share them before anything
+            // else (decode, transform), then let the waiters in.
+            await request.cache.writeToShared(
+                leasing, data, extendedData: head.flatMap(CacheValidators.init(head:))?.encoded, forKey: request.keys.dataKey
+            )
+            await leasing.releaseLease(lease)
+        }
+        return try await process(request, data: data, head: head, sharedWritten: lease != nil)
+    }
+
+    /// What a load found when it asked the fleet who fetches its data.
+    private enum FleetLease {
+        /// This server fetches; it releases the lease once the data is shared.
+        case leader(CacheLease)
+        /// Another server fetched it: the response, from the shared tier.
+        case served(ImageResponse)
+        /// No fleet to ask (no leasing tier, or it did not answer): fetch.
+        case alone
+    }
+
+    /// Asks the shared tier (when it elects fetchers, ``CacheLeasing``) who
+    /// downloads this load's data: this server, or another one whose result
+    /// it then waits for. Only loads whose original data is stored as
+    /// downloaded take part (a cache serializer stores other bytes).
+    private func fleetLease(for request: ImageLoadRequest) async throws -> FleetLease {
+        guard let leasing = request.cache.shared as? any CacheLeasing,
+              request.queryCacheType.includesDisk, request.originalStoreCacheType.includesDisk,
+              request.context.cacheSerializer == nil else { return .alone }
+        let key = request.keys.dataKey
+        // Bounded: a lease can be taken over at most twice before this server fetches alone.
+        for _ in 0..<2 {
+            switch await leasing.acquireLease(forKey: key) {
+            case .acquired(let lease):
+                return .leader(lease)
+            case .unavailable:
+                return .alone
+            case .heldByOther:
+                switch try await leasing.waitForEntry(forKey: key) {
+                case .entry:
+                    // Read through the cache: the disk fill and the decode rules of a disk hit.
+                    if let response = try await diskResponse(for: request) { return .served(response) }
+                    return .alone
+                case .leaseGone:
+                    continue
+                case .timedOut, .unavailable:
+                    return .alone
+                }
+            }
+        }
+        return .alone
     }
 
     /// Looks for the result in the caches below the memory fast path: the
@@ -61,7 +125,7 @@ extension ImageLoader {
             if request.storeCacheType.includesMemory { await cache.memory.setImage(image, forKey: keys.resultKey) }
             return ImageResponse(image: image, data: nil, cacheType: .memory, url: request.url)
         }
-        guard query.includesDisk, cache.disk != nil else { return nil }
+        guard query.includesDisk, cache.disk != nil || cache.shared != nil else { return nil }
         if request.wantsPixels, request.transformer != nil {
             // Already transformed: decode as stored, with the limits but no resizing.
             // Whatever goes wrong, the original below can still serve.
@@ -137,11 +201,11 @@ extension ImageLoader {
     }
 
     /// Decodes downloaded `data` with the cache's coders, then ``finish``.
-    private func process(_ request: ImageLoadRequest, data: Data, head: DataResponseHead?) async throws -> ImageResponse {
+    private func process(_ request: ImageLoadRequest, data: Data, head: DataResponseHead?, sharedWritten: Bool = false) async throws -> ImageResponse {
         let original = request.wantsPixels
             ? try await request.cache.decode(data, options: request.decodingOptions, limiter: configuration.cpuLimiter)
             : nil
-        return try await finish(request, original: original, data: data, head: head, cacheType: .none)
+        return try await finish(request, original: original, data: data, head: head, cacheType: .none, sharedWritten: sharedWritten)
     }
 
     /// Transforms and stores a decoded original; `cacheType` says where its
@@ -150,7 +214,8 @@ extension ImageLoader {
     /// with `.waitStoreCache` their failure is in the response's
     /// ``ImageResponse/storeError``; otherwise the cache counts it.
     private func finish(
-        _ request: ImageLoadRequest, original: Image?, data: Data, head: DataResponseHead?, cacheType: ImageCacheType
+        _ request: ImageLoadRequest, original: Image?, data: Data, head: DataResponseHead?, cacheType: ImageCacheType,
+        sharedWritten: Bool = false
     ) async throws -> ImageResponse {
         let cache = request.cache
         let keys = request.keys
@@ -169,7 +234,9 @@ extension ImageLoader {
         var writes: [ImageCache.DiskWrite] = []
         if cacheType == .none, request.originalStoreCacheType.includesDisk {
             let stored = request.context.cacheSerializer.map { $0.cacheData(for: original, originalData: data, url: request.url) } ?? data
-            if let stored, let write = cache.dataWrite(stored, extendedData: head.flatMap(CacheValidators.init(head:))?.encoded, forKey: keys.dataKey) {
+            if let stored, let write = cache.dataWrite(
+                stored, extendedData: head.flatMap(CacheValidators.init(head:))?.encoded, forKey: keys.dataKey, toShared: !sharedWritten
+            ) {
                 writes.append(write)
             }
         }

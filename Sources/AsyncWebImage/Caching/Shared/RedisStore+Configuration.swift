@@ -57,6 +57,17 @@ extension RedisStore {
         /// past it are refused (the entry is simply not shared). 64 MiB by default.
         public var maxPendingWriteBytes: Int = 64 << 20
 
+        // MARK: Fleet leases
+
+        /// How long a server holds a key's fetch lease (``CacheLeasing``): the
+        /// longest a dead holder can make the others wait. 10 seconds by default.
+        public var leaseDuration: Duration = .seconds(10)
+        /// How long a server waits for the lease holder's entry before it
+        /// fetches the key itself. 15 seconds by default.
+        public var leaseWaitTimeout: Duration = .seconds(15)
+        /// How often a waiting server looks for the entry. 25 ms by default.
+        public var leasePollInterval: Duration = .milliseconds(25)
+
         /// Creates a configuration for these nodes, with the defaults above.
         public init(endpoints: [Endpoint]) {
             self.endpoints = endpoints

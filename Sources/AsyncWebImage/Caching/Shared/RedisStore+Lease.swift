@@ -1,42 +1,22 @@
-public import Foundation
+import Foundation
 
-extension RedisStore {
-    /// The right, held for a while, to fetch one key from the origin on
-    /// behalf of a fleet: while it is held, other servers wait for the
-    /// holder's result to appear in Redis instead of fetching it too.
-    public struct Lease: Sendable, Hashable {
-        /// The cache key the lease is for.
-        public let key: String
-        /// This holder's random token: only its holder can release it.
-        public let token: String
+extension RedisStore: CacheLeasing {
+    /// Takes the fetch lease for `key` for ``Configuration/leaseDuration``.
+    public func acquireLease(forKey key: String) async -> CacheLeaseOutcome {
+        await acquireLease(forKey: key, duration: configuration.leaseDuration)
     }
 
-    /// What ``acquireLease(forKey:duration:)`` got.
-    public enum LeaseOutcome: Sendable, Hashable {
-        /// The caller holds the lease: it fetches, stores, then releases.
-        case acquired(Lease)
-        /// Another server holds it: wait with ``waitForEntry(forKey:pollInterval:timeout:)``.
-        case heldByOther
-        /// Redis could not be asked: fetch without a lease.
-        case unavailable
-    }
-
-    /// What ``waitForEntry(forKey:pollInterval:timeout:)`` saw.
-    public enum WaitOutcome: Sendable {
-        /// The holder stored the entry.
-        case entry(data: Data, extendedData: Data?)
-        /// The lease is gone (released without an entry, or expired because
-        /// its holder died) and there is no entry: take over.
-        case leaseGone
-        /// Neither happened within the timeout.
-        case timedOut
-        /// Redis could not be asked: fetch without waiting.
-        case unavailable
+    /// Waits for `key`'s entry, polling every ``Configuration/leasePollInterval``
+    /// for at most ``Configuration/leaseWaitTimeout``.
+    ///
+    /// - Throws: `CancellationError` when the caller's task is cancelled.
+    public func waitForEntry(forKey key: String) async throws -> CacheLeaseWait {
+        try await waitForEntry(forKey: key, pollInterval: configuration.leasePollInterval, timeout: configuration.leaseWaitTimeout)
     }
 
     /// Takes the lease for `key` for `duration` (`SET name token NX PX ms`),
     /// unless another server holds it.
-    public func acquireLease(forKey key: String, duration: Duration) async -> LeaseOutcome {
+    public func acquireLease(forKey key: String, duration: Duration) async -> CacheLeaseOutcome {
         let placement = placement(for: key)
         let token = UUID().uuidString
         let milliseconds = max(1, duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
@@ -45,7 +25,7 @@ extension RedisStore {
             to: placement.node
         )
         switch reply {
-        case .status("OK")?: return .acquired(Lease(key: key, token: token))
+        case .status("OK")?: return .acquired(CacheLease(key: key, token: token))
         case .null?: return .heldByOther
         default: return .unavailable
         }
@@ -57,7 +37,7 @@ extension RedisStore {
     ///
     /// - Returns: whether the lease was still held and is now released.
     @discardableResult
-    public func releaseLease(_ lease: Lease) async -> Bool {
+    public func releaseLease(_ lease: CacheLease) async -> Bool {
         let placement = placement(for: lease.key)
         let script = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end"
         let reply = await send(
@@ -78,7 +58,7 @@ extension RedisStore {
     /// already makes that one waiter per key per server.
     ///
     /// - Throws: `CancellationError` when the caller's task is cancelled.
-    public func waitForEntry(forKey key: String, pollInterval: Duration = .milliseconds(25), timeout: Duration) async throws -> WaitOutcome {
+    public func waitForEntry(forKey key: String, pollInterval: Duration = .milliseconds(25), timeout: Duration) async throws -> CacheLeaseWait {
         let placement = placement(for: key)
         let deadline = ContinuousClock.now + timeout
         while true {
