@@ -9,9 +9,11 @@ public struct ImageCoderRegistry: Sendable {
     public private(set) var encoders: [any ImageEncoding]
 
     /// The built-in coders: ``JPEGCoder``, ``PNGCoder``, ``WebPCoder``,
-    /// ``AVIFCoder``, then ``HEIFCoder`` and ``GIFCoder`` (decoders only).
+    /// ``AVIFCoder``, then ``GIFCoder`` (a decoder only). ``HEIFCoder`` is
+    /// not among them: libheif 1.15 can crash on hostile input (see its
+    /// warning); add it for HEIC you trust.
     public static let builtIn = ImageCoderRegistry(
-        decoders: [JPEGCoder(), PNGCoder(), WebPCoder(), AVIFCoder(), HEIFCoder(), GIFCoder()],
+        decoders: [JPEGCoder(), PNGCoder(), WebPCoder(), AVIFCoder(), GIFCoder()],
         encoders: [JPEGCoder(), PNGCoder(), WebPCoder(), AVIFCoder()]
     )
 

@@ -61,9 +61,11 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
     ///   (checked before any AV1 data is decoded);
     ///   ``ImageError/undecodable(_:_:)`` with libavif's message otherwise.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
-        try data.withUnsafeBytes { bytes throws(ImageError) in
+        let image = try data.withUnsafeBytes { bytes throws(ImageError) in
             try Self.decodeImage(bytes, options: options, maxThreads: maxThreads)
         }
+        // The `colr` profile, converted to sRGB (or kept) as every coder does.
+        return ColorManager.manage(image, iccProfile: Self.iccProfile(in: data), options: options)
     }
 
     /// Whether `format` is ``ImageFormat/avif``.

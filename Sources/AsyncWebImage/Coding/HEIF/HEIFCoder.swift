@@ -13,7 +13,8 @@ import CHeif
 /// `irot` and `imir` transforms while decoding, so the pixels come out
 /// upright and ``Image/orientation`` is always `.up`
 /// (``ImageDecodingOptions/applyOrientation`` has nothing left to do).
-/// The ICC profile is not applied (see ``iccProfile(in:)``).
+/// The embedded ICC profile is converted to sRGB like every coder's
+/// (``ImageDecodingOptions/keepsColorProfile``).
 ///
 /// AVIF files are ``AVIFCoder``'s: this coder does not claim them, though
 /// libheif could read them.
@@ -33,6 +34,15 @@ import CHeif
 ///
 /// - Important: a value with no shared state: every call makes its own
 ///   libheif context, so one coder may decode on any number of threads.
+///
+/// - Warning: Not in ``ImageCoderRegistry/builtIn``: add it yourself
+///   (`registry.add(decoder: HEIFCoder())`) only for HEIC you trust.
+///   Fuzzing found a 657-byte file (kept as
+///   `Fixtures/fuzz/heic-libheif-open-finding.heic`) with valid boxes and
+///   10-bit depths on which Debian 12's libheif 1.15.1 asks for 802 MB and
+///   then crashes inside its HEVC decode — below anything this coder can
+///   check first. Until a libheif that refuses it is available, decoding
+///   HEIC from untrusted sources can take the process down.
 public struct HEIFCoder: ImageDecoding {
     /// Creates the coder.
     public init() {}
@@ -47,8 +57,10 @@ public struct HEIFCoder: ImageDecoding {
     ///   (checked before any image data is decoded);
     ///   ``ImageError/undecodable(_:_:)`` with libheif's message otherwise.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
-        try data.withUnsafeBytes { bytes throws(ImageError) in
+        let image = try data.withUnsafeBytes { bytes throws(ImageError) in
             try Self.decodeImage(bytes, options: options)
         }
+        // The `colr` profile, converted to sRGB (or kept) as every coder does.
+        return ColorManager.manage(image, iccProfile: Self.iccProfile(in: data), options: options)
     }
 }

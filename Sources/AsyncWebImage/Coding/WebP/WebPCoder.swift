@@ -53,10 +53,12 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
     ///   declares more than ``ImageDecodingOptions/maxPixelCount`` pixels;
     ///   ``ImageError/undecodable(_:_:)`` with libwebp's status otherwise.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
-        let image = try data.withUnsafeBytes { bytes in
+        var image = try data.withUnsafeBytes { bytes in
             try Self.decodeImage(bytes, options: options)
         }
-        return options.applyOrientation ? image.applyingOrientation() : image
+        image = options.applyOrientation ? image.applyingOrientation() : image
+        // The ICCP chunk's profile, converted to sRGB (or kept) as every coder does.
+        return ColorManager.manage(image, iccProfile: Self.iccProfile(in: data), options: options)
     }
 
     /// A ``WebPProgressiveDecoder`` for a download in progress.
