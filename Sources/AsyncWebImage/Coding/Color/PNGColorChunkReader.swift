@@ -35,6 +35,21 @@ enum PNGColorChunkReader {
             )
         }
         guard calibration.gamma != nil || calibration.chromaticities != nil else { return nil }
+        if declaresSRGB(calibration) { return .sRGB }
         return .calibrated(calibration)
+    }
+
+    /// Whether a `gAMA`/`cHRM` pair is the usual way encoders (ImageMagick,
+    /// libpng's defaults) spell sRGB: gamma 1/2.2 (45455 in the chunk) and
+    /// Rec. 709 primaries with a D65 white, or no `cHRM`. Chromium reads it
+    /// as sRGB too; taken literally, the pure 2.2 power curve would move
+    /// dark tones of every such file by a few levels away from what every
+    /// viewer shows.
+    static func declaresSRGB(_ calibration: PNGCalibration) -> Bool {
+        guard let gamma = calibration.gamma, abs(gamma - 1 / 2.2) < 0.0005 else { return false }
+        guard let chromaticities = calibration.chromaticities else { return true }
+        let srgb: [(Double, Double)] = [(0.3127, 0.3290), (0.64, 0.33), (0.30, 0.60), (0.15, 0.06)]
+        let given = [chromaticities.white, chromaticities.red, chromaticities.green, chromaticities.blue]
+        return zip(given, srgb).allSatisfy { abs($0.0 - $1.0) < 0.001 && abs($0.1 - $1.1) < 0.001 }
     }
 }

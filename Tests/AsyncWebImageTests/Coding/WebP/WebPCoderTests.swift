@@ -92,9 +92,14 @@ struct WebPCoderTests {
         #expect(profile == (try fixture("webp", "icc-a98.icc")))
         #expect(WebPCoder.iccProfile(in: try fixture("webp", "lossy.webp")) == nil)
         #expect(WebPCoder.iccProfile(in: Data("RIFF".utf8)) == nil)
-        // The profile does not change the pixels (colour management is not this coder's)
-        let withProfile = try coder.decode(try fixture("webp", "icc-a98.webp"), options: .init())
-        #expect(withProfile.hasSamePixels(as: try coder.decode(try fixture("webp", "lossy.webp"), options: .init())))
+        // Kept, the profile leaves the coded pixels as they are and travels with the image
+        let kept = try coder.decode(try fixture("webp", "icc-a98.webp"), options: .init(keepsColorProfile: true))
+        #expect(kept.hasSamePixels(as: try coder.decode(try fixture("webp", "lossy.webp"), options: .init())))
+        #expect(kept.iccProfile == profile && kept.colorConversion == .kept)
+        // By default it is converted to sRGB (Adobe RGB's wider gamut: the pixels change)
+        let converted = try coder.decode(try fixture("webp", "icc-a98.webp"), options: .init())
+        #expect(converted.colorConversion == .converted)
+        #expect(!converted.hasSamePixels(as: kept))
     }
 
     @Test("the built-in registry decodes WebP by its bytes")
