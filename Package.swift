@@ -16,6 +16,9 @@ let package = Package(
         .executable(name: "awi-bench", targets: ["awi-bench"]),
         .executable(name: "awi", targets: ["awi"]),
     ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    ],
     targets: [
         .systemLibrary(
             name: "CCurl",
@@ -36,7 +39,10 @@ let package = Package(
         .systemLibrary(name: "CXattr"),
         .target(
             name: "AsyncWebImage",
-            dependencies: ["AWILocking", "CCurl", "CTurboJPEG", "CSpng", "CXattr"],
+            dependencies: [
+                "AWILocking", "CCurl", "CTurboJPEG", "CSpng", "CXattr",
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
             swiftSettings: swiftSettings
         ),
         // A real HTTP/1.1 server on 127.0.0.1 with programmable faults, shared
