@@ -17,10 +17,12 @@ let package = Package(
     products: [
         .library(name: "AsyncWebImage", targets: ["AsyncWebImage"]),
     ],
-    // Used only by targets no product reaches (the CLI, its test) and by the
+    // swift-collections is the library's one package dependency. The others
+    // serve only targets no product reaches (the CLI, its test) and the
     // documentation plugin: with target-based resolution a dependent of the
     // library fetches neither.
     dependencies: [
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -91,7 +93,11 @@ let package = Package(
         .systemLibrary(name: "CXattr"),
         .target(
             name: "AsyncWebImage",
-            dependencies: ["AWILocking", "CCurl", "CTurboJPEG", "CSpng", "CXattr", "CWebP", "CGif", "CAvif", "CHeif", "CDeflate", "CHiredis", "CLcms2", "CXXHash"],
+            dependencies: [
+                "AWILocking", "CCurl", "CTurboJPEG", "CSpng", "CXattr", "CWebP", "CGif", "CAvif", "CHeif",
+                "CDeflate", "CHiredis", "CLcms2", "CXXHash",
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
             swiftSettings: swiftSettings
         ),
         // A real HTTP/1.1 server on 127.0.0.1 with programmable faults, shared

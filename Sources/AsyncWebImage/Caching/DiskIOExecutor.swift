@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import DequeModule
 import Synchronization
 import AWILocking
 
@@ -22,8 +23,7 @@ final class DiskIOExecutor: SerialExecutor {
     /// so releasing the executor lets the thread finish.
     private final class JobQueue: Sendable {
         struct State {
-            var jobs: [(job: UnownedJob, executor: UnownedSerialExecutor)] = []
-            var head = 0
+            var jobs = Deque<(job: UnownedJob, executor: UnownedSerialExecutor)>()
             var isShutDown = false
             var threadID: pthread_t?
         }
@@ -56,15 +56,7 @@ final class DiskIOExecutor: SerialExecutor {
             while true {
                 wakeUps.wait()
                 let next: (job: UnownedJob, executor: UnownedSerialExecutor)?? = state.withLock { state in
-                    if state.head < state.jobs.count {
-                        let next = state.jobs[state.head]
-                        state.head += 1
-                        if state.head == state.jobs.count {
-                            state.jobs.removeAll(keepingCapacity: true)
-                            state.head = 0
-                        }
-                        return next
-                    }
+                    if let next = state.jobs.popFirst() { return next }
                     return state.isShutDown ? .none : .some(nil)
                 }
                 guard let next else { return }

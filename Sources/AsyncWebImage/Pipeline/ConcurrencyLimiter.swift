@@ -1,4 +1,5 @@
 import Foundation
+import DequeModule
 import Synchronization
 import AWILocking
 
@@ -35,14 +36,10 @@ public final class ConcurrencyLimiter: Sendable {
         var waitingCount = 0
         /// Registered tickets in arrival order; tickets of cancelled waiters
         /// stay here until they reach the front, where they are skipped.
-        var queue: [UInt64] = []
-        var queueHead = 0
+        var queue = Deque<UInt64>()
 
         mutating func popOldestWaiter() -> Waiter? {
-            defer { compactQueue() }
-            while queueHead < queue.count {
-                let ticket = queue[queueHead]
-                queueHead += 1
+            while let ticket = queue.popFirst() {
                 if case .waiting(let waiter) = tickets[ticket] {
                     tickets.removeValue(forKey: ticket)
                     waitingCount -= 1
@@ -50,16 +47,6 @@ public final class ConcurrencyLimiter: Sendable {
                 }
             }
             return nil
-        }
-
-        private mutating func compactQueue() {
-            if queueHead == queue.count {
-                queue.removeAll(keepingCapacity: true)
-                queueHead = 0
-            } else if queueHead > 64 && queueHead * 2 > queue.count {
-                queue.removeFirst(queueHead)
-                queueHead = 0
-            }
         }
     }
 

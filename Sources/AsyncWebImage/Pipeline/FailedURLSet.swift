@@ -1,4 +1,5 @@
 import Foundation
+import DequeModule
 import Synchronization
 import AWILocking
 
@@ -13,8 +14,7 @@ final class FailedURLSet: Sendable {
 
     private struct State {
         var members: [Member: UInt64] = [:]
-        var order: [(Member, UInt64)] = []
-        var head = 0
+        var order = Deque<(Member, UInt64)>()
         var generation: UInt64 = 0
     }
 
@@ -49,19 +49,13 @@ final class FailedURLSet: Sendable {
             state.order.append((url, state.generation))
             // Forget the oldest live entries beyond capacity; stale order
             // entries (removed or re-inserted URLs) are skipped as they surface.
-            while state.members.count > capacity, state.head < state.order.count {
-                let (oldest, generation) = state.order[state.head]
-                state.head += 1
+            while state.members.count > capacity, case let (oldest, generation)? = state.order.popFirst() {
                 if state.members[oldest] == generation { state.members[oldest] = nil }
             }
             size.store(state.members.count, ordering: .relaxed)
-            if state.order.count - state.head > 2 * capacity + 64 {
+            if state.order.count > 2 * capacity + 64 {
                 // Insert/remove churn below capacity leaves stale entries; rebuild.
-                state.order = state.members.map { ($0.key, $0.value) }.sorted { $0.1 < $1.1 }
-                state.head = 0
-            } else if state.head > 1024 && state.head * 2 > state.order.count {
-                state.order.removeFirst(state.head)
-                state.head = 0
+                state.order = Deque(state.members.map { ($0.key, $0.value) }.sorted { $0.1 < $1.1 })
             }
         }
     }

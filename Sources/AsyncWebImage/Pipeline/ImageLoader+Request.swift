@@ -43,6 +43,11 @@ extension ImageLoader {
         return request
     }
 
+    /// The options that change the data request's ``DataRequest/Variant``
+    /// (``dataRequest(_:options:)`` maps them to request fields); a call with
+    /// none of them and no request modifier sends a plain request.
+    static let variantOptions: ImageOptions = [.handleCookies, .allowInvalidSSLCertificates]
+
     /// The data request of a load before any request modifier: the one
     /// place that spells it, for the request and for the fast path.
     static func dataRequest(_ url: URL, options: ImageOptions) -> DataRequest {
@@ -131,13 +136,17 @@ extension ImageLoader {
         guard (context.queryCacheType ?? defaults?.queryCacheType ?? .all).includesMemory else { return .none(memoryChecked: false) }
         let string = url.absoluteString
         try validate(url, string: string)
-        let dataRequest = Self.dataRequest(url, options: options).key
-        let keys = requestKeys(url: url, string: string, variant: dataRequest.variant, options: options, context: context, defaults: defaults)
+        // Without a modifier the request's variant follows from the options
+        // alone: plain unless they ask for cookies or relaxed TLS, so the
+        // common call builds no request to learn it.
+        let dataRequest = options.isDisjoint(with: Self.variantOptions) ? nil : Self.dataRequest(url, options: options).key
+        let keys = requestKeys(url: url, string: string, variant: dataRequest?.variant ?? .plain, options: options, context: context, defaults: defaults)
         try checkNotBlocked(keys.origin, url: url, options: options)
         // Callers joining a load in flight skip the memory actor: the
         // result is not there yet, and a thousand such hops would queue.
         if tasks.isInFlight(resultKey: keys.resultKey) {
-            return .inFlight(keys.taskKey(request: dataRequest, decodes: true, cacheOnly: options.contains(.fromCacheOnly)))
+            let request = dataRequest ?? Self.dataRequest(url, options: options).key
+            return .inFlight(keys.taskKey(request: request, decodes: true, cacheOnly: options.contains(.fromCacheOnly)))
         }
         let cache = context.cache ?? defaults?.cache ?? configuration.cache
         guard let image = await cache.memory.image(forKey: keys.resultKey) else { return .none(memoryChecked: true) }

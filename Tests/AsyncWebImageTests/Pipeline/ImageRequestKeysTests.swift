@@ -79,3 +79,18 @@ struct ImageRequestKeysTests {
         #expect(keys.origin.url == url.absoluteString)
     }
 }
+
+extension ImageRequestKeysTests {
+    @Test("options outside variantOptions leave the request plain, as the fast path assumes")
+    func fastPathVariantAssumption() {
+        let all: [ImageOptions] = [
+            .retryFailed, .lowPriority, .highPriority, .progressiveLoad, .refreshCached, .handleCookies,
+            .allowInvalidSSLCertificates, .scaleDownLargeImages, .queryMemoryData, .fromCacheOnly, .fromLoaderOnly,
+            .avoidDecodeImage, .decodeFirstFrameOnly, .waitStoreCache, .transformAnimatedImage,
+        ]
+        for option in all {
+            let plain = ImageLoader.dataRequest(url, options: option).key.variant.isPlain
+            #expect(plain == option.isDisjoint(with: ImageLoader.variantOptions), "\(option)")
+        }
+    }
+}
