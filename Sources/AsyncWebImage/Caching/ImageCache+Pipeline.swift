@@ -26,7 +26,7 @@ extension ImageCache {
             return (image, entry.data, entry.extendedData)
         } catch let error as ImageError where error.condemnsCachedData {
             try? await disk?.removeData(forKey: key)
-            try? await shared?.removeData(forKey: key)
+            try? await sharedTier?.removeData(forKey: key)
             return nil
         }
     }
@@ -46,7 +46,7 @@ extension ImageCache {
                 // A disk that cannot be read leaves the shared tier to answer.
             }
         }
-        guard let shared, let entry = try? await shared.dataWithExtendedData(forKey: key) else { return nil }
+        guard let sharedTier, let entry = try? await sharedTier.dataWithExtendedData(forKey: key) else { return nil }
         if let disk {
             let failures = self
             Task.detached {
@@ -71,7 +71,7 @@ extension ImageCache {
     /// a fleet's lease holder has written it there already); a shared write
     /// that fails is counted in ``sharedWriteFailureCount``, never thrown.
     func dataWrite(_ data: Data, extendedData: Data?, forKey key: String, toShared: Bool = true) -> DiskWrite? {
-        let shared = toShared ? shared : nil
+        let shared = toShared ? sharedTier : nil
         guard disk != nil || shared != nil else { return nil }
         return { [self, disk] in
             await writeToShared(shared, data, extendedData: extendedData, forKey: key)
@@ -98,10 +98,10 @@ extension ImageCache {
     /// - Parameter format: The format to write; `nil` for the image's source
     ///   format when an encoder writes it, PNG otherwise.
     func imageWrite(_ image: Image, as format: ImageFormat?, quality: Double = 0.9, forKey key: String, limiter: ConcurrencyLimiter) -> DiskWrite? {
-        guard disk != nil || shared != nil else { return nil }
-        return { [self, coders, disk, shared] in
+        guard disk != nil || sharedTier != nil else { return nil }
+        return { [self, coders, disk, sharedTier] in
             let encoded = try await Self.encode(image, as: format, quality: quality, coders: coders, limiter: limiter)
-            await writeToShared(shared, encoded, extendedData: nil, forKey: key)
+            await writeToShared(sharedTier, encoded, extendedData: nil, forKey: key)
             try await disk?.setData(encoded, forKey: key, extendedData: nil)
         }
     }

@@ -34,7 +34,7 @@ public final class ImageCache: Sendable {
     /// of a load: a read that fails is a miss, a write that fails is counted
     /// in ``sharedWriteFailureCount``. When it conforms to ``CacheLeasing``,
     /// loaders elect one server of the fleet to fetch each image.
-    public let shared: (any DataCaching)?
+    public let sharedTier: (any DataCaching)?
     /// Decoders and encoders: for disk data and images stored without data,
     /// and for every decode of the loaders that use this cache.
     public let coders: ImageCoderRegistry
@@ -49,7 +49,7 @@ public final class ImageCache: Sendable {
     let writeFailures = Atomic<Int>(0)
     let sharedWriteFailures = Atomic<Int>(0)
 
-    /// How many writes to the ``shared`` tier failed since the cache was created.
+    /// How many writes to the ``sharedTier`` failed since the cache was created.
     public var sharedWriteFailureCount: Int { sharedWriteFailures.load(ordering: .relaxed) }
 
     /// How many disk writes failed (awaited or not) since the cache was
@@ -65,7 +65,7 @@ public final class ImageCache: Sendable {
     /// - Parameters:
     ///   - memory: The memory tier.
     ///   - disk: The disk tier, or `nil` for none.
-    ///   - shared: A tier shared by a fleet (``RedisStore``), or `nil` (the default) for none.
+    ///   - sharedTier: A tier shared by a fleet (``RedisStore``), or `nil` (the default) for none.
     ///   - coders: Decoders and encoders; the built-in JPEG and PNG coders by default.
     ///   - decodeLimiter: Bounds the decodes of direct calls; ``ConcurrencyLimiter/shared`` by default.
     ///   - onDiskWriteFailure: Called with the error of each disk write nobody
@@ -73,14 +73,14 @@ public final class ImageCache: Sendable {
     public init(
         memory: MemoryCache,
         disk: (any DataCaching)?,
-        shared: (any DataCaching)? = nil,
+        sharedTier: (any DataCaching)? = nil,
         coders: ImageCoderRegistry = .builtIn,
         decodeLimiter: ConcurrencyLimiter = .shared,
         onDiskWriteFailure: (@Sendable (any Error) -> Void)? = nil
     ) {
         self.memory = memory
         self.disk = disk
-        self.shared = shared
+        self.sharedTier = sharedTier
         self.coders = coders
         self.decodeLimiter = decodeLimiter
         self.onDiskWriteFailure = onDiskWriteFailure
@@ -89,7 +89,7 @@ public final class ImageCache: Sendable {
     /// This cache's tiers and limiter with other coders: how a loader's
     /// configuration sets the coders of the cache it uses.
     func with(coders: ImageCoderRegistry) -> ImageCache {
-        ImageCache(memory: memory, disk: disk, shared: shared, coders: coders, decodeLimiter: decodeLimiter, onDiskWriteFailure: onDiskWriteFailure)
+        ImageCache(memory: memory, disk: disk, sharedTier: sharedTier, coders: coders, decodeLimiter: decodeLimiter, onDiskWriteFailure: onDiskWriteFailure)
     }
 
     /// Creates a cache with a ``MemoryCache`` and a ``DiskStore`` named `name`
@@ -171,7 +171,7 @@ public final class ImageCache: Sendable {
     public func containsImage(forKey key: String, cacheType: ImageCacheType = .all) async -> ImageCacheType {
         if cacheType.includesMemory, await memory.contains(key) { return .memory }
         if cacheType.includesDisk, let disk, await disk.contains(key) { return .disk }
-        if cacheType.includesDisk, let shared, await shared.contains(key) { return .disk }
+        if cacheType.includesDisk, let sharedTier, await sharedTier.contains(key) { return .disk }
         return .none
     }
 
@@ -224,7 +224,7 @@ public final class ImageCache: Sendable {
         if cacheType.includesMemory { await memory.removeImage(forKey: key) }
         if cacheType.includesDisk, let disk { try await disk.removeData(forKey: key) }
         // The shared tier's trouble is never the caller's: at worst the entry lives out its TTL.
-        if cacheType.includesDisk, let shared { try? await shared.removeData(forKey: key) }
+        if cacheType.includesDisk, let sharedTier { try? await sharedTier.removeData(forKey: key) }
     }
 
     /// Empties the chosen tiers.
@@ -234,6 +234,6 @@ public final class ImageCache: Sendable {
     public func removeAll(cacheType: ImageCacheType = .all) async throws {
         if cacheType.includesMemory { await memory.removeAll() }
         if cacheType.includesDisk, let disk { try await disk.removeAll() }
-        if cacheType.includesDisk, let shared { try? await shared.removeAll() }
+        if cacheType.includesDisk, let sharedTier { try? await sharedTier.removeAll() }
     }
 }

@@ -7,7 +7,7 @@ public import Foundation
 /// ``PixelFormat/rgb8``, including CMYK and YCCK (Adobe-inverted) files,
 /// converted to RGB. Converts pixels to sRGB through an embedded ICC profile
 /// (APP2 chunks; a CMYK profile replaces the naive CMYK formula), for full
-/// decodes and thumbnails, not previews (``ColorManager``,
+/// decodes and thumbnails, not previews (`ColorManager`,
 /// ``ImageDecodingOptions/keepsColorProfile``). Reads the EXIF orientation into ``Image/orientation``
 /// (and applies it with ``ImageDecodingOptions/applyOrientation``).
 /// Thumbnails and scale-down decode at the smallest DCT scale that still

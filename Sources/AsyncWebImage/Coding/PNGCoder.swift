@@ -9,7 +9,7 @@ import CSpng
 /// grey → `.gray8`; grey with tRNS or alpha → `.grayAlpha8`; RGB or palette
 /// → `.rgb8`; RGB or palette with tRNS, and RGBA → `.rgba8`. 16-bit samples
 /// are rounded to 8 bits. An `iCCP` profile, else `gAMA`/`cHRM`, is applied
-/// by converting to sRGB (``ColorManager``, ``ImageDecodingOptions/keepsColorProfile``;
+/// by converting to sRGB (`ColorManager`, ``ImageDecodingOptions/keepsColorProfile``;
 /// previews are not converted). The
 /// orientation comes from an eXIf chunk when there is one. Animated PNGs
 /// (APNG) decode to their default image, as by any non-APNG decoder.
@@ -31,7 +31,7 @@ import CSpng
 ///   (a file cut after its last IDAT decodes).
 ///
 /// A complete file's image data is inflated in one libdeflate call and
-/// unfiltered by ``PNGInflatedImage`` (libspng still parses the chunks and
+/// unfiltered by `PNGInflatedImage` (libspng still parses the chunks and
 /// supplies PLTE and tRNS); libspng decodes as before when that does not
 /// apply: a truncated or damaged file, inflated data over 128 MiB or over
 /// what the memory budget leaves, an eXIf chunk after the image data, or a
@@ -42,13 +42,13 @@ import CSpng
 /// averaged in whole-factor boxes as their rows (or Adam7 pass rows) are
 /// decoded, then the small result is resampled to the exact size with an
 /// area filter. Smaller reductions resample row by row as rows are decoded
-/// (``StreamingResampler``; an interlaced image is decoded in full first).
+/// (`StreamingResampler`; an interlaced image is decoded in full first).
 /// Either way a plain PNG's full-size image is never held.
 ///
 /// Memory: ``ImageDecodingOptions/maxDecodeMemoryBytes`` bounds what one
 /// decode allocates (pixels, reducer sums, row buffers — 16-bit rows at
 /// their real size — and resampling buffers), computed from the header
-/// (``PNGDecodeRoute``); over it, the decode fails with
+/// (`PNGDecodeRoute`); over it, the decode fails with
 /// ``ImageError/tooLarge(_:limit:actual:)`` before allocating.
 public struct PNGCoder: ImageDecoding, ImageEncoding {
     /// The zlib level the encoder uses, 0 (store) to 9 (smallest). 6 by default.

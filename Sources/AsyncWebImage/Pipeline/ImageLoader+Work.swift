@@ -48,7 +48,7 @@ extension ImageLoader {
         do {
             (head, data) = try await download(request, dataRequest, handle: handle)
         } catch {
-            if let lease, let leasing = request.cache.shared as? any CacheLeasing { await leasing.releaseLease(lease) }
+            if let lease, let leasing = request.cache.sharedTier as? any CacheLeasing { await leasing.releaseLease(lease) }
             throw error
         }
         if head?.statusCode == 304 {
@@ -56,7 +56,7 @@ extension ImageLoader {
             return nil
         }
         if let cachedData, cachedData == data { return nil }
-        if let lease, let leasing = request.cache.shared as? any CacheLeasing {
+        if let lease, let leasing = request.cache.sharedTier as? any CacheLeasing {
             // The fleet waits for these bytes: share them before anything
             // else (decode, transform), then let the waiters in.
             await request.cache.writeToShared(
@@ -82,7 +82,7 @@ extension ImageLoader {
     /// it then waits for. Only loads whose original data is stored as
     /// downloaded take part (a cache serializer stores other bytes).
     private func fleetLease(for request: ImageLoadRequest) async throws -> FleetLease {
-        guard let leasing = request.cache.shared as? any CacheLeasing,
+        guard let leasing = request.cache.sharedTier as? any CacheLeasing,
               request.queryCacheType.includesDisk, request.originalStoreCacheType.includesDisk,
               request.context.cacheSerializer == nil else { return .alone }
         let key = request.keys.dataKey
@@ -125,7 +125,7 @@ extension ImageLoader {
             if request.storeCacheType.includesMemory { await cache.memory.setImage(image, forKey: keys.resultKey) }
             return ImageResponse(image: image, data: nil, cacheType: .memory, url: request.url)
         }
-        guard query.includesDisk, cache.disk != nil || cache.shared != nil else { return nil }
+        guard query.includesDisk, cache.disk != nil || cache.sharedTier != nil else { return nil }
         if request.wantsPixels, request.transformer != nil {
             // Already transformed: decode as stored, with the limits but no resizing.
             // Whatever goes wrong, the original below can still serve.

@@ -19,7 +19,7 @@ struct ImageLoaderSharedTierTests {
         let disk = DiskStore(directory: directory)
         var redisConfiguration = RedisStore.Configuration(endpoints: [redis.endpoint])
         configure(&redisConfiguration)
-        let cache = ImageCache(memory: MemoryCache(), disk: disk, shared: RedisStore(configuration: redisConfiguration))
+        let cache = ImageCache(memory: MemoryCache(), disk: disk, sharedTier: RedisStore(configuration: redisConfiguration))
         var configuration = ImageLoader.Configuration(cache: cache)
         configuration.dataLoader = CurlDataLoader()
         return Node(loader: ImageLoader(configuration: configuration), disk: disk, directory: directory)

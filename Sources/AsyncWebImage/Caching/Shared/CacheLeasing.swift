@@ -1,7 +1,7 @@
 /// A shared data tier that can elect one server of a fleet to fetch a key
 /// from the origin while the others wait for its result in the tier.
 ///
-/// ``ImageLoader`` uses it when its cache's ``ImageCache/shared`` tier
+/// ``ImageLoader`` uses it when its cache's ``ImageCache/sharedTier``
 /// conforms (``RedisStore`` does): on a miss in every tier it takes the
 /// key's lease before downloading; when another server holds it, it waits
 /// for the entry instead, and downloads itself only when the wait ends

@@ -6,7 +6,7 @@ import AWILocking
 /// tier between the local disk and the network (DESIGN.md §5).
 ///
 /// Each entry is one Redis value (data, extended data and the entry's own
-/// key, see ``RedisCacheEntry``) under `prefix + "v:" + SHA-256(key)`, set
+/// key, see `RedisCacheEntry`) under `prefix + "v:" + SHA-256(key)`, set
 /// with a time to live. Keys are spread over several nodes by rendezvous
 /// hashing. Writes that arrive together are pipelined to a node in one round
 /// trip, on the store's own threads.

@@ -12,7 +12,8 @@ import CAvif
 /// `imir` properties become ``Image/orientation``, as a JPEG's EXIF
 /// orientation does: reported, and applied with
 /// ``ImageDecodingOptions/applyOrientation``. A clean aperture (`clap`) is
-/// not applied. The ICC profile is not applied either (see ``iccProfile(in:)``).
+/// not applied. An embedded ICC profile is converted to sRGB like every
+/// coder's (``ImageDecodingOptions/keepsColorProfile`` keeps it).
 ///
 /// Safety on hostile input: the container is parsed first (no AV1 data is
 /// decoded) and ``ImageDecodingOptions/maxPixelCount`` checked against the
@@ -80,6 +81,7 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
     /// as `irot`/`imir` properties, so decoding gives back the same image.
     ///
     /// - Parameters:
+    ///   - image: The image to encode.
     ///   - format: must be ``ImageFormat/avif``.
     ///   - quality: 0...1 (clamped; NaN counts as 0.9), mapped to AV1's
     ///     quantizer 63...0 as libavif 1.0's `quality` is: 1 is lossless
