@@ -61,7 +61,7 @@ enum ThumbnailError: Error, Sendable, Equatable {
             self = .upstreamTimeout(text)
         case .httpStatus, .network, .blockedURL:
             self = .upstreamFailed(text)
-        case .invalidImage, .encodingFailed, .cacheMiss, .transformFailed, .diskIO:
+        case .invalidImage, .encodingFailed, .cacheMiss, .transformFailed, .diskIO, .sharedCache:
             self = .internalError(text)
         }
     }
