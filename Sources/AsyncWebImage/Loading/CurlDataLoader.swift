@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import Synchronization
+import AWILocking
 
 /// The default ``DataLoading``: libcurl's multi interface driven by one
 /// dedicated thread.

@@ -2,6 +2,7 @@ import Foundation
 import LoopbackServer
 import Testing
 @testable import AsyncWebImage
+import AWILocking
 
 /// Retries below the coalescer: one sequence of attempts per shared
 /// download, transient failures only, `Retry-After` honoured, every wait

@@ -2,6 +2,7 @@ import Foundation
 import LoopbackServer
 import Testing
 @testable import AsyncWebImage
+import AWILocking
 
 /// The loader reads, decodes and writes through its ``ImageCache``: the
 /// cache's coders reach every decode, and disk write failures are reported.
