@@ -19,9 +19,8 @@ extension RedisStore: CacheLeasing {
     public func acquireLease(forKey key: String, duration: Duration) async -> CacheLeaseOutcome {
         let placement = placement(for: key)
         let token = UUID().uuidString
-        let milliseconds = max(1, duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
         let reply = await send(
-            [Array("SET".utf8), placement.leaseName, Array(token.utf8), Array("NX".utf8), Array("PX".utf8), Array(String(milliseconds).utf8)],
+            [Array("SET".utf8), placement.leaseName, Array(token.utf8), Array("NX".utf8)] + Self.expiry(duration),
             to: placement.node
         )
         switch reply {

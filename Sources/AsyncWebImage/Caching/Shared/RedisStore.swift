@@ -75,6 +75,13 @@ public final class RedisStore: DataCaching {
         )
     }
 
+    /// `PX` and `duration` in whole milliseconds (at least 1: Redis refuses
+    /// 0): how every `SET` of the store says when its key expires.
+    static func expiry(_ duration: Duration) -> [[UInt8]] {
+        let milliseconds = max(1, duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+        return [Array("PX".utf8), Array(String(milliseconds).utf8)]
+    }
+
     /// Sends one command to `node` on the store's threads; `nil` when the
     /// breaker is open or the link failed (both counted).
     func send(_ command: [[UInt8]], to node: RedisNode) async -> RedisReply? {
@@ -119,9 +126,7 @@ public final class RedisStore: DataCaching {
             return
         }
         let placement = placement(for: key)
-        let milliseconds = max(1, configuration.timeToLive.components.seconds * 1000
-            + configuration.timeToLive.components.attoseconds / 1_000_000_000_000_000)
-        let command: [[UInt8]] = [Array("SET".utf8), placement.valueName, value, Array("PX".utf8), Array(String(milliseconds).utf8)]
+        let command: [[UInt8]] = [Array("SET".utf8), placement.valueName, value] + Self.expiry(configuration.timeToLive)
         guard await write(command, to: placement.node) else {
             throw ImageError.sharedCache("write to \(placement.node.endpoint) failed")
         }
