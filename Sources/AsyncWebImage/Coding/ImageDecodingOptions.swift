@@ -37,6 +37,12 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// bounded by ``maxPixelCount``.
     public var maxDecodeMemoryBytes: Int = 512 * 1024 * 1024
 
+    /// The most pixels an animation may hold over all its frames (frame count
+    /// × canvas), checked from the container before any frame is decoded;
+    /// more fails with ``ImageError/tooLarge(_:limit:actual:)``
+    /// (`.animationPixels`). One gigapixel by default: 480 frames of 1080p.
+    public var maxAnimationPixelCount: Int = 1_000_000_000
+
     /// Rotate and mirror the pixels by the EXIF orientation, so the result is
     /// `.up`. `false` by default: the orientation is reported, not applied.
     public var applyOrientation: Bool = false

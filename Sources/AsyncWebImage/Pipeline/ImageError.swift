@@ -57,6 +57,8 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
         case scans
         /// 8×8 blocks a JPEG's scans code, summed (``ImageDecodingOptions/maxScanBlockCount``).
         case scanBlocks
+        /// Pixels of all an animation's frames together (``ImageDecodingOptions/maxAnimationPixelCount``).
+        case animationPixels
     }
 
     /// A failure of the transfer itself, below HTTP.
