@@ -43,6 +43,12 @@ public final class CurlDataLoader: DataLoading, Sendable {
     /// Transfers submitted and not yet finished (running or waiting).
     public var outstandingTransfers: Int { loop.outstanding.load(ordering: .relaxed) }
 
+    /// ``Configuration/allowedSchemes``, lower-cased.
+    public var allowedSchemes: Set<String> { Set(configuration.allowedSchemes.map { $0.lowercased() }) }
+
+    /// ``Configuration/maxResponseBytes``.
+    public var maxResponseBytes: Int64 { configuration.maxResponseBytes }
+
     /// curl easy handles currently allocated (0 when idle).
     public var liveEasyHandles: Int { loop.liveHandles.load(ordering: .relaxed) }
 

@@ -15,4 +15,29 @@ public protocol DataLoading: Sendable {
     ///   when the sequence and its iterator are released unfinished.
     ///   Implementations must not block the caller.
     func loadData(for request: DataRequest) -> DataTransfer
+
+    /// The URL schemes this loader fetches, lower case.
+    ///
+    /// The loader owns this policy: ``ImageLoader`` refuses other schemes
+    /// with ``ImageError/unsupportedScheme(_:)`` before any cache lookup or
+    /// other work, so there is one list to configure. `http` and `https`
+    /// unless the loader says otherwise.
+    var allowedSchemes: Set<String> { get }
+
+    /// The most body bytes one response may have.
+    ///
+    /// The loader owns this policy too: ``DownloadCoalescer`` stops a
+    /// transfer whose bytes pass it with
+    /// ``ImageError/tooLarge(_:limit:actual:)``, a guard that holds even for a
+    /// loader that does not enforce its own limit. 64 MiB unless the loader
+    /// says otherwise.
+    var maxResponseBytes: Int64 { get }
+}
+
+extension DataLoading {
+    /// `http` and `https`.
+    public var allowedSchemes: Set<String> { ["http", "https"] }
+
+    /// 64 MiB.
+    public var maxResponseBytes: Int64 { 64 * 1024 * 1024 }
 }

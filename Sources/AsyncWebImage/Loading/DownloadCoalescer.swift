@@ -78,7 +78,7 @@ public actor DownloadCoalescer {
             return DownloadSubscription(transfer: transfer, id: id)
         }
         let transfer = DownloadTransfer(
-            request: request, loader: loader, maxBytes: configuration.maxResponseBytes,
+            request: request, loader: loader, maxBytes: loader.maxResponseBytes,
             retryPolicy: request.retryPolicy ?? configuration.retryPolicy
         )
         // A fresh transfer always accepts its first subscriber.

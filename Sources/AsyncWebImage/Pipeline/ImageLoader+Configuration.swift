@@ -50,11 +50,6 @@ extension ImageLoader {
         /// `nil` by default.
         public var optionsProcessor: ImageOptionsProcessor?
 
-        /// URL schemes the loader accepts; others fail with
-        /// ``ImageError/unsupportedScheme(_:)`` before any work. `http` and
-        /// `https` by default. (The data loader has its own list too.)
-        public var allowedSchemes: Set<String> = ["http", "https"]
-
         /// Whether URLs that failed permanently are refused afterwards until
         /// loaded with `.retryFailed`. `true` by default.
         public var blocksFailedURLs = true

@@ -67,8 +67,7 @@ extension ImageLoader {
             // Foundation's parse allocates (percent-decoding host and
             // scheme), so it runs only when the cheap check above cannot decide.
             guard let scheme = url.scheme else { throw .unsupportedScheme("") }
-            let allowed = configuration.allowedSchemes.contains(scheme) || configuration.allowedSchemes.contains(scheme.lowercased())
-            guard allowed else { throw .unsupportedScheme(scheme) }
+            guard allowedSchemes.contains(scheme.lowercased()) else { throw .unsupportedScheme(scheme) }
             if scheme.lowercased() != "file" && (url.host ?? "").isEmpty {
                 throw .invalidURL(url.absoluteString)
             }

@@ -37,6 +37,9 @@ public final class ImageLoader: Sendable {
     /// Whether the configuration's default context sets nothing (then a
     /// call's context needs no merging).
     let defaultContextIsEmpty: Bool
+    /// The data loader's scheme allow-list (``DataLoading/allowedSchemes``),
+    /// read once: the loader refuses other schemes before any work.
+    let allowedSchemes: Set<String>
     /// Whether the scheme allow-list has `http` / `https`, for the cheap URL check.
     let httpAllowed: Bool
     let httpsAllowed: Bool
@@ -51,8 +54,9 @@ public final class ImageLoader: Sendable {
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         defaultContextIsEmpty = configuration.defaultContext.isEmpty
-        httpAllowed = configuration.allowedSchemes.contains("http")
-        httpsAllowed = configuration.allowedSchemes.contains("https")
+        allowedSchemes = configuration.dataLoader.allowedSchemes
+        httpAllowed = allowedSchemes.contains("http")
+        httpsAllowed = allowedSchemes.contains("https")
         hasOptionsProcessor = configuration.optionsProcessor != nil
         plainKeySuffix = ImageDecodingOptions(applyOrientation: configuration.appliesOrientation).cacheKeySuffix
         downloads = DownloadCoalescer(loader: configuration.dataLoader)

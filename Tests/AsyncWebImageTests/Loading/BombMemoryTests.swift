@@ -21,9 +21,7 @@ struct BombMemoryTests {
         var loaderConfiguration = CurlDataLoader.Configuration()
         loaderConfiguration.maxConcurrentDownloads = 16
         loaderConfiguration.maxResponseBytes = limit
-        var coalescerConfiguration = DownloadCoalescer.Configuration()
-        coalescerConfiguration.maxResponseBytes = limit
-        let coalescer = DownloadCoalescer(loader: CurlDataLoader(configuration: loaderConfiguration), configuration: coalescerConfiguration)
+        let coalescer = DownloadCoalescer(loader: CurlDataLoader(configuration: loaderConfiguration))
         let sampler = RSSSampler()
         let baseline = RSSSampler.current()
 

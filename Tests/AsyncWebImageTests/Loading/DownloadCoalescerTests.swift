@@ -329,8 +329,9 @@ extension DownloadCoalescerTests {
     @Test("the coalescer's own byte limit fails the transfer for everyone")
     func coalescerLimit() async throws {
         // Given a 2 MB body of which the server sends 300 KB and then stalls
-        // until the client leaves, a loader whose own timeout is far away,
-        // and a coalescer keeping at most 64 KB. (A stall rather than a
+        // until the client leaves, a loader whose own timeout is far away and
+        // which declares a 64 KB limit it does not enforce itself (the
+        // coalescer's guard is for such loaders). (A stall rather than a
         // trickle: when the test pool is busy the coalescer may read late,
         // and a trickle would have finished by then, proving nothing.)
         let server = try startedServer()
@@ -338,9 +339,9 @@ extension DownloadCoalescerTests {
         server.route("/big", .init(body: testBytes(2_000_000), framing: .chunked, fault: .stallAfter(bytes: 300_000)))
         var loaderConfiguration = CurlDataLoader.Configuration()
         loaderConfiguration.timeout = .seconds(60)
-        var configuration = DownloadCoalescer.Configuration()
-        configuration.maxResponseBytes = 65_536
-        let coalescer = DownloadCoalescer(loader: CurlDataLoader(configuration: loaderConfiguration), configuration: configuration)
+        let coalescer = DownloadCoalescer(
+            loader: DeclaredLimitLoader(base: CurlDataLoader(configuration: loaderConfiguration), maxResponseBytes: 65_536)
+        )
 
         // When it is downloaded
         // Then it fails as too large, and the coalescer itself stops the
@@ -351,4 +352,13 @@ extension DownloadCoalescerTests {
         #expect(await server.waitUntil("/big", timeout: .seconds(20)) { $0.disconnects.count == 1 })
         #expect(server.statistics("/big").completed == 0)
     }
+}
+
+/// A real loader that declares a byte limit without enforcing it (its base's
+/// limit is the 64 MiB default), as a third-party ``DataLoading`` might.
+private struct DeclaredLimitLoader: DataLoading {
+    let base: CurlDataLoader
+    let maxResponseBytes: Int64
+
+    func loadData(for request: DataRequest) -> DataTransfer { base.loadData(for: request) }
 }

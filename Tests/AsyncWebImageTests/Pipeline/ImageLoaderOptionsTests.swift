@@ -151,6 +151,32 @@ struct ImageLoaderOptionsTests {
         #expect(harness.loader.tasks.started == 0)
     }
 
+    @Test("the data loader's scheme list is the loader's: one place to allow file:// or refuse http")
+    func schemesHaveOneOwner() async throws {
+        // Given a PNG on disk and a loader whose curl loader allows `file`
+        let harness = try PipelineHarness()
+        let png = try fixture("formats", "sample.png")
+        let file = harness.directory.appendingPathComponent("local.png")
+        try FileManager.default.createDirectory(at: harness.directory, withIntermediateDirectories: true)
+        try png.write(to: file)
+        var curl = CurlDataLoader.Configuration()
+        curl.allowedSchemes.insert("file")
+        let fileLoader = try PipelineHarness { $0.dataLoader = CurlDataLoader(configuration: curl) }.loader
+        // When it loads the file URL, and a loader whose curl loader allows
+        // https only loads an http URL of the loopback server
+        let image = try await fileLoader.image(file)
+        curl.allowedSchemes = ["https"]
+        let httpsOnly = try PipelineHarness { $0.dataLoader = CurlDataLoader(configuration: curl) }
+        let url = httpsOnly.serve("/a.png", png)
+        // Then the file decodes with no second setting, and http fails
+        // before any request reaches the server
+        #expect(image.image?.size == (try ImageCoderRegistry.builtIn.decode(png, options: .init())).size)
+        #expect(image.image != nil)
+        await #expect(throws: ImageError.unsupportedScheme("http")) { try await httpsOnly.loader.image(url) }
+        #expect(httpsOnly.requests("/a.png") == 0)
+        #expect(httpsOnly.loader.tasks.started == 0)
+    }
+
     @Test("precedence: options processor › per-call context › configuration › defaults")
     func precedence() async throws {
         let jpeg = try fixture("jpeg", "large.jpg")
