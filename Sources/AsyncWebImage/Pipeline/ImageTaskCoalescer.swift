@@ -44,36 +44,17 @@ final class ImageTaskCoalescer: Sendable {
     /// the first caller of `image(_:)`), or, for `image(_:)` callers that
     /// join work already running, a bare continuation that receives only
     /// the final response — no channel, no termination closure.
-    fileprivate enum Sink {
+    enum Sink {
         case channel(ImageEventChannel)
         case waiter(UnsafeContinuation<JoinResult, any Error>)
     }
 
-    fileprivate struct Subscriber {
-        let sink: Sink
-        let wantsPreviews: Bool
-        /// `image(_:)` callers want the final response only; sending them
-        /// every progress event would cost a thousand sends per chunk when
-        /// a thousand callers share a load.
-        let wantsProgress: Bool
-    }
+    /// The table, its transitions in ``ImageTaskCoalescerStateMachine``.
+    private typealias Table = ImageTaskCoalescerStateMachine<Key, Sink, Task<Void, Never>>
 
-    fileprivate struct Entry {
-        let generation: UInt64
-        var subscribers: [UInt64: Subscriber] = [:]
-        var task: Task<Void, Never>?
-        var lastProgress: ImageEvent?
-        var lastPreview: Image?
-        var previewSubscribers = 0
-    }
-
-    fileprivate struct State {
-        var entries: [Key: Entry] = [:]
-        /// How many entries run per result key, so a caller can tell that
-        /// its result is being made without computing the full task key.
-        var inFlightResults: [String: Int] = [:]
+    private struct State {
+        var table = Table()
         var nextID: UInt64 = 0
-        var started = 0
     }
 
     private let state = Lock(State())
@@ -83,7 +64,7 @@ final class ImageTaskCoalescer: Sendable {
     func isInFlight(resultKey: String) -> Bool {
         // An idle loader answers without the lock or hashing the key.
         guard entryCount.load(ordering: .relaxed) > 0 else { return false }
-        return state.withLock { $0.inFlightResults[resultKey] != nil }
+        return state.withLock { $0.table.inFlightResults[resultKey] != nil }
     }
 
     /// Mirrors `entries.count` for ``isInFlight(resultKey:)``'s shortcut.
@@ -95,13 +76,13 @@ final class ImageTaskCoalescer: Sendable {
     init() {}
 
     /// How many distinct pieces of work are running.
-    var count: Int { state.withLock { $0.entries.count } }
+    var count: Int { state.withLock { $0.table.entries.count } }
 
     /// How many subscribers wait on running work, and how many of them
     /// wait without a channel (``awaitResult(_:)``), for tests.
     var subscriberCounts: (all: Int, waiters: Int) {
         state.withLock { state in
-            state.entries.values.reduce(into: (all: 0, waiters: 0)) { counts, entry in
+            state.table.entries.values.reduce(into: (all: 0, waiters: 0)) { counts, entry in
                 counts.all += entry.subscribers.count
                 counts.waiters += entry.subscribers.values.count { if case .waiter = $0.sink { true } else { false } }
             }
@@ -109,7 +90,7 @@ final class ImageTaskCoalescer: Sendable {
     }
 
     /// How many pieces of work were ever started (joins do not count).
-    var started: Int { state.withLock { $0.started } }
+    var started: Int { state.withLock { $0.table.started } }
 
     /// Subscribes `channel` to the work for `key`, starting it with `work` if
     /// none runs. The channel is unsubscribed when its consumer goes away.
@@ -121,44 +102,27 @@ final class ImageTaskCoalescer: Sendable {
         workPriority: TaskPriority? = nil,
         work: @escaping @Sendable (Handle) async -> Void
     ) {
-        enum Outcome { case joined(ImageEvent?, Image?), created(Handle) }
-        let (outcome, subscriberID) = state.withLock { state -> (Outcome, UInt64) in
+        let (action, subscriberID) = state.withLock { state -> (Table.SubscribeAction, UInt64) in
             state.nextID &+= 1
             let id = state.nextID
-            let subscriber = Subscriber(sink: .channel(channel), wantsPreviews: wantsPreviews, wantsProgress: wantsProgress)
-            // Mutated in place through the dictionary's accessor: copying the
-            // entry out would copy its subscriber table on every join (O(n²)).
-            if state.entries[key] != nil {
-                state.entries[key]!.subscribers[id] = subscriber
-                if wantsPreviews { state.entries[key]!.previewSubscribers += 1 }
-                let entry = state.entries[key]!
-                return (.joined(wantsProgress ? entry.lastProgress : nil, wantsPreviews ? entry.lastPreview : nil), id)
-            }
-            state.nextID &+= 1
-            var entry = Entry(generation: state.nextID)
-            entry.subscribers[id] = subscriber
-            entry.previewSubscribers = wantsPreviews ? 1 : 0
-            state.entries[key] = entry
-            state.inFlightResults[key.resultKey, default: 0] += 1
-            entryCount.store(state.entries.count, ordering: .relaxed)
-            state.started += 1
-            return (.created(Handle(coalescer: self, key: key, generation: entry.generation)), id)
+            let action = state.table.subscribe(
+                key, resultKey: key.resultKey, id: id, sink: .channel(channel),
+                wantsPreviews: wantsPreviews, wantsProgress: wantsProgress
+            )
+            entryCount.store(state.table.entries.count, ordering: .relaxed)
+            return (action, id)
         }
-        switch outcome {
+        switch action {
         case .joined(let progress, let preview):
             if let progress { channel.send(progress) }
             if let preview { channel.send(.preview(preview)) }
-            channel.onTermination { [weak self] in self?.leave(key, generation: nil, subscriber: subscriberID) }
-        case .created(let handle):
-            channel.onTermination { [weak self] in self?.leave(key, generation: handle.generation, subscriber: subscriberID) }
+            channel.onTermination { [weak self] in self?.leave(key, subscriber: subscriberID) }
+        case .start(let generation):
+            let handle = Handle(coalescer: self, key: key, generation: generation)
+            channel.onTermination { [weak self] in self?.leave(key, subscriber: subscriberID) }
             let task = Task(priority: workPriority) { await work(handle) }
-            let orphaned = state.withLock { state -> Bool in
-                guard state.entries[key]?.generation == handle.generation else { return true }
-                state.entries[key]?.task = task
-                return false
-            }
-            // Every subscriber left before the task was recorded.
-            if orphaned { task.cancel() }
+            let record = state.withLock { $0.table.record(task, for: key, generation: generation) }
+            if case .cancel = record { task.cancel() }
         }
     }
 
@@ -180,18 +144,14 @@ final class ImageTaskCoalescer: Sendable {
         defer { state.observeHandOff() }
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<JoinResult, any Error>) in
-                let joined = state.withLock { state -> Bool in
-                    guard state.entries[key] != nil else { return false }
-                    state.entries[key]!.subscribers[id] = Subscriber(sink: .waiter(continuation), wantsPreviews: false, wantsProgress: false)
-                    return true
-                }
+                let joined = state.withLock { $0.table.join(key, id: id, sink: .waiter(continuation)) }
                 guard joined else { return continuation.resume(returning: .notRunning) }
                 // A cancellation that came before the registration found
                 // nothing to remove: take the subscriber back out here.
-                if Task.isCancelled { leave(key, generation: nil, subscriber: id) }
+                if Task.isCancelled { leave(key, subscriber: id) }
             }
         } onCancel: {
-            leave(key, generation: nil, subscriber: id)
+            leave(key, subscriber: id)
         }
     }
 
@@ -201,63 +161,46 @@ final class ImageTaskCoalescer: Sendable {
         case finished(ImageResponse?)
     }
 
-    private func leave(_ key: Key, generation: UInt64?, subscriber: UInt64) {
-        let (task, removed) = state.withLock { state -> (Task<Void, Never>?, Subscriber?) in
-            guard let removed = state.entries[key]?.subscribers.removeValue(forKey: subscriber) else { return (nil, nil) }
-            if removed.wantsPreviews { state.entries[key]!.previewSubscribers -= 1 }
-            guard state.entries[key]!.subscribers.isEmpty else { return (nil, removed) }
-            state.removeEntry(key)
-            defer { entryCount.store(state.entries.count, ordering: .relaxed) }
-            return (state.entries.removeValue(forKey: key)?.task, removed)
+    private func leave(_ key: Key, subscriber: UInt64) {
+        let action = state.withLock { state -> Table.LeaveAction in
+            defer { entryCount.store(state.table.entries.count, ordering: .relaxed) }
+            return state.table.leave(key, id: subscriber)
         }
-        if case .waiter(let continuation)? = removed?.sink { continuation.resume(throwing: CancellationError()) }
-        task?.cancel()
+        switch action {
+        case .none:
+            break
+        case .removed(let sink):
+            if case .waiter(let continuation) = sink { continuation.resume(throwing: CancellationError()) }
+        case .removedLast(let sink, let task):
+            if case .waiter(let continuation) = sink { continuation.resume(throwing: CancellationError()) }
+            task?.cancel()
+        }
     }
 
     private func wantsPreviews(_ handle: Handle) -> Bool {
-        state.withLock { state in
-            guard let entry = state.entries[handle.key], entry.generation == handle.generation else { return false }
-            return entry.previewSubscribers > 0
-        }
+        state.withLock { $0.table.wantsPreviews(handle.key, generation: handle.generation) }
     }
 
     private func broadcast(_ handle: Handle, _ event: ImageEvent) {
-        let isPreview: Bool
-        if case .preview = event { isPreview = true } else { isPreview = false }
-        let channels = state.withLock { state -> [ImageEventChannel] in
-            guard state.entries[handle.key]?.generation == handle.generation else { return [] }
-            if case .preview(let image) = event {
-                state.entries[handle.key]!.lastPreview = image
-            } else {
-                state.entries[handle.key]!.lastProgress = event
-            }
-            return state.entries[handle.key]!.subscribers.values.compactMap { subscriber in
-                guard case .channel(let channel) = subscriber.sink else { return nil }
-                return (isPreview ? subscriber.wantsPreviews : subscriber.wantsProgress) ? channel : nil
-            }
-        }
-        for channel in channels { channel.send(event) }
+        let sinks = state.withLock { $0.table.broadcast(handle.key, generation: handle.generation, event) }
+        for case .channel(let channel) in sinks { channel.send(event) }
     }
 
     private func finish(_ handle: Handle, _ result: Result<ImageResponse?, any Error>) {
-        let subscribers = state.withLock { state -> [UInt64: Subscriber] in
-            guard let entry = state.entries[handle.key], entry.generation == handle.generation else { return [:] }
-            state.removeEntry(handle.key)
-            state.entries[handle.key] = nil
-            entryCount.store(state.entries.count, ordering: .relaxed)
-            return entry.subscribers
+        let subscribers = state.withLock { state -> [Table.Subscriber] in
+            defer { entryCount.store(state.table.entries.count, ordering: .relaxed) }
+            return state.table.finish(handle.key, generation: handle.generation)
         }
-        // In the order they came (ids grow; waiters after channels), not
-        // the table's hash order: callers in one task group complete in the
-        // order they are resumed, and the runtime unlinks each finished child
-        // by walking the group's list of children from the oldest
-        // (`TaskGroup::removeChildTask`), so a thousand joiners resumed in
-        // hash order cost the group a quadratic walk: 6.7 % of the CPU of
-        // 1,000 joiners of a 2 MP load, 0.02 % in arrival order (15.8 → 11.6
-        // ms CPU per round).
-        for (_, subscriber) in subscribers.sorted(by: { $0.key < $1.key }) {
-            let sink = subscriber.sink
-            switch (sink, result) {
+        // In the order they came (the table sorts by id; waiters after
+        // channels), not the table's hash order: callers in one task group
+        // complete in the order they are resumed, and the runtime unlinks
+        // each finished child by walking the group's list of children from
+        // the oldest (`TaskGroup::removeChildTask`), so a thousand joiners
+        // resumed in hash order cost the group a quadratic walk: 6.7 % of the
+        // CPU of 1,000 joiners of a 2 MP load, 0.02 % in arrival order (15.8
+        // → 11.6 ms CPU per round).
+        for subscriber in subscribers {
+            switch (subscriber.sink, result) {
             case (.channel(let channel), .success(let response?)):
                 channel.complete(with: response)
             case (.channel(let channel), .success(nil)):
@@ -269,18 +212,6 @@ final class ImageTaskCoalescer: Sendable {
             case (.waiter(let continuation), .failure(let error)):
                 continuation.resume(throwing: error)
             }
-        }
-    }
-}
-
-extension ImageTaskCoalescer.State {
-    /// Forgets one entry's result key in the in-flight counts (the caller removes the entry).
-    fileprivate mutating func removeEntry(_ key: ImageTaskCoalescer.Key) {
-        guard entries[key] != nil else { return }
-        if let count = inFlightResults[key.resultKey], count > 1 {
-            inFlightResults[key.resultKey] = count - 1
-        } else {
-            inFlightResults[key.resultKey] = nil
         }
     }
 }
