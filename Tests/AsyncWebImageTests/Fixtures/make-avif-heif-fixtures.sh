@@ -65,6 +65,16 @@ convert avif/irot1-imir0.ref.png -rotate -90 -flip -define png:exclude-chunks=da
 convert avif/irot3.ref.png -rotate -270 -define png:exclude-chunks=date,time avif/irot3.upright.png
 convert avif/imir1.ref.png -flop -define png:exclude-chunks=date,time avif/imir1.upright.png
 
+# A clean aperture (clap) of 40×30 at (8, 4), alone and before irot: avifdec
+# 0.11 reports the derived crop rect but writes the whole stored image, so
+# the references are ImageMagick's crop of its pixels (then the rotation).
+enc -y 444 -d 8 --crop 8,4,40,30 "$tmp/rgb.png" avif/clap.avif
+enc -y 444 -d 8 --crop 8,4,40,30 --irot 1 "$tmp/rgb.png" avif/clap-irot1.avif
+avifdec -d 8 avif/clap.avif "$tmp/clap.png" >/dev/null
+avifdec -d 8 avif/clap-irot1.avif "$tmp/clap-irot1.png" >/dev/null
+convert "$tmp/clap.png" -crop 40x30+8+4 +repage -define png:exclude-chunks=date,time avif/clap.ref.png
+convert "$tmp/clap-irot1.png" -crop 40x30+8+4 +repage -rotate -90 -define png:exclude-chunks=date,time avif/clap-irot1.upright.png
+
 heif-enc -q 80 -o heif/rgb8.heic "$tmp/rgb.png" >/dev/null
 heif-enc -q 80 -o heif/rgba8.heic "$tmp/rgba.png" >/dev/null
 # The same pixels flagged as premultiplied: the decoder must divide them back.

@@ -26,8 +26,10 @@ extension AVIFCoder {
         let size = PixelSize(width: Int(decoded.pointee.width), height: Int(decoded.pointee.height))
         try options.checkPixelLimit(size)
         var image = try convertToRGB(decoded, size: size, hasAlpha: hasAlpha || decoded.pointee.alphaPlane != nil)
+        // MIAF applies the clean aperture to the stored image, before irot and imir.
+        if let aperture = cleanAperture(of: decoded) { image = image.cropped(to: aperture) }
         image = image.with(orientation: orientation)
-        if let target = options.targetSize(forStored: size, orientation: orientation) {
+        if let target = options.targetSize(forStored: image.size, orientation: orientation) {
             image = ImageResampler.resample(image, to: target)
         }
         return options.applyOrientation ? image.applyingOrientation() : image
@@ -53,6 +55,25 @@ extension AVIFCoder {
             throw .undecodable(.avif, "YUV to RGB: " + AVIFCoder.message(outcome, diagnostics: nil))
         }
         return result
+    }
+
+    /// The rectangle a `clap` property keeps, or `nil` when there is none,
+    /// it keeps the whole image, or it breaks MIAF's rules (a crop rect
+    /// libavif refuses to derive: then the whole image is shown, as the
+    /// property cannot be trusted and the pixels can).
+    static func cleanAperture(of image: UnsafeMutablePointer<avifImage>) -> PixelRect? {
+        guard image.pointee.transformFlags & UInt32(AVIF_TRANSFORM_CLAP.rawValue) != 0 else { return nil }
+        var rect = avifCropRect()
+        var clap = image.pointee.clap
+        var diagnostics = avifDiagnostics()
+        guard avifCropRectConvertCleanApertureBox(
+            &rect, &clap, image.pointee.width, image.pointee.height, image.pointee.yuvFormat, &diagnostics
+        ) != AVIF_FALSE, rect.width > 0, rect.height > 0,
+            UInt64(rect.x) + UInt64(rect.width) <= UInt64(image.pointee.width),
+            UInt64(rect.y) + UInt64(rect.height) <= UInt64(image.pointee.height)
+        else { return nil }
+        guard rect.width != image.pointee.width || rect.height != image.pointee.height else { return nil }
+        return PixelRect(x: Int(rect.x), y: Int(rect.y), width: Int(rect.width), height: Int(rect.height))
     }
 
     /// The orientation that `irot`/`imir` in `image.transformFlags` ask for.

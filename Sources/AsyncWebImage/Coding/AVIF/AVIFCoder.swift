@@ -11,8 +11,9 @@ import CAvif
 /// conversion, which rounds to the nearest 8-bit value. The `irot` and
 /// `imir` properties become ``Image/orientation``, as a JPEG's EXIF
 /// orientation does: reported, and applied with
-/// ``ImageDecodingOptions/applyOrientation``. A clean aperture (`clap`) is
-/// not applied. An embedded ICC profile is converted to sRGB like every
+/// ``ImageDecodingOptions/applyOrientation``. A clean aperture (`clap`)
+/// crops the stored image first, as MIAF orders the transforms (a `clap`
+/// libavif cannot turn into a valid crop rectangle is ignored). An embedded ICC profile is converted to sRGB like every
 /// coder's (``ImageDecodingOptions/keepsColorProfile`` keeps it).
 ///
 /// Safety on hostile input: the container is parsed first (no AV1 data is

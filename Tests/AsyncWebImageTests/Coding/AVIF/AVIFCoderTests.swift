@@ -75,6 +75,31 @@ struct AVIFCoderTests {
         #expect(offByOne * 10 < image.width * image.height, "\(offByOne) pixels differ")
     }
 
+    // MARK: Clean aperture
+
+    @Test("clap crops the stored image to avifdec's derived rectangle (40×30 at 8,4), before irot; thumbnails start from the crop")
+    func cleanAperture() throws {
+        // Given a 64×48 AVIF whose clap keeps 40×30 at (8, 4), and ImageMagick's crop of avifdec's pixels
+        let reference = try AVIFFixture.reference("clap.ref.png")
+        // When decoded
+        let image = try coder.decode(AVIFFixture.data("clap.avif"), options: .init())
+        // Then only the aperture is left, pixel for pixel
+        #expect(image.size == PixelSize(width: 40, height: 30))
+        #expect(image.hasSamePixels(as: reference), "max difference \(image.maximumChannelDifference(from: reference) ?? -1)")
+
+        // And with irot after it, the crop comes first and the turn second (MIAF's order)
+        let turned = try coder.decode(AVIFFixture.data("clap-irot1.avif"), options: .init(applyOrientation: true))
+        let upright = try AVIFFixture.reference("clap-irot1.upright.png")
+        #expect(turned.size == PixelSize(width: 30, height: 40))
+        #expect(turned.hasSamePixels(as: upright), "max difference \(turned.maximumChannelDifference(from: upright) ?? -1)")
+
+        // And a thumbnail is the aperture's, keeping its 4:3 shape
+        let thumbnail = try coder.decode(
+            AVIFFixture.data("clap.avif"), options: .init(thumbnailPixelSize: PixelSize(width: 20, height: 20))
+        )
+        #expect(thumbnail.size == PixelSize(width: 20, height: 15))
+    }
+
     // MARK: Orientation
 
     @Test("irot/imir become the EXIF orientation; applied, the pixels are ImageMagick's turn of avifdec's, and agree with heif-convert's", arguments: [
