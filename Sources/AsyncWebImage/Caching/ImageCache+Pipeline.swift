@@ -62,7 +62,11 @@ extension ImageCache {
     /// caller's actor, under `limiter`.
     @concurrent
     func decode(_ data: Data, options: ImageDecodingOptions, limiter: ConcurrencyLimiter) async throws -> Image {
-        try await limiter.withPermit { try coders.decode(data, options: options) }
+        // The header decides the lane before any pixel work: a huge image
+        // waits for a heavy permit, not in front of small ones.
+        let decoder = coders.decoder(for: data)
+        let heavy = limiter.isHeavy(decoder?.declaredSize(of: data))
+        return try await limiter.withPermit(heavy: heavy) { try coders.decode(data, options: options) }
     }
 
     /// A write of encoded data to the disk tier, or `nil` without one.

@@ -38,6 +38,12 @@ public struct ImageCoderRegistry: Sendable {
         decoders.first { $0.canDecode(data) }
     }
 
+    /// The pixel size `data`'s header declares, by the decoder that would
+    /// decode it (``ImageDecoding/declaredSize(of:)``), or `nil`.
+    public func declaredSize(of data: Data) -> PixelSize? {
+        decoder(for: data)?.declaredSize(of: data)
+    }
+
     /// The first encoder that writes `format`.
     public func encoder(for format: ImageFormat) -> (any ImageEncoding)? {
         encoders.first { $0.canEncode(format) }

@@ -17,11 +17,25 @@ public protocol ImageDecoding: Sendable {
     /// A decoder for the bytes of a download in progress, or `nil` when this
     /// format has no useful previews.
     func makeProgressiveDecoder(options: ImageDecodingOptions) -> (any ProgressiveImageDecoding)?
+
+    /// The pixel size `data`'s header declares, read without decoding any
+    /// pixels, or `nil` when this decoder cannot tell cheaply.
+    ///
+    /// The loader schedules a decode by it before the decode starts: images
+    /// declaring more than ``ImageLoader/Configuration/heavyDecodePixelCount``
+    /// pixels take the CPU limiter's heavy lane
+    /// (``ConcurrencyLimiter/withPermit(heavy:_:)``), so a few huge images
+    /// cannot hold every CPU permit while small ones wait. Must be cheap (a
+    /// header read); `nil` schedules the decode as a light one.
+    func declaredSize(of data: Data) -> PixelSize?
 }
 
 extension ImageDecoding {
     /// No progressive decoding unless a decoder provides it.
     public func makeProgressiveDecoder(options: ImageDecodingOptions) -> (any ProgressiveImageDecoding)? { nil }
+
+    /// Unknown unless a decoder reads its header.
+    public func declaredSize(of data: Data) -> PixelSize? { nil }
 }
 
 /// Something that turns an ``Image`` into encoded data.

@@ -16,6 +16,12 @@ import AWILocking
 ///
 /// A permit is handed straight from the releasing holder to the oldest
 /// waiter, so a stream of newcomers cannot overtake a waiting task.
+///
+/// Heavy work (decodes of images declaring more than ``heavyPixelCount``
+/// pixels) holds at most ``heavyLimit`` permits at once, half of them by
+/// default: a few huge images — hostile or not — then leave the other half
+/// of the CPU to everything else, instead of making small images wait
+/// behind seconds of work (``withPermit(heavy:isolation:_:)``).
 public final class ConcurrencyLimiter: Sendable {
     private typealias Waiter = CheckedContinuation<Void, any Error>
 
@@ -57,16 +63,49 @@ public final class ConcurrencyLimiter: Sendable {
 
     /// The most holders at once.
     public let limit: Int
+    /// The most holders of heavy work at once (each also holds one of the
+    /// ``limit`` permits).
+    public let heavyLimit: Int
+    /// Decodes of images declaring more pixels than this are heavy work.
+    public let heavyPixelCount: Int
+    /// The permits of heavy work, taken before a normal one; `nil` when
+    /// ``heavyLimit`` is ``limit`` (heavy work is then not set apart).
+    private let heavyLane: ConcurrencyLimiter?
     private let state: Lock<State>
 
     /// Creates a limiter.
     ///
-    /// - Parameter limit: The most concurrent holders, at least 1; `nil` (the
-    ///   default) for the number of active processors.
-    public init(limit: Int? = nil) {
+    /// - Parameters:
+    ///   - limit: The most concurrent holders, at least 1; `nil` (the
+    ///     default) for the number of active processors.
+    ///   - heavyLimit: The most concurrent holders of heavy work, 1 to
+    ///     `limit`; `nil` (the default) for half of `limit`, at least 1.
+    ///   - heavyPixelCount: The declared pixel count above which a decode
+    ///     is heavy work; 20 megapixels by default (a 12 MP phone photo or a
+    ///     4K frame is not heavy, a 49 MP scan is).
+    public init(limit: Int? = nil, heavyLimit: Int? = nil, heavyPixelCount: Int = 20_000_000) {
         let limit = max(1, limit ?? ProcessInfo.processInfo.activeProcessorCount)
+        let heavyLimit = min(limit, max(1, heavyLimit ?? limit / 2))
         self.limit = limit
+        self.heavyLimit = heavyLimit
+        self.heavyPixelCount = heavyPixelCount
+        heavyLane = heavyLimit < limit ? ConcurrencyLimiter(lane: heavyLimit) : nil
         state = Lock(State(available: limit))
+    }
+
+    /// A lane's own limiter: plain, no lane of its own.
+    private init(lane limit: Int) {
+        self.limit = limit
+        heavyLimit = limit
+        heavyPixelCount = .max
+        heavyLane = nil
+        state = Lock(State(available: limit))
+    }
+
+    /// Whether decoding an image of `size` is heavy work (unknown sizes are not).
+    public func isHeavy(_ size: PixelSize?) -> Bool {
+        guard let size else { return false }
+        return size.pixelCount > heavyPixelCount
     }
 
     /// Permits free now.
@@ -162,6 +201,31 @@ public final class ConcurrencyLimiter: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws -> Result
     ) async throws -> Result {
+        try await acquire()
+        defer { release() }
+        return try await body()
+    }
+
+    /// Runs `body` while holding a permit, and a heavy-lane permit first
+    /// when `heavy` is set: at most ``heavyLimit`` heavy bodies run at once,
+    /// so the remaining permits stay for other work.
+    ///
+    /// - Parameters:
+    ///   - heavy: Whether `body` is heavy work (see ``isHeavy(_:)``).
+    ///   - isolation: Where `body` runs: the caller's isolation by default.
+    ///   - body: The work to bound.
+    /// - Throws: `CancellationError` when cancelled while waiting for either
+    ///   permit (`body` does not run), or what `body` throws.
+    @discardableResult
+    public func withPermit<Result>(
+        heavy: Bool,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> Result
+    ) async throws -> Result {
+        guard heavy, let heavyLane else { return try await withPermit(isolation: isolation, body) }
+        // The lane first: heavy work waiting for its turn holds no normal permit.
+        try await heavyLane.acquire()
+        defer { heavyLane.release() }
         try await acquire()
         defer { release() }
         return try await body()

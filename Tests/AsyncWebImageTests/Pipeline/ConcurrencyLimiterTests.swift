@@ -103,4 +103,45 @@ struct ConcurrencyLimiterTests {
         #expect(ConcurrencyLimiter().limit == ProcessInfo.processInfo.activeProcessorCount)
         #expect(ConcurrencyLimiter(limit: 0).limit == 1)
     }
+
+    @Test("heavy work holds at most heavyLimit permits; light work passes it while it waits")
+    func heavyLane() async throws {
+        // Given 2 permits (heavy work: 1 of them) and one heavy body held open
+        let limiter = ConcurrencyLimiter(limit: 2)
+        #expect(limiter.heavyLimit == 1)
+        let (firstGate, openFirst) = AsyncStream<Void>.makeStream()
+        let started = Locked([String]())
+        let first = Task {
+            try await limiter.withPermit(heavy: true) {
+                started.withLock { $0.append("heavy-1") }
+                for await _ in firstGate { break }
+            }
+        }
+        #expect(await pipelineEventually { started.withLock { $0 } == ["heavy-1"] })
+        // When a second heavy body and then a light one ask
+        let second = Task { try await limiter.withPermit(heavy: true) { started.withLock { $0.append("heavy-2") } } }
+        try await Task.sleep(for: .milliseconds(50))
+        try await limiter.withPermit(heavy: false) { started.withLock { $0.append("light") } }
+        // Then the light one ran at once and the second heavy one still waits,
+        // holding no normal permit
+        #expect(started.withLock { $0 } == ["heavy-1", "light"])
+        #expect(limiter.availablePermits == 1)
+        // And it runs once the first heavy body ends
+        openFirst.yield()
+        try await first.value
+        try await second.value
+        #expect(started.withLock { $0 } == ["heavy-1", "light", "heavy-2"])
+        #expect(limiter.availablePermits == 2)
+    }
+
+    @Test("heavyLimit defaults to half the permits, at least 1, at most all; isHeavy compares declared pixels")
+    func heavyDefaults() {
+        #expect(ConcurrencyLimiter(limit: 1).heavyLimit == 1)
+        #expect(ConcurrencyLimiter(limit: 8).heavyLimit == 4)
+        #expect(ConcurrencyLimiter(limit: 4, heavyLimit: 9).heavyLimit == 4)
+        let limiter = ConcurrencyLimiter(limit: 2, heavyPixelCount: 100)
+        #expect(limiter.isHeavy(PixelSize(width: 11, height: 10)))
+        #expect(!limiter.isHeavy(PixelSize(width: 10, height: 10)))
+        #expect(!limiter.isHeavy(nil))
+    }
 }

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+@testable import AsyncWebImage
+
+/// Header sizes read without decoding, and the decode scheduling that uses
+/// them: a huge image waits in the CPU limiter's heavy lane, a small one
+/// does not wait behind it.
+@Suite("Declared sizes and the heavy decode lane", .timeLimit(.minutes(1)))
+struct DeclaredSizeTests {
+    @Test("every built-in decoder reads the size its full decode produces", arguments: ["jpg", "png", "gif", "webp", "avif"])
+    func declaredMatchesDecoded(ext: String) throws {
+        let data = try fixture("formats", "sample.\(ext)")
+        let declared = try #require(ImageCoderRegistry.builtIn.declaredSize(of: data))
+        let decoded = try ImageCoderRegistry.builtIn.decode(data, options: .init())
+        #expect(declared == decoded.size)
+    }
+
+    @Test("truncated or foreign headers give nil, never a crash", arguments: ["jpg", "png", "webp", "avif"])
+    func truncatedHeader(ext: String) throws {
+        let data = try fixture("formats", "sample.\(ext)")
+        #expect(ImageCoderRegistry.builtIn.declaredSize(of: data.prefix(9)) == nil)
+        #expect(ImageCoderRegistry.builtIn.declaredSize(of: Data(repeating: 0x41, count: 64)) == nil)
+    }
+
+    @Test("a decode declaring more than heavyPixelCount waits for the heavy lane; a small one passes")
+    func heavyDecodeWaitsInItsLane() async throws {
+        // Given a limiter of 2 permits that counts 10,000 pixels as heavy,
+        // its one heavy permit held by other work, and a cache using it
+        let limiter = ConcurrencyLimiter(limit: 2, heavyPixelCount: 10_000)
+        let cache = ImageCache(memory: MemoryCache(), disk: nil, decodeLimiter: limiter)
+        let small = try ImageCoderRegistry.builtIn.encode(TestImages.gray(side: 64), as: .png)
+        let large = try ImageCoderRegistry.builtIn.encode(TestImages.gray(side: 128), as: .png)
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let holder = Task { try await limiter.withPermit(heavy: true) { for await _ in gate { break } } }
+        #expect(await pipelineEventually { limiter.availablePermits == 1 })
+
+        // When the large image and then the small one are decoded
+        let largeDone = Locked(false)
+        let largeDecode = Task {
+            let image = try await cache.decode(large, options: .init(), limiter: limiter)
+            largeDone.withLock { $0 = true }
+            return image
+        }
+        let smallImage = try await cache.decode(small, options: .init(), limiter: limiter)
+
+        // Then the small one is done while the large one still waits (with
+        // no normal permit taken), and the large one finishes once the lane frees
+        #expect(smallImage.size == PixelSize(width: 64, height: 64))
+        #expect(!largeDone.withLock { $0 })
+        #expect(limiter.availablePermits == 1)
+        open.yield()
+        try await holder.value
+        #expect(try await largeDecode.value.size == PixelSize(width: 128, height: 128))
+    }
+}
