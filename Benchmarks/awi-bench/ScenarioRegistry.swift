@@ -11,6 +11,7 @@ enum ScenarioRegistry {
         ThumbnailScenario(),
         WebPDecodeScenario(),
         PNGThumbnailScenario(),
+        PyvipsThumbnailScenario(),
         MemoryHitScenario(),
         CacheRSSScenario(),
         DiskHitScenario(),

@@ -1,0 +1,110 @@
+import AsyncWebImage
+import Foundation
+
+/// 256-pixel thumbnails of every class of the corpus (baseline JPEG,
+/// progressive JPEG, PNG) through the built-in coders, against pyvips'
+/// `thumbnail_buffer` (libvips' shrink-on-load) on the same files in the same
+/// run, by CPU time per image. Run it on real photos with `--corpus DIR`.
+///
+/// The pyvips side runs in a child process (`Benchmarks/pyvips/pyvips_thumbnail.py`)
+/// that times itself after an untimed pass, so Python's and libvips' start-up
+/// are not counted; it is skipped when `python3` cannot import pyvips
+/// (`pip install pyvips` with Debian's `libvips42`).
+struct PyvipsThumbnailScenario: Scenario {
+    let name = "pyvips-thumbnail"
+    let summary = "256 px thumbnails per class (baseline/progressive JPEG, PNG) vs pyvips thumbnail_buffer, CPU per image (target ≥ 1.2×)"
+
+    /// The most files of one class measured (the largest first: the work that matters).
+    private static let filesPerClass = 8
+    private static let side = 256
+
+    static var helperScript: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("pyvips/pyvips_thumbnail.py")
+    }
+
+    func run(in context: BenchmarkContext) async throws -> [ResultRow] {
+        guard FileManager.default.fileExists(atPath: Self.helperScript.path) else {
+            throw ScenarioSkipped("no \(Self.helperScript.path) (run from the repository)")
+        }
+        guard (try? await Self.python(["-c", "import pyvips"]))?.status == 0 else {
+            throw ScenarioSkipped("python3 cannot import pyvips (pip install pyvips; apt-get install libvips42)")
+        }
+        let classes: [(String, [CorpusImage])] = [
+            ("baseline JPEG", context.corpus.images.filter { $0.format == .jpeg && $0.variant == .baseline }),
+            ("progressive JPEG", context.corpus.images.filter { $0.format == .jpeg && $0.variant == .progressive }),
+            ("PNG", context.corpus.images.filter { $0.format == .png }),
+        ]
+        var rows: [ResultRow] = []
+        for (label, files) in classes where !files.isEmpty {
+            let chosen = Array(files.sorted { $0.byteCount > $1.byteCount }.prefix(Self.filesPerClass))
+            let caseName = "\(label) ×\(chosen.count) → \(Self.side)px"
+            rows.append(await context.measureCase(scenario: name, caseName: caseName) {
+                try await measure(chosen, caseName: caseName, context: context)
+            })
+        }
+        return rows
+    }
+
+    private func measure(_ files: [CorpusImage], caseName: String, context: BenchmarkContext) async throws -> ResultRow {
+        let datas = try files.map { try context.corpus.data(of: $0) }
+        let registry = ImageCoderRegistry.builtIn
+        let options = ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: Self.side, height: Self.side))
+        for data in datas {
+            let thumbnail = try registry.decode(data, options: options)
+            guard max(thumbnail.width, thumbnail.height) == Self.side else {
+                throw BenchmarkFailure("thumbnail is \(thumbnail.size), expected \(Self.side) px on its long side")
+            }
+        }
+        let arguments = [Self.helperScript.path, String(Self.side)] + files.map(\.path)
+        let plan = context.plan(warmup: 1, minIterations: 3, maxIterations: 15, budget: 10)
+        let measurement = try await InterleavedMeasurement.run(
+            plan: plan, progress: context.progress,
+            ours: {
+                try Sample.onThread { for data in datas { blackHole(try registry.decode(data, options: options)) } }
+            },
+            baseline: {
+                let run = try await Self.python(arguments)
+                let fields = run.output.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                guard run.status == 0, fields.count == 2 else {
+                    throw BenchmarkFailure("pyvips helper failed (\(run.status)): \(run.output)")
+                }
+                return Sample(wall: fields[1], cpu: fields[0])
+            }
+        )
+        var row = ResultRow(
+            scenario: name, caseName: caseName, measurement: measurement,
+            unitsPerOperation: Double(files.count), unit: "img/s", basis: .cpu,
+            baseline: "pyvips thumbnail_buffer", target: .ratioAtLeast(1.2)
+        )
+        let megapixels = files.reduce(0) { $0 + $1.megapixels } / Double(files.count)
+        row.note = String(format: "mean %.1f MP per file; libvips with VIPS_CONCURRENCY=1", megapixels)
+        return row
+    }
+
+    /// Runs `python3 ARGS` to completion, its standard output in a file
+    /// (no pipe to drain from a thread of the cooperative pool).
+    static func python(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let outURL = FileManager.default.temporaryDirectory.appendingPathComponent("awi-pyvips-\(UUID().uuidString).out")
+        guard FileManager.default.createFile(atPath: outURL.path, contents: nil) else {
+            throw BenchmarkFailure("cannot create \(outURL.path)")
+        }
+        defer { try? FileManager.default.removeItem(at: outURL) }
+        let output = try FileHandle(forWritingTo: outURL)
+        defer { try? output.close() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3"] + arguments
+        process.standardOutput = output
+        process.standardError = output
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        let text = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
+        return (status, text)
+    }
+}
