@@ -99,7 +99,7 @@ extension ImageLoader {
     func storeRefreshed(_ metadata: HTTPCacheMetadata, for request: ImageLoadRequest) async {
         let cache = request.cache
         let keys = request.keys
-        if let encoded = metadata.encoded {
+        if cache.disk != nil || cache.sharedTier != nil, let encoded = metadata.encoded {
             if let disk = cache.disk { _ = try? await disk.setExtendedData(encoded, forKey: keys.dataKey) }
             if let shared = cache.sharedTier { _ = try? await shared.setExtendedData(encoded, forKey: keys.dataKey) }
         }
