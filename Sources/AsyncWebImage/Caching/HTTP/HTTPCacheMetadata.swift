@@ -22,17 +22,24 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
     /// For each field `Vary` names (lower-cased), the request's value; a
     /// name with no value was absent from the request.
     var varyValues: [String: String]?
+    /// Set when the response's policy could not be kept whole (a field over
+    /// 4 KiB, a `Vary` naming more than 32 fields): such a response is not
+    /// stored, since a cut policy could serve it where it must not be.
+    var isOversized: Bool?
 
     /// The metadata of `head`, a response to `request` that arrived at `responseTime`.
     init(head: DataResponseHead, request: DataRequest, responseTime: Date) {
         etag = head[header: "etag"]
         lastModified = head[header: "last-modified"]
         var fields: [String: String] = [:]
+        var oversized = false
         for name in Self.fieldNames {
-            // A field longer than this carries no policy worth storing.
-            if let value = head[header: name], value.utf8.count <= 4096 { fields[name] = value }
+            guard let value = head[header: name] else { continue }
+            if value.utf8.count <= 4096 { fields[name] = value } else { oversized = true }
         }
+        if Self.varyNames(fields["vary"]).count > Self.maxVaryNames { oversized = true }
         self.fields = fields
+        isOversized = oversized ? true : nil
         self.responseTime = responseTime.timeIntervalSince1970
         var values: [String: String] = [:]
         for name in Self.varyNames(fields["vary"]) {
@@ -56,10 +63,14 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
         return CacheValidators(etag: etag, lastModified: lastModified)
     }
 
-    /// The field names of a `Vary` value, lower-cased (`*` included).
+    /// The most fields a stored response's `Vary` may name.
+    static let maxVaryNames = 32
+
+    /// The field names of a `Vary` value, lower-cased (`*` included); one
+    /// more than ``maxVaryNames`` at most (enough to tell it is too many).
     static func varyNames(_ value: String?) -> [String] {
         guard let value else { return [] }
-        return value.split(separator: ",").prefix(32).map { $0.trimmingSpaces.lowercased() }.filter { !$0.isEmpty }
+        return value.split(separator: ",").prefix(maxVaryNames + 1).map { $0.trimmingSpaces.lowercased() }.filter { !$0.isEmpty }
     }
 
     /// Whether `request` sends the same values of the fields `Vary` named
@@ -79,6 +90,7 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
     /// request carried `Authorization` without the response allowing it (§3.5).
     func isStorable(mode: HTTPCacheMode, request: DataRequest) -> Bool {
         guard mode != .ignoringHeaders else { return true }
+        if isOversized == true { return false }
         let control = CacheControl(fields?["cache-control"] ?? "")
         if control.noStore || Self.varyNames(fields?["vary"]).contains("*") { return false }
         if mode == .shared {

@@ -91,6 +91,17 @@ struct HTTPFreshnessTests {
         #expect(Self.metadata(["Cache-Control": "public, max-age=60"]).isStorable(mode: .shared, request: authorized))
     }
 
+    @Test("a policy too large to keep whole is not stored: a 5 KiB Cache-Control, a Vary of 40 fields")
+    func oversized() {
+        let request = DataRequest(url: URL(string: "http://127.0.0.1/a.png")!)
+        let longControl = "max-age=60, " + String(repeating: "x", count: 5000)
+        let manyNames = (0..<40).map { "X-Field-\($0)" }.joined(separator: ", ")
+        #expect(!Self.metadata(["Cache-Control": longControl]).isStorable(mode: .private, request: request))
+        #expect(!Self.metadata(["Vary": manyNames]).isStorable(mode: .private, request: request))
+        #expect(Self.metadata(["Vary": "Accept, Accept-Language"]).isStorable(mode: .private, request: request))
+        #expect(Self.metadata(["Cache-Control": longControl]).isStorable(mode: .ignoringHeaders, request: request))
+    }
+
     @Test("Vary: the values named are recorded; a request with other values does not match")
     func vary() {
         let metadata = Self.metadata(["Vary": "Accept-Language"], requestHeaders: ["Accept-Language": "fr"])
