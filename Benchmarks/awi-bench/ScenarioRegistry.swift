@@ -24,6 +24,7 @@ enum ScenarioRegistry {
         LoaderStartCancelScenario(),
         LoaderProgressiveScenario(),
         LoaderFinalLatencyScenario(),
+        RevalidationScenario(),
     ]
 
     /// The scenarios `names` select, in registry order; every scenario that

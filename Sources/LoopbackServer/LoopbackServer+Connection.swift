@@ -33,7 +33,9 @@ extension LoopbackServer {
             }
             let response = handler?(request) ?? .status(404)
             let outcome = respond(fd, request, response)
+            let notModified = response.isNotModified(for: request)
             state.withLock { state in
+                if notModified { state.statistics[request.path]?.notModifiedResponses += 1 }
                 state.inFlight -= 1
                 state.statistics[request.path]?.inFlight -= 1
                 switch outcome {
@@ -119,13 +121,14 @@ extension LoopbackServer {
         if case .raw(let bytes) = response.fault {
             return sendAll(fd, bytes) ? .closedByServer : .clientLeft
         }
-        let notModified = response.etag != nil && request[header: "If-None-Match"] == response.etag
+        let notModified = response.isNotModified(for: request)
         let status = notModified ? 304 : response.status
         let body = notModified || request.method == "HEAD" ? Data() : response.body
         let wantsClose = request[header: "Connection"]?.lowercased() == "close"
         var head = "HTTP/1.1 \(status) \(reason(status))\r\n"
         for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
         if let etag = response.etag { head += "ETag: \(etag)\r\n" }
+        if let lastModified = response.lastModified { head += "Last-Modified: \(lastModified)\r\n" }
         var closeAfter = wantsClose
         switch response.framing {
         case .contentLength: head += "Content-Length: \(body.count)\r\n"

@@ -18,6 +18,10 @@ extension LoopbackServer {
         public var requestHeaders: [[String: String]] = []
         /// The full targets (with query) of every request, in arrival order.
         public var targets: [String] = []
+        /// Conditional requests received: those with `If-None-Match` or `If-Modified-Since`.
+        public var conditionalRequests = 0
+        /// `304 Not Modified` responses sent.
+        public var notModifiedResponses = 0
 
         /// Creates empty statistics.
         public init() {}
@@ -29,6 +33,9 @@ extension LoopbackServer {
             maxInFlight = max(maxInFlight, inFlight)
             requestHeaders.append(request.headers)
             targets.append(request.target)
+            if request[header: "If-None-Match"] != nil || request[header: "If-Modified-Since"] != nil {
+                conditionalRequests += 1
+            }
         }
     }
 }

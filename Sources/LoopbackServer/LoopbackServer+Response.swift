@@ -80,6 +80,19 @@ extension LoopbackServer {
         /// An entity tag: sent as `ETag`, and a request whose `If-None-Match`
         /// equals it is answered `304 Not Modified` with no body.
         public var etag: String?
+        /// A `Last-Modified` value: sent as such, and a request without
+        /// `If-None-Match` whose `If-Modified-Since` equals it is answered
+        /// `304 Not Modified` with no body. `nil` by default.
+        public var lastModified: String?
+
+        /// Whether this response answers `request` with `304 Not Modified`
+        /// (RFC 9110 §13.2.2: `If-None-Match` first, then `If-Modified-Since`).
+        public func isNotModified(for request: Request) -> Bool {
+            if let condition = request[header: "If-None-Match"] {
+                return etag != nil && condition == etag
+            }
+            return lastModified != nil && request[header: "If-Modified-Since"] == lastModified
+        }
 
         /// Creates a response; every parameter has the plain default.
         public init(

@@ -46,6 +46,11 @@ struct LRUStorage<Key: Hashable, Value> {
         return slots[index].value
     }
 
+    /// The cost of `key`'s entry; the order is not changed.
+    func cost(forKey key: Key) -> Int? {
+        indexByKey[key].map { slots[$0].cost }
+    }
+
     /// Whether `key` has an entry; the order is not changed.
     func contains(_ key: Key) -> Bool { indexByKey[key] != nil }
 

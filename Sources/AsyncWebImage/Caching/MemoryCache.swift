@@ -30,6 +30,9 @@ public actor MemoryCache {
     private struct Entry {
         var image: Image
         var expiry: ContinuousClock.Instant?
+        /// The HTTP metadata and freshness of the response the image came
+        /// from, when the loader keeps them (``HTTPCacheMode``).
+        var http: HTTPCacheRecord?
     }
 
     private var lru = LRUStorage<String, Entry>()
@@ -61,6 +64,12 @@ public actor MemoryCache {
     /// - Returns: The image, or `nil` on a miss.
     /// - Complexity: O(1) on average; a recovery may evict, O(1) per evicted entry.
     public func image(forKey key: String) -> Image? {
+        entry(forKey: key)?.image
+    }
+
+    /// The image stored under `key` with the HTTP record it was stored with,
+    /// as ``image(forKey:)`` finds it.
+    func entry(forKey key: String) -> (image: Image, http: HTTPCacheRecord?)? {
         if let entry = lru.value(forKey: key) {
             if let expiry = entry.expiry, now() >= expiry {
                 lru.removeValue(forKey: key)
@@ -69,7 +78,7 @@ public actor MemoryCache {
                 return nil
             }
             counters.hits += 1
-            return entry.image
+            return (entry.image, entry.http)
         }
         if configuration.isWeakRecoveryEnabled, let (image, cost, expiry) = weakTable.take(key) {
             if let expiry, now() >= expiry {
@@ -80,7 +89,7 @@ public actor MemoryCache {
             counters.recoveries += 1
             lru.setValue(Entry(image: image, expiry: expiry), forKey: key, cost: cost)
             trim(toCost: configuration.costLimit, count: configuration.countLimit, exempting: key)
-            return image
+            return (image, nil)
         }
         counters.misses += 1
         return nil
@@ -110,6 +119,12 @@ public actor MemoryCache {
     /// - Complexity: O(1) on average, plus O(1) per evicted entry.
     @discardableResult
     public func setImage(_ image: Image, forKey key: String, cost: Int? = nil) -> Bool {
+        setImage(image, forKey: key, cost: cost, http: nil)
+    }
+
+    /// Stores `image` with the HTTP record of its response, as ``setImage(_:forKey:cost:)``.
+    @discardableResult
+    func setImage(_ image: Image, forKey key: String, cost: Int? = nil, http: HTTPCacheRecord?) -> Bool {
         let cost = max(0, cost ?? image.cost)
         guard !image.isPreview, cost <= configuration.entryCostLimit, configuration.countLimit > 0 else {
             counters.rejections += 1
@@ -118,8 +133,20 @@ public actor MemoryCache {
         }
         weakTable.remove(key)
         let expiry = configuration.entryLifetime.map { now() + $0 }
-        lru.setValue(Entry(image: image, expiry: expiry), forKey: key, cost: cost)
+        lru.setValue(Entry(image: image, expiry: expiry, http: http), forKey: key, cost: cost)
         trim(toCost: configuration.costLimit, count: configuration.countLimit, exempting: key)
+        return true
+    }
+
+    /// Replaces the HTTP record of the image under `key` (after a `304 Not
+    /// Modified`), keeping the image and its place in the LRU.
+    ///
+    /// - Returns: `false` when no image is stored under `key`.
+    @discardableResult
+    func setHTTPRecord(_ http: HTTPCacheRecord, forKey key: String) -> Bool {
+        guard var entry = lru.peek(key), let cost = lru.cost(forKey: key) else { return false }
+        entry.http = http
+        lru.setValue(entry, forKey: key, cost: cost)
         return true
     }
 
@@ -218,7 +245,9 @@ public actor MemoryCache {
                 continue
             }
             counters.evictions += 1
-            if configuration.isWeakRecoveryEnabled {
+            // The weak table keeps no HTTP record: an image whose reuse
+            // depends on one (an expiry, a Vary) is not recoverable without it.
+            if configuration.isWeakRecoveryEnabled, !(evicted.value.http?.constrainsReuse ?? false) {
                 weakTable.insert(evicted.value.image, forKey: evicted.key, cost: evicted.cost, expiry: evicted.value.expiry)
             }
         }

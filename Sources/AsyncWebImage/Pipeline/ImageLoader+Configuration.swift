@@ -88,6 +88,15 @@ extension ImageLoader {
         /// The quality of JPEG data written for transformed images. 0.9 by default.
         public var transformedImageQuality = 0.9
 
+        // MARK: HTTP caching
+
+        /// How `Cache-Control`, `Expires`, `Vary` and the validators of
+        /// responses govern the memory and disk tiers (RFC 9111).
+        /// ``HTTPCacheMode/private`` (a cache for one user, an app) by
+        /// default; ``HTTPCacheMode/shared`` for a server answering many
+        /// users; ``HTTPCacheMode/ignoringHeaders`` for SDWebImage's behaviour.
+        public var httpCacheMode: HTTPCacheMode = .private
+
         /// Creates the default configuration, on ``ImageCache/shared``.
         public init() {
             cache = .shared

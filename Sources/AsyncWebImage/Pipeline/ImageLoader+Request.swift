@@ -148,7 +148,12 @@ extension ImageLoader {
             return .inFlight(keys.taskKey(request: request, decodes: true, cacheOnly: options.contains(.fromCacheOnly)))
         }
         let cache = context.cache ?? defaults?.cache ?? configuration.cache
-        guard let image = await cache.memory.image(forKey: keys.resultKey) else { return .none(memoryChecked: true) }
+        guard let (image, record) = await cache.memory.entry(forKey: keys.resultKey) else { return .none(memoryChecked: true) }
+        if let record, followsHTTPCaching,
+           !isUsableWithoutRevalidation(record, for: Self.dataRequest(url, options: options)) {
+            // Stale, or stored for other Vary values: the full path revalidates.
+            return .none(memoryChecked: false)
+        }
         return .hit(ImageResponse(image: image, data: nil, cacheType: .memory, url: url))
     }
 
@@ -221,7 +226,8 @@ extension ImageLoader {
                 let cached = memoryChecked && !refresh ? nil : try await cachedResponse(for: request, includingDisk: refresh)
                 if let cached {
                     channel.send(.finished(cached))
-                    guard refresh, !request.options.contains(.fromCacheOnly) else {
+                    // An immutable entry is not revalidated while fresh (RFC 8246), even on request.
+                    guard refresh, !request.options.contains(.fromCacheOnly), await !isFreshAndImmutable(request) else {
                         channel.finish()
                         return
                     }
@@ -264,21 +270,13 @@ extension ImageLoader {
     /// The memory fast path (and, for `.refreshCached`, the disk): the
     /// final image under its result key.
     private func cachedResponse(for request: ImageLoadRequest, includingDisk: Bool) async throws -> ImageResponse? {
-        if let response = try await memoryResponse(for: request) { return response }
+        // `.refreshCached` (the only caller with the disk) revalidates what
+        // it serves, so it takes stale entries too; other loads take only
+        // fresh ones and leave stale ones to the shared work, which revalidates.
+        if case .hit(let response) = try await memoryLookup(for: request, acceptingStale: includingDisk) { return response }
         if includingDisk {
             return try await diskResponse(for: request)
         }
         return nil
-    }
-
-    /// The final image from memory under its result key, if there.
-    func memoryResponse(for request: ImageLoadRequest) async throws -> ImageResponse? {
-        guard request.wantsPixels, request.queryCacheType.includesMemory,
-              let image = await request.cache.memory.image(forKey: request.keys.resultKey) else { return nil }
-        var data: Data?
-        if request.options.contains(.queryMemoryData), let disk = request.cache.disk {
-            data = try? await disk.data(forKey: request.transformer == nil ? request.keys.dataKey : request.keys.resultKey)
-        }
-        return ImageResponse(image: image, data: data, cacheType: .memory, url: request.url)
     }
 }

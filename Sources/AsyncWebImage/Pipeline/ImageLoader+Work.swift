@@ -20,24 +20,48 @@ extension ImageLoader {
     /// The response for `request`, or `nil` when a revalidation found the
     /// cached image still current.
     private func produce(_ request: ImageLoadRequest, revalidating: Bool, handle: ImageTaskCoalescer.Handle) async throws -> ImageResponse? {
+        var stale: StaleEntry?
         if !revalidating && !request.options.contains(.fromLoaderOnly) {
             // A caller can miss memory just before an earlier piece of work
             // for the same result stores it and leaves the table; look once
             // more here, so that race costs one lookup instead of a download.
-            if let response = try await memoryResponse(for: request) { return response }
-            if let response = try await diskResponse(for: request) { return response }
-            if request.options.contains(.fromCacheOnly) { throw ImageError.cacheMiss }
+            switch try await memoryLookup(for: request) {
+            case .hit(let response): return response
+            case .stale(let entry): stale = entry
+            case .miss: break
+            }
+            if stale == nil {
+                switch try await diskLookup(for: request) {
+                case .hit(let response): return response
+                case .stale(let entry): stale = entry
+                case .miss: break
+                }
+            }
+            if request.options.contains(.fromCacheOnly) {
+                // The caller forbids the network: a stale entry is served
+                // unless its response forbade serving it stale.
+                if let stale, stale.record.freshness.mayServeStale, let response = try await serveStored(request, stale) {
+                    return response
+                }
+                throw ImageError.cacheMiss
+            }
         }
         try Task.checkCancellation()
         var dataRequest = request.dataRequest
         var cachedData: Data?
-        if revalidating, request.queryCacheType.includesDisk,
+        var storedMetadata: HTTPCacheMetadata?
+        if let stale {
+            // RFC 9111 §4.3.1: ask with the stored validators; without any
+            // this is a plain request.
+            stale.record.metadata.validators?.apply(to: &dataRequest)
+        } else if revalidating, request.queryCacheType.includesDisk,
            let entry = try? await request.cache.readEntry(forKey: request.keys.dataKey, includeExtendedData: true) {
             cachedData = entry.data
             entry.extendedData.flatMap(CacheValidators.init(encoded:))?.apply(to: &dataRequest)
+            storedMetadata = entry.extendedData.flatMap(HTTPCacheMetadata.init(encoded:))
         }
         var lease: CacheLease?
-        if !revalidating {
+        if !revalidating && stale == nil {
             switch try await fleetLease(for: request) {
             case .leader(let taken): lease = taken
             case .served(let response): return response
@@ -51,20 +75,49 @@ extension ImageLoader {
             if let lease, let leasing = request.cache.sharedTier as? any CacheLeasing { await leasing.releaseLease(lease) }
             throw error
         }
-        if head?.statusCode == 304 {
+        if let head, head.statusCode == 304 {
+            if let stale {
+                // Not modified: the stored entry is current again, its
+                // metadata refreshed from the 304 (§4.3.4); no body came.
+                let refreshed = stale.record.metadata.refreshed(by: head, responseTime: Date())
+                await storeRefreshed(refreshed, for: request)
+                let current = StaleEntry(record: HTTPCacheRecord(refreshed, mode: configuration.httpCacheMode), image: stale.image)
+                if let response = try await serveStored(request, current) { return response }
+                // The entry went away meanwhile: fetch it whole.
+                let (newHead, newData) = try await download(request, request.dataRequest, handle: handle)
+                if newHead?.statusCode == 304 { throw ImageError.httpStatus(304) }
+                return try await process(request, data: newData, head: newHead, storage: storage(for: newHead, request: request))
+            }
             guard cachedData != nil else { throw ImageError.httpStatus(304) }
+            if let storedMetadata {
+                await storeRefreshed(storedMetadata.refreshed(by: head, responseTime: Date()), for: request)
+            }
             return nil
         }
         if let cachedData, cachedData == data { return nil }
+        let storage = storage(for: head, request: request)
         if let lease, let leasing = request.cache.sharedTier as? any CacheLeasing {
             // The fleet waits for these bytes: share them before anything
-            // else (decode, transform), then let the waiters in.
-            await request.cache.writeToShared(
-                leasing, data, extendedData: head.flatMap(CacheValidators.init(head:))?.encoded, forKey: request.keys.dataKey
-            )
+            // else (decode, transform), then let the waiters in. A response
+            // that may not be stored is not shared: the waiters fetch it themselves.
+            if storage.isStorable {
+                await request.cache.writeToShared(leasing, data, extendedData: storage.extendedData, forKey: request.keys.dataKey)
+            }
             await leasing.releaseLease(lease)
         }
-        return try await process(request, data: data, head: head, sharedWritten: lease != nil)
+        return try await process(request, data: data, head: head, storage: storage, sharedWritten: lease != nil)
+    }
+
+    /// A stored entry served as it is: its image when it was found in
+    /// memory, else its data from disk, decoded. `nil` when the entry is gone.
+    private func serveStored(_ request: ImageLoadRequest, _ entry: StaleEntry) async throws -> ImageResponse? {
+        if let image = entry.image {
+            return ImageResponse(image: image, data: nil, cacheType: .memory, url: request.url)
+        }
+        if case .hit(let response) = try await diskLookup(for: request, acceptingStale: true, record: entry.record) {
+            return response
+        }
+        return nil
     }
 
     /// What a load found when it asked the fleet who fetches its data.
@@ -113,19 +166,50 @@ extension ImageLoader {
     /// decoded original in memory (then only the transform runs), the
     /// transformed data on disk, the original data on disk — read and
     /// decoded through ``ImageCache``, which removes an entry that cannot be
-    /// decoded (a miss, then).
+    /// decoded (a miss, then). Stale entries are served too.
     func diskResponse(for request: ImageLoadRequest) async throws -> ImageResponse? {
+        if case .hit(let response) = try await diskLookup(for: request, acceptingStale: true) { return response }
+        return nil
+    }
+
+    /// ``diskResponse(for:)`` judged by HTTP freshness: the data entry's
+    /// stored metadata decides for the transformed entry too (both come from
+    /// one response), and a memory-held original by its own record.
+    ///
+    /// - Parameters:
+    ///   - acceptingStale: Serve a stale entry as a hit.
+    ///   - record: The record to judge and store with, when the caller has
+    ///     it already (a 304 just refreshed it); read from the tier otherwise.
+    func diskLookup(for request: ImageLoadRequest, acceptingStale: Bool = false, record known: HTTPCacheRecord? = nil) async throws -> CacheLookup {
         let cache = request.cache
         let query = request.queryCacheType
         let keys = request.keys
         let limiter = configuration.cpuLimiter
         if request.wantsPixels, let transformer = request.transformer, query.includesMemory,
-           let original = await cache.memory.image(forKey: keys.originalImageKey) {
+           let (original, originalRecord) = await cache.memory.entry(forKey: keys.originalImageKey),
+           known != nil || isUsableWithoutRevalidation(originalRecord, for: request.dataRequest) {
             let image = try await transform(original, with: transformer, limiter: limiter)
-            if request.storeCacheType.includesMemory { await cache.memory.setImage(image, forKey: keys.resultKey) }
-            return ImageResponse(image: image, data: nil, cacheType: .memory, url: request.url)
+            if request.storeCacheType.includesMemory {
+                await cache.memory.setImage(image, forKey: keys.resultKey, http: known ?? originalRecord)
+            }
+            return .hit(ImageResponse(image: image, data: nil, cacheType: .memory, url: request.url))
         }
-        guard query.includesDisk, cache.disk != nil || cache.sharedTier != nil else { return nil }
+        guard query.includesDisk, cache.disk != nil || cache.sharedTier != nil else { return .miss }
+        var record = known
+        var revalidatesLater = false
+        if record == nil, followsHTTPCaching, let metadata = await storedMetadata(for: request) {
+            let found = HTTPCacheRecord(metadata, mode: configuration.httpCacheMode)
+            guard metadata.matchesVary(request.dataRequest) else { return .miss }
+            let now = Date()
+            if !found.freshness.isFresh(at: now) && !acceptingStale {
+                guard found.freshness.mayServeWhileRevalidating(at: now) else {
+                    return .stale(StaleEntry(record: found, image: nil))
+                }
+                revalidatesLater = true
+            }
+            record = found
+        }
+        let memoryRecord = followsHTTPCaching ? record : nil
         if request.wantsPixels, request.transformer != nil {
             // Already transformed: decode as stored, with the limits but no resizing.
             // Whatever goes wrong, the original below can still serve.
@@ -133,20 +217,33 @@ extension ImageLoader {
                 forKey: keys.resultKey, options: decodeLimits,
                 limiter: limiter, readErrorsAreMisses: true
             ) {
-                if request.storeCacheType.includesMemory { await cache.memory.setImage(entry.image, forKey: keys.resultKey) }
-                return ImageResponse(image: entry.image, data: entry.data, cacheType: .disk, url: request.url)
+                if request.storeCacheType.includesMemory {
+                    await cache.memory.setImage(entry.image, forKey: keys.resultKey, http: memoryRecord)
+                }
+                if revalidatesLater, let record { revalidateInBackground(request, record: record) }
+                return .hit(ImageResponse(image: entry.image, data: entry.data, cacheType: .disk, url: request.url))
             }
         }
         try Task.checkCancellation()
-        guard request.wantsPixels else {
-            return try await cache.readEntry(forKey: keys.dataKey, readErrorsAreMisses: true).map {
+        let response: ImageResponse?
+        if request.wantsPixels {
+            if let entry = try await cache.decodedEntry(
+                forKey: keys.dataKey, options: request.decodingOptions, limiter: limiter, readErrorsAreMisses: true
+            ) {
+                response = try await finish(
+                    request, original: entry.image, data: entry.data, head: nil, storage: .cached(memoryRecord), cacheType: .disk
+                )
+            } else {
+                response = nil
+            }
+        } else {
+            response = try await cache.readEntry(forKey: keys.dataKey, readErrorsAreMisses: true).map {
                 ImageResponse(image: nil, data: $0.data, cacheType: .disk, url: request.url)
             }
         }
-        guard let entry = try await cache.decodedEntry(
-            forKey: keys.dataKey, options: request.decodingOptions, limiter: limiter, readErrorsAreMisses: true
-        ) else { return nil }
-        return try await finish(request, original: entry.image, data: entry.data, head: nil, cacheType: .disk)
+        guard let response else { return .miss }
+        if revalidatesLater, let record { revalidateInBackground(request, record: record) }
+        return .hit(response)
     }
 
     /// Downloads through the coalescer, broadcasting progress and (when a
@@ -201,11 +298,13 @@ extension ImageLoader {
     }
 
     /// Decodes downloaded `data` with the cache's coders, then ``finish``.
-    private func process(_ request: ImageLoadRequest, data: Data, head: DataResponseHead?, sharedWritten: Bool = false) async throws -> ImageResponse {
+    func process(
+        _ request: ImageLoadRequest, data: Data, head: DataResponseHead?, storage: ResponseStorage, sharedWritten: Bool = false
+    ) async throws -> ImageResponse {
         let original = request.wantsPixels
             ? try await request.cache.decode(data, options: request.decodingOptions, limiter: configuration.cpuLimiter)
             : nil
-        return try await finish(request, original: original, data: data, head: head, cacheType: .none, sharedWritten: sharedWritten)
+        return try await finish(request, original: original, data: data, head: head, storage: storage, cacheType: .none, sharedWritten: sharedWritten)
     }
 
     /// Transforms and stores a decoded original; `cacheType` says where its
@@ -213,9 +312,11 @@ extension ImageLoader {
     /// the original data to disk). Disk writes go through ``ImageCache``:
     /// with `.waitStoreCache` their failure is in the response's
     /// ``ImageResponse/storeError``; otherwise the cache counts it.
+    /// `storage` says whether the response may be stored at all (no tier
+    /// keeps a `no-store` image) and what its entries carry.
     private func finish(
-        _ request: ImageLoadRequest, original: Image?, data: Data, head: DataResponseHead?, cacheType: ImageCacheType,
-        sharedWritten: Bool = false
+        _ request: ImageLoadRequest, original: Image?, data: Data, head: DataResponseHead?, storage: ResponseStorage,
+        cacheType: ImageCacheType, sharedWritten: Bool = false
     ) async throws -> ImageResponse {
         let cache = request.cache
         let keys = request.keys
@@ -224,18 +325,20 @@ extension ImageLoader {
             try Task.checkCancellation()
             image = try await transform(original, with: transformer, limiter: configuration.cpuLimiter)
         }
+        var response = ImageResponse(image: image, data: data, cacheType: cacheType, url: request.url)
+        guard storage.isStorable else { return response }
         if let original, request.transformer != nil, request.originalStoreCacheType.includesMemory {
-            await cache.memory.setImage(original, forKey: keys.originalImageKey)
+            await cache.memory.setImage(original, forKey: keys.originalImageKey, http: storage.record)
         }
         if let image, request.storeCacheType.includesMemory {
-            await cache.memory.setImage(image, forKey: keys.resultKey)
+            await cache.memory.setImage(image, forKey: keys.resultKey, http: storage.record)
         }
 
         var writes: [ImageCache.DiskWrite] = []
         if cacheType == .none, request.originalStoreCacheType.includesDisk {
             let stored = request.context.cacheSerializer.map { $0.cacheData(for: original, originalData: data, url: request.url) } ?? data
             if let stored, let write = cache.dataWrite(
-                stored, extendedData: head.flatMap(CacheValidators.init(head:))?.encoded, forKey: keys.dataKey, toShared: !sharedWritten
+                stored, extendedData: storage.extendedData, forKey: keys.dataKey, toShared: !sharedWritten
             ) {
                 writes.append(write)
             }
@@ -249,7 +352,6 @@ extension ImageLoader {
                 writes.append(write)
             }
         }
-        var response = ImageResponse(image: image, data: data, cacheType: cacheType, url: request.url)
         do {
             try await cache.writeToDisk(writes, waits: request.options.contains(.waitStoreCache))
         } catch let error as CancellationError {

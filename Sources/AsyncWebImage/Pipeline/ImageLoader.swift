@@ -49,6 +49,8 @@ public final class ImageLoader: Sendable {
     /// Whether the configuration has an options processor (read on every
     /// call; an optional existential is costlier to test than a Bool).
     let hasOptionsProcessor: Bool
+    /// `stale-while-revalidate` refreshes running after their stale entry was served.
+    let backgroundRevalidations = BackgroundRevalidations()
 
     /// Creates a loader.
     public init(configuration: Configuration = Configuration()) {
@@ -61,6 +63,11 @@ public final class ImageLoader: Sendable {
         plainKeySuffix = ImageDecodingOptions(applyOrientation: configuration.appliesOrientation).cacheKeySuffix
         downloads = DownloadCoalescer(loader: configuration.dataLoader)
         failedURLs = FailedURLSet(capacity: configuration.failedURLCapacity)
+    }
+
+    deinit {
+        // Background revalidations hold the loader only weakly: they end with it.
+        backgroundRevalidations.cancelAll()
     }
 
     // MARK: Loading

@@ -1,0 +1,132 @@
+import Foundation
+
+/// What a cache entry keeps of the response that filled it, stored as the
+/// entry's extended data on disk (and in the shared tier) and with the
+/// decoded image in memory: the validators, the header fields that decide
+/// freshness, when the response arrived, and the request header values its
+/// `Vary` names. Freshness is derived from it when read (``HTTPFreshness``),
+/// so a `304` merges its header fields in and the entry is fresh again.
+///
+/// The JSON keeps `etag` and `lastModified` at the top level, where
+/// ``CacheValidators`` (and entries written before this type) have them.
+struct HTTPCacheMetadata: Codable, Hashable, Sendable {
+    /// The header fields freshness and `Vary` are computed from (lower-cased names).
+    static let fieldNames = ["cache-control", "expires", "date", "age", "vary"]
+
+    var etag: String?
+    var lastModified: String?
+    /// The ``fieldNames`` the response had.
+    var fields: [String: String]?
+    /// When the response arrived, in seconds since 1970.
+    var responseTime: Double?
+    /// For each field `Vary` names (lower-cased), the request's value; a
+    /// name with no value was absent from the request.
+    var varyValues: [String: String]?
+    /// Set when the response's policy could not be kept whole (a field over
+    /// 4 KiB, a `Vary` naming more than 32 fields): such a response is not
+    /// stored, since a cut policy could serve it where it must not be.
+    var isOversized: Bool?
+
+    /// The metadata of `head`, a response to `request` that arrived at `responseTime`.
+    init(head: DataResponseHead, request: DataRequest, responseTime: Date) {
+        etag = head[header: "etag"]
+        lastModified = head[header: "last-modified"]
+        var fields: [String: String] = [:]
+        var oversized = false
+        for name in Self.fieldNames {
+            guard let value = head[header: name] else { continue }
+            if value.utf8.count <= 4096 { fields[name] = value } else { oversized = true }
+        }
+        if Self.varyNames(fields["vary"]).count > Self.maxVaryNames { oversized = true }
+        self.fields = fields
+        isOversized = oversized ? true : nil
+        self.responseTime = responseTime.timeIntervalSince1970
+        var values: [String: String] = [:]
+        for name in Self.varyNames(fields["vary"]) {
+            if let value = request.value(forHTTPHeaderField: name) { values[name] = value }
+        }
+        varyValues = values
+    }
+
+    /// Decodes metadata stored by ``encoded``; `nil` for anything else.
+    init?(encoded data: Data) {
+        guard data.count <= 65_536, let decoded = try? JSONDecoder().decode(HTTPCacheMetadata.self, from: data) else { return nil }
+        self = decoded
+    }
+
+    /// The bytes stored as extended data.
+    var encoded: Data? { try? JSONEncoder().encode(self) }
+
+    /// The validators, for a conditional request.
+    var validators: CacheValidators? {
+        guard etag != nil || lastModified != nil else { return nil }
+        return CacheValidators(etag: etag, lastModified: lastModified)
+    }
+
+    /// The most fields a stored response's `Vary` may name.
+    static let maxVaryNames = 32
+
+    /// The field names of a `Vary` value, lower-cased (`*` included); one
+    /// more than ``maxVaryNames`` at most (enough to tell it is too many).
+    static func varyNames(_ value: String?) -> [String] {
+        guard let value else { return [] }
+        return value.split(separator: ",").prefix(maxVaryNames + 1).map { $0.trimmingSpaces.lowercased() }.filter { !$0.isEmpty }
+    }
+
+    /// Whether `request` sends the same values of the fields `Vary` named
+    /// as the request that filled the entry (RFC 9111 §4.1).
+    func matchesVary(_ request: DataRequest) -> Bool {
+        let names = Self.varyNames(fields?["vary"])
+        if names.contains("*") { return false }
+        for name in names where request.value(forHTTPHeaderField: name) != varyValues?[name] {
+            return false
+        }
+        return true
+    }
+
+    /// Whether a response with this metadata, to `request`, may be stored by
+    /// a cache in `mode` (RFC 9111 §3): not with `no-store`, not with
+    /// `Vary: *`, and in a shared cache not when `private` nor when the
+    /// request carried `Authorization` without the response allowing it (§3.5).
+    func isStorable(mode: HTTPCacheMode, request: DataRequest) -> Bool {
+        guard mode != .ignoringHeaders else { return true }
+        if isOversized == true { return false }
+        let control = CacheControl(fields?["cache-control"] ?? "")
+        if control.noStore || Self.varyNames(fields?["vary"]).contains("*") { return false }
+        if mode == .shared {
+            if control.isPrivate { return false }
+            if request.value(forHTTPHeaderField: "authorization") != nil,
+               !(control.isPublic || control.mustRevalidate || control.sharedMaxAge != nil) {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// This metadata updated by a `304 Not Modified` that arrived at
+    /// `responseTime` (RFC 9111 §4.3.4): the fields the 304 carries replace
+    /// the stored ones, and the entry's age starts again from the 304.
+    func refreshed(by head: DataResponseHead, responseTime: Date) -> HTTPCacheMetadata {
+        var copy = self
+        if let etag = head[header: "etag"] { copy.etag = etag }
+        if let lastModified = head[header: "last-modified"] { copy.lastModified = lastModified }
+        var fields = self.fields ?? [:]
+        for name in Self.fieldNames {
+            if let value = head[header: name], value.utf8.count <= 4096 { fields[name] = value }
+        }
+        // An age or date of the old response says nothing about the new one.
+        if head[header: "age"] == nil { fields["age"] = nil }
+        if head[header: "date"] == nil { fields["date"] = nil }
+        copy.fields = fields
+        copy.responseTime = responseTime.timeIntervalSince1970
+        return copy
+    }
+}
+
+extension CacheValidators {
+    /// Validators with these values.
+    init(etag: String?, lastModified: String?) {
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+
+extension ImageLoader {
+    /// What a cache tier holds for a load, judged by HTTP freshness.
+    enum CacheLookup {
+        /// Usable as it is (fresh, or served while a background revalidation runs).
+        case hit(ImageResponse)
+        /// Stored, but it must be revalidated before use.
+        case stale(StaleEntry)
+        /// Nothing usable (absent, or stored for other `Vary` values).
+        case miss
+    }
+
+    /// A stored response that must be revalidated before use.
+    struct StaleEntry {
+        let record: HTTPCacheRecord
+        /// The final image, when the stale entry was found in memory: a
+        /// `304` then serves it with no decode.
+        let image: Image?
+    }
+
+    /// How a response is kept: whether the tiers may store it, the record
+    /// memory entries carry, and the extended data of its disk entry.
+    struct ResponseStorage {
+        var isStorable = true
+        var record: HTTPCacheRecord?
+        var extendedData: Data?
+
+        /// Storage of an image that came from a cache with `record`.
+        static func cached(_ record: HTTPCacheRecord?) -> ResponseStorage {
+            ResponseStorage(record: record)
+        }
+    }
+
+    /// Whether the loader follows cache headers at all.
+    var followsHTTPCaching: Bool { configuration.httpCacheMode != .ignoringHeaders }
+
+    /// How the response `head` to `request`, arriving now, is kept. Ignoring
+    /// headers stores every response with its validators only, as before.
+    func storage(for head: DataResponseHead?, request: ImageLoadRequest) -> ResponseStorage {
+        guard let head else { return ResponseStorage() }
+        guard followsHTTPCaching else {
+            return ResponseStorage(extendedData: CacheValidators(head: head)?.encoded)
+        }
+        let metadata = HTTPCacheMetadata(head: head, request: request.dataRequest, responseTime: Date())
+        return ResponseStorage(
+            isStorable: metadata.isStorable(mode: configuration.httpCacheMode, request: request.dataRequest),
+            record: HTTPCacheRecord(metadata, mode: configuration.httpCacheMode),
+            extendedData: metadata.encoded
+        )
+    }
+
+    /// Whether a memory entry with `record` may serve `request` now without
+    /// asking the origin: no record (or headers ignored), or fresh and for
+    /// the same `Vary` values.
+    func isUsableWithoutRevalidation(_ record: HTTPCacheRecord?, for request: DataRequest) -> Bool {
+        guard let record, followsHTTPCaching else { return true }
+        return record.metadata.matchesVary(request) && record.freshness.isFresh(at: Date())
+    }
+
+    /// The final image in memory under the result key, judged by the HTTP
+    /// record it was stored with.
+    ///
+    /// - Parameter acceptingStale: Serve a stale entry as a hit
+    ///   (`.refreshCached`, which revalidates anyway).
+    func memoryLookup(for request: ImageLoadRequest, acceptingStale: Bool = false) async throws -> CacheLookup {
+        guard request.wantsPixels, request.queryCacheType.includesMemory,
+              let (image, record) = await request.cache.memory.entry(forKey: request.keys.resultKey) else { return .miss }
+        if let record, followsHTTPCaching {
+            guard record.metadata.matchesVary(request.dataRequest) else { return .miss }
+            let now = Date()
+            if !record.freshness.isFresh(at: now) && !acceptingStale {
+                guard record.freshness.mayServeWhileRevalidating(at: now) else {
+                    return .stale(StaleEntry(record: record, image: image))
+                }
+                revalidateInBackground(request, record: record)
+            }
+        }
+        var data: Data?
+        if request.options.contains(.queryMemoryData), let disk = request.cache.disk {
+            data = try? await disk.data(forKey: request.transformer == nil ? request.keys.dataKey : request.keys.resultKey)
+        }
+        return .hit(ImageResponse(image: image, data: data, cacheType: .memory, url: request.url))
+    }
+
+    /// The HTTP metadata stored with the data entry of `request` (disk first,
+    /// then the shared tier); `nil` when there is none or it is unreadable.
+    func storedMetadata(for request: ImageLoadRequest) async -> HTTPCacheMetadata? {
+        let key = request.keys.dataKey
+        if let disk = request.cache.disk, let data = try? await disk.extendedData(forKey: key) {
+            return HTTPCacheMetadata(encoded: data)
+        }
+        guard let shared = request.cache.sharedTier, let data = try? await shared.extendedData(forKey: key) else { return nil }
+        return HTTPCacheMetadata(encoded: data)
+    }
+
+    /// After a `304 Not Modified`: the refreshed metadata goes to the disk
+    /// entry and to the memory entries of the load, keeping their bytes and images.
+    func storeRefreshed(_ metadata: HTTPCacheMetadata, for request: ImageLoadRequest) async {
+        let cache = request.cache
+        let keys = request.keys
+        if cache.disk != nil || cache.sharedTier != nil, let encoded = metadata.encoded {
+            if let disk = cache.disk { _ = try? await disk.setExtendedData(encoded, forKey: keys.dataKey) }
+            if let shared = cache.sharedTier { _ = try? await shared.setExtendedData(encoded, forKey: keys.dataKey) }
+        }
+        guard followsHTTPCaching else { return }
+        let record = HTTPCacheRecord(metadata, mode: configuration.httpCacheMode)
+        await cache.memory.setHTTPRecord(record, forKey: keys.resultKey)
+        if keys.originalImageKey != keys.resultKey {
+            await cache.memory.setHTTPRecord(record, forKey: keys.originalImageKey)
+        }
+    }
+
+    /// Whether `.refreshCached` may skip its revalidation: the entry is
+    /// `immutable` and still fresh (RFC 8246).
+    func isFreshAndImmutable(_ request: ImageLoadRequest) async -> Bool {
+        guard followsHTTPCaching else { return false }
+        var record = await request.cache.memory.entry(forKey: request.keys.resultKey)?.http
+        if record == nil, let metadata = await storedMetadata(for: request) {
+            record = HTTPCacheRecord(metadata, mode: configuration.httpCacheMode)
+        }
+        guard let record else { return false }
+        return record.freshness.immutable && record.freshness.freshUntil != nil && record.freshness.isFresh(at: Date())
+    }
+
+    /// Revalidates a stale entry that was just served
+    /// (`stale-while-revalidate`), in the background: one conditional
+    /// request; a `304` refreshes the stored metadata, a new image replaces
+    /// the entry. At most one per entry and a few per loader at a time
+    /// (``BackgroundRevalidations``); the work holds the loader weakly and
+    /// is cancelled when the loader goes.
+    func revalidateInBackground(_ request: ImageLoadRequest, record: HTTPCacheRecord) {
+        var conditional = request.dataRequest
+        record.metadata.validators?.apply(to: &conditional)
+        conditional.priority = .low
+        conditional.retryPolicy = request.context.retryPolicy
+        let dataRequest = conditional
+        let coalescer = downloadCoalescer(for: request.context.dataLoader)
+        let modifiers = DownloadModifiers(responseModifier: request.context.responseModifier, decryptor: request.context.decryptor)
+        backgroundRevalidations.start(key: request.keys.dataKey) { [weak self] in
+            var head: DataResponseHead?
+            var body: Data?
+            do {
+                for try await event in coalescer.download(dataRequest, modifiers: modifiers) {
+                    switch event {
+                    case .head(let received): head = received
+                    case .completed(let data): body = data
+                    case .progress, .chunk: break
+                    }
+                }
+            } catch {
+                // A failed revalidation leaves the stale entry to expire; the
+                // next load after the window revalidates in the foreground.
+                return
+            }
+            guard let self, let head, let body, !Task.isCancelled else { return }
+            if head.statusCode == 304 {
+                await self.storeRefreshed(record.metadata.refreshed(by: head, responseTime: Date()), for: request)
+                return
+            }
+            _ = try? await self.process(request, data: body, head: head, storage: self.storage(for: head, request: request))
+        }
+    }
+}

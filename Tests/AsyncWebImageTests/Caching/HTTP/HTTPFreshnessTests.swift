@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+@testable import AsyncWebImage
+
+@Suite("HTTPFreshness", .timeLimit(.minutes(1)))
+struct HTTPFreshnessTests {
+    static let now = Date(timeIntervalSince1970: 1_700_000_000)
+
+    /// The metadata of a 200 with `headers` received at ``now``, to a request with `requestHeaders`.
+    static func metadata(_ headers: [String: String], requestHeaders: [String: String] = [:]) -> HTTPCacheMetadata {
+        var request = DataRequest(url: URL(string: "http://127.0.0.1/a.png")!)
+        for (name, value) in requestHeaders { request.setValue(value, forHTTPHeaderField: name) }
+        let head = DataResponseHead(statusCode: 200, headers: headers, expectedContentLength: nil, url: request.url)
+        return HTTPCacheMetadata(head: head, request: request, responseTime: now)
+    }
+
+    static func freshness(_ headers: [String: String], mode: HTTPCacheMode = .private) -> HTTPFreshness {
+        HTTPFreshness(metadata(headers), mode: mode)
+    }
+
+    @Test("max-age: fresh until max-age seconds after the response, minus Age")
+    func maxAgeAndAge() {
+        let plain = Self.freshness(["Cache-Control": "max-age=60"])
+        #expect(plain.freshUntil == Self.now.addingTimeInterval(60))
+        #expect(plain.isFresh(at: Self.now.addingTimeInterval(59)))
+        #expect(!plain.isFresh(at: Self.now.addingTimeInterval(60)))
+        let aged = Self.freshness(["Cache-Control": "max-age=60", "Age": "50"])
+        #expect(aged.freshUntil == Self.now.addingTimeInterval(10))
+        let tooOld = Self.freshness(["Cache-Control": "max-age=60", "Age": "90"])
+        #expect(!tooOld.isFresh(at: Self.now))
+    }
+
+    @Test("the apparent age from Date counts when larger than Age")
+    func apparentAge() {
+        let date = HTTPDate.format(Self.now.addingTimeInterval(-30))
+        let freshness = Self.freshness(["Cache-Control": "max-age=60", "Date": date, "Age": "5"])
+        #expect(freshness.freshUntil == Self.now.addingTimeInterval(30))
+    }
+
+    @Test("s-maxage wins in shared mode only")
+    func sharedMaxAge() {
+        let headers = ["Cache-Control": "max-age=10, s-maxage=100"]
+        #expect(Self.freshness(headers, mode: .shared).freshUntil == Self.now.addingTimeInterval(100))
+        #expect(Self.freshness(headers, mode: .private).freshUntil == Self.now.addingTimeInterval(10))
+    }
+
+    @Test("Expires counts from Date; max-age wins over it; an invalid Expires is stale")
+    func expires() {
+        let date = HTTPDate.format(Self.now)
+        let expires = HTTPDate.format(Self.now.addingTimeInterval(120))
+        #expect(Self.freshness(["Expires": expires, "Date": date]).freshUntil == Self.now.addingTimeInterval(120))
+        #expect(Self.freshness(["Expires": expires, "Cache-Control": "max-age=5"]).freshUntil == Self.now.addingTimeInterval(5))
+        #expect(!Self.freshness(["Expires": "0"]).isFresh(at: Self.now))
+    }
+
+    @Test("no freshness information: no heuristic, fresh until the tiers' own limits")
+    func noInformation() {
+        let freshness = Self.freshness(["ETag": "\"a\"", "Last-Modified": HTTPDate.format(Self.now.addingTimeInterval(-86_400 * 365))])
+        #expect(freshness.freshUntil == nil)
+        #expect(freshness.isFresh(at: Self.now.addingTimeInterval(86_400 * 3650)))
+    }
+
+    @Test("no-cache is stale at once; ignoring headers is always fresh")
+    func noCacheAndIgnore() {
+        #expect(!Self.freshness(["Cache-Control": "no-cache, max-age=600"]).isFresh(at: Self.now))
+        #expect(Self.freshness(["Cache-Control": "no-cache"], mode: .ignoringHeaders).isFresh(at: Self.now))
+        #expect(Self.freshness(["Cache-Control": "max-age=0"], mode: .ignoringHeaders).isFresh(at: Self.now.addingTimeInterval(1e6)))
+    }
+
+    @Test("stale-while-revalidate gives a window after expiry, closed by must-revalidate and no-cache")
+    func staleWhileRevalidate() {
+        let freshness = Self.freshness(["Cache-Control": "max-age=1, stale-while-revalidate=60"])
+        #expect(freshness.mayServeWhileRevalidating(at: Self.now.addingTimeInterval(30)))
+        #expect(!freshness.mayServeWhileRevalidating(at: Self.now.addingTimeInterval(62)))
+        #expect(Self.freshness(["Cache-Control": "max-age=1, must-revalidate, stale-while-revalidate=60"]).staleWhileRevalidateUntil == nil)
+        #expect(Self.freshness(["Cache-Control": "no-cache, stale-while-revalidate=60"]).staleWhileRevalidateUntil == nil)
+        #expect(Self.freshness(["Cache-Control": "s-maxage=1, stale-while-revalidate=60"], mode: .shared).staleWhileRevalidateUntil == nil)
+    }
+
+    @Test("storability: no-store, Vary *, and private or Authorization in shared mode")
+    func storability() {
+        let request = DataRequest(url: URL(string: "http://127.0.0.1/a.png")!)
+        var authorized = request
+        authorized.setValue("Bearer x", forHTTPHeaderField: "Authorization")
+        #expect(!Self.metadata(["Cache-Control": "no-store"]).isStorable(mode: .private, request: request))
+        #expect(Self.metadata(["Cache-Control": "no-store"]).isStorable(mode: .ignoringHeaders, request: request))
+        #expect(!Self.metadata(["Vary": "Accept, *"]).isStorable(mode: .private, request: request))
+        #expect(Self.metadata(["Cache-Control": "private"]).isStorable(mode: .private, request: request))
+        #expect(!Self.metadata(["Cache-Control": "private"]).isStorable(mode: .shared, request: request))
+        #expect(!Self.metadata(["Cache-Control": "max-age=60"]).isStorable(mode: .shared, request: authorized))
+        #expect(Self.metadata(["Cache-Control": "public, max-age=60"]).isStorable(mode: .shared, request: authorized))
+    }
+
+    @Test("a policy too large to keep whole is not stored: a 5 KiB Cache-Control, a Vary of 40 fields")
+    func oversized() {
+        let request = DataRequest(url: URL(string: "http://127.0.0.1/a.png")!)
+        let longControl = "max-age=60, " + String(repeating: "x", count: 5000)
+        let manyNames = (0..<40).map { "X-Field-\($0)" }.joined(separator: ", ")
+        #expect(!Self.metadata(["Cache-Control": longControl]).isStorable(mode: .private, request: request))
+        #expect(!Self.metadata(["Vary": manyNames]).isStorable(mode: .private, request: request))
+        #expect(Self.metadata(["Vary": "Accept, Accept-Language"]).isStorable(mode: .private, request: request))
+        #expect(Self.metadata(["Cache-Control": longControl]).isStorable(mode: .ignoringHeaders, request: request))
+    }
+
+    @Test("Vary: the values named are recorded; a request with other values does not match")
+    func vary() {
+        let metadata = Self.metadata(["Vary": "Accept-Language"], requestHeaders: ["Accept-Language": "fr"])
+        var french = DataRequest(url: URL(string: "http://127.0.0.1/a.png")!)
+        french.setValue("fr", forHTTPHeaderField: "accept-language")
+        var german = french
+        german.setValue("de", forHTTPHeaderField: "Accept-Language")
+        var none = french
+        none.setValue(nil, forHTTPHeaderField: "Accept-Language")
+        #expect(metadata.matchesVary(french))
+        #expect(!metadata.matchesVary(german))
+        #expect(!metadata.matchesVary(none))
+    }
+
+    @Test("a 304 merges its fields and restarts the age; the JSON keeps the validators where CacheValidators reads them")
+    func refreshAndEncoding() throws {
+        let stored = Self.metadata(["Cache-Control": "max-age=1", "ETag": "\"v1\"", "Age": "1"])
+        let later = Self.now.addingTimeInterval(100)
+        let head = DataResponseHead(statusCode: 304, headers: ["Cache-Control": "max-age=60"], expectedContentLength: nil, url: URL(string: "http://127.0.0.1/a.png")!)
+        let refreshed = stored.refreshed(by: head, responseTime: later)
+        #expect(HTTPFreshness(refreshed, mode: .private).freshUntil == later.addingTimeInterval(60))
+        #expect(refreshed.etag == "\"v1\"")
+        let data = try #require(refreshed.encoded)
+        #expect(HTTPCacheMetadata(encoded: data) == refreshed)
+        #expect(CacheValidators(encoded: data)?.etag == "\"v1\"")
+        #expect(HTTPCacheMetadata(encoded: Data("not json".utf8)) == nil)
+    }
+}

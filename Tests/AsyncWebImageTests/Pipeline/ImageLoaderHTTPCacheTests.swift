@@ -1,0 +1,271 @@
+import Foundation
+import LoopbackServer
+import Testing
+@testable import AsyncWebImage
+
+/// HTTP caching (RFC 9111) against a real loopback server: every test counts
+/// what the server saw — requests, conditional requests and 304s — and what
+/// the tiers hold afterwards.
+@Suite("ImageLoader: HTTP caching", .timeLimit(.minutes(2)))
+struct ImageLoaderHTTPCacheTests {
+    static let etag = "\"v1\""
+
+    /// A harness whose loader caches in `mode`.
+    static func harness(_ mode: HTTPCacheMode = .private) throws -> PipelineHarness {
+        try PipelineHarness { $0.httpCacheMode = mode }
+    }
+
+    /// Serves the PNG fixture at `path` with `headers` (and an `ETag` unless `etag` is nil).
+    static func serve(_ harness: PipelineHarness, _ path: String, _ headers: [(String, String)], etag: String? = etag) throws -> URL {
+        let png = try fixture("png", "rgb8.png")
+        harness.server.route(path, LoopbackServer.Response(
+            headers: [("Content-Type", "image/png")] + headers.map { (name: $0.0, value: $0.1) }, body: png, etag: etag
+        ))
+        return harness.server.url(path)
+    }
+
+    /// Requests, conditional requests and 304s the server saw for `path`.
+    static func counts(_ harness: PipelineHarness, _ path: String) -> [Int] {
+        let statistics = harness.server.statistics(path)
+        return [statistics.requests, statistics.conditionalRequests, statistics.notModifiedResponses]
+    }
+
+    static func width(_ response: ImageResponse) -> Int? { response.image?.width }
+
+    @Test("no-store: written to no tier, every load asks the server")
+    func noStore() async throws {
+        let harness = try Self.harness()
+        let url = try Self.serve(harness, "/ns.png", [("Cache-Control", "no-store")])
+        let first = try await harness.loader.image(url, options: .waitStoreCache)
+        let second = try await harness.loader.image(url, options: .waitStoreCache)
+        #expect(first.cacheType == .none && second.cacheType == .none)
+        #expect(Self.width(second) == Self.width(first) && Self.width(first) != nil)
+        #expect(Self.counts(harness, "/ns.png") == [2, 0, 0])
+        #expect(await !harness.disk.contains(url.absoluteString))
+        #expect(await !harness.memory.contains(url.absoluteString))
+    }
+
+    @Test("no-cache: stored, but revalidated before every use; the 304 serves the memory image with no decode")
+    func noCache() async throws {
+        let harness = try Self.harness()
+        let url = try Self.serve(harness, "/nc.png", [("Cache-Control", "no-cache")])
+        let first = try await harness.loader.image(url, options: .waitStoreCache)
+        let decodes = harness.decodes.count
+        let second = try await harness.loader.image(url)
+        #expect(first.cacheType == .none)
+        #expect(second.cacheType == .memory)
+        #expect(Self.width(second) == Self.width(first))
+        #expect(harness.decodes.count == decodes)
+        #expect(Self.counts(harness, "/nc.png") == [2, 1, 1])
+        #expect(harness.server.statistics("/nc.png").requestHeaders.last?["if-none-match"] == Self.etag)
+        #expect(await harness.disk.contains(url.absoluteString))
+    }
+
+    @Test("max-age: fresh loads skip the server; once it elapses a conditional request, a 304, fresh again")
+    func maxAge() async throws {
+        let harness = try Self.harness()
+        let url = try Self.serve(harness, "/ma.png", [("Cache-Control", "max-age=1")])
+        _ = try await harness.loader.image(url, options: .waitStoreCache)
+        let fresh = try await harness.loader.image(url)
+        #expect(fresh.cacheType == .memory)
+        #expect(Self.counts(harness, "/ma.png") == [1, 0, 0])
+
+        try await Task.sleep(for: .milliseconds(1200))
+        let revalidated = try await harness.loader.image(url)
+        #expect(revalidated.cacheType == .memory)
+        #expect(Self.counts(harness, "/ma.png") == [2, 1, 1])
+        // The 304 restarted the entry's age: fresh again.
+        _ = try await harness.loader.image(url)
+        #expect(Self.counts(harness, "/ma.png") == [2, 1, 1])
+    }
+
+    @Test("a stale disk entry is revalidated by a new loader: 304, served from disk, no body sent")
+    func staleDiskEntry() async throws {
+        let harness = try Self.harness()
+        var response = LoopbackServer.Response(
+            headers: [("Content-Type", "image/png"), ("Cache-Control", "max-age=1")], body: try fixture("png", "rgb8.png")
+        )
+        response.lastModified = "Sun, 06 Nov 1994 08:49:37 GMT"
+        harness.server.route("/lm.png", response)
+        let url = harness.server.url("/lm.png")
+        let first = try await harness.loader.image(url, options: .waitStoreCache)
+        let bodyBytes = harness.server.statistics("/lm.png").bodyBytesSent
+        try await Task.sleep(for: .milliseconds(1200))
+        let restarted = harness.restartedLoader { $0.httpCacheMode = .private }
+        let second = try await restarted.image(url)
+        #expect(second.cacheType == .disk)
+        #expect(Self.width(second) == Self.width(first))
+        #expect(Self.counts(harness, "/lm.png") == [2, 1, 1])
+        #expect(harness.server.statistics("/lm.png").requestHeaders.last?["if-modified-since"] == response.lastModified)
+        #expect(harness.server.statistics("/lm.png").bodyBytesSent == bodyBytes)
+    }
+
+    @Test("s-maxage counts in shared mode only")
+    func sharedMaxAge() async throws {
+        for (mode, expected) in [(HTTPCacheMode.shared, [1, 0, 0]), (.private, [2, 1, 1])] {
+            let harness = try Self.harness(mode)
+            let url = try Self.serve(harness, "/s.png", [("Cache-Control", "max-age=0, s-maxage=60")])
+            _ = try await harness.loader.image(url, options: .waitStoreCache)
+            _ = try await harness.loader.image(url)
+            #expect(Self.counts(harness, "/s.png") == expected, "\(mode)")
+        }
+    }
+
+    @Test("private: stored by a private cache, not by a shared one")
+    func privateResponses() async throws {
+        for (mode, expected, stored) in [(HTTPCacheMode.private, [1, 0, 0], true), (.shared, [2, 0, 0], false)] {
+            let harness = try Self.harness(mode)
+            let url = try Self.serve(harness, "/p.png", [("Cache-Control", "private, max-age=60")])
+            _ = try await harness.loader.image(url, options: .waitStoreCache)
+            _ = try await harness.loader.image(url, options: .waitStoreCache)
+            #expect(Self.counts(harness, "/p.png") == expected, "\(mode)")
+            #expect(await harness.disk.contains(url.absoluteString) == stored, "\(mode)")
+        }
+    }
+
+    @Test("Expires: fresh until it, counted from Date; a past Expires is revalidated")
+    func expires() async throws {
+        let harness = try Self.harness()
+        let now = Date()
+        let future = try Self.serve(harness, "/future.png", [
+            ("Date", HTTPDate.format(now)), ("Expires", HTTPDate.format(now.addingTimeInterval(120))),
+        ])
+        let past = try Self.serve(harness, "/past.png", [
+            ("Date", HTTPDate.format(now)), ("Expires", HTTPDate.format(now.addingTimeInterval(-120))),
+        ])
+        for url in [future, past] {
+            _ = try await harness.loader.image(url, options: .waitStoreCache)
+            _ = try await harness.loader.image(url)
+        }
+        #expect(Self.counts(harness, "/future.png") == [1, 0, 0])
+        #expect(Self.counts(harness, "/past.png") == [2, 1, 1])
+    }
+
+    @Test("Vary: the same header value is a hit, another value a miss (a full request)")
+    func vary() async throws {
+        let harness = try Self.harness()
+        let url = try Self.serve(harness, "/v.png", [("Cache-Control", "max-age=60"), ("Vary", "Accept-Language")])
+        // The key filter shares entries across the header's values: Vary alone keeps them apart.
+        func context(_ language: String) -> ImageContext {
+            var context = ImageContext()
+            context.cacheKeyFilter = CacheKeyFilter(ignoringHeaders: ["Accept-Language"])
+            context.requestModifier = RequestModifier.headers(["Accept-Language": language])
+            return context
+        }
+        _ = try await harness.loader.image(url, options: .waitStoreCache, context: context("fr"))
+        let same = try await harness.loader.image(url, context: context("fr"))
+        #expect(same.cacheType == .memory)
+        #expect(Self.counts(harness, "/v.png") == [1, 0, 0])
+        let other = try await harness.loader.image(url, options: .waitStoreCache, context: context("de"))
+        #expect(other.cacheType == .none)
+        #expect(Self.counts(harness, "/v.png") == [2, 0, 0])
+        #expect(harness.server.statistics("/v.png").requestHeaders.last?["accept-language"] == "de")
+        // A new loader on the same disk: the entry now holds "de".
+        let restarted = harness.restartedLoader()
+        #expect(try await restarted.image(url, context: context("de")).cacheType == .disk)
+        #expect(try await restarted.image(url, context: context("fr")).cacheType == .none)
+        #expect(Self.counts(harness, "/v.png") == [3, 0, 0])
+    }
+
+    @Test("Vary: * is not stored")
+    func varyStar() async throws {
+        let harness = try Self.harness()
+        let url = try Self.serve(harness, "/vs.png", [("Cache-Control", "max-age=60"), ("Vary", "*")])
+        _ = try await harness.loader.image(url, options: .waitStoreCache)
+        _ = try await harness.loader.image(url, options: .waitStoreCache)
+        #expect(Self.counts(harness, "/vs.png") == [2, 0, 0])
+        #expect(await !harness.disk.contains(url.absoluteString))
+    }
+
+    @Test("stale-while-revalidate: the stale entry is served at once, one conditional request runs in the background")
+    func staleWhileRevalidate() async throws {
+        let harness = try Self.harness()
+        let url = try Self.serve(harness, "/swr.png", [("Cache-Control", "max-age=1, stale-while-revalidate=30")])
+        _ = try await harness.loader.image(url, options: .waitStoreCache)
+        try await Task.sleep(for: .milliseconds(1200))
+        // A slow server: a load that waited for the revalidation would take 1.5 s.
+        var slow = LoopbackServer.Response(
+            headers: [("Content-Type", "image/png"), ("Cache-Control", "max-age=1, stale-while-revalidate=30")],
+            body: try fixture("png", "rgb8.png"), delayBeforeHead: .milliseconds(1500), etag: Self.etag
+        )
+        slow.lastModified = nil
+        harness.server.route("/swr.png", slow)
+        let started = ContinuousClock.now
+        let stale = try await harness.loader.image(url)
+        #expect(ContinuousClock.now - started < .milliseconds(1000))
+        #expect(stale.cacheType == .memory)
+        #expect(await harness.server.waitUntil("/swr.png") { $0.notModifiedResponses == 1 && $0.completed == 2 })
+        #expect(await Self.eventually { harness.loader.backgroundRevalidations.count == 0 })
+        #expect(Self.counts(harness, "/swr.png") == [2, 1, 1])
+        // Refreshed by the 304: fresh, no request.
+        _ = try await harness.loader.image(url)
+        #expect(Self.counts(harness, "/swr.png") == [2, 1, 1])
+    }
+
+    @Test("immutable: a fresh entry is not revalidated even with .refreshCached; a mutable one is")
+    func immutable() async throws {
+        let harness = try Self.harness()
+        let frozen = try Self.serve(harness, "/i.png", [("Cache-Control", "max-age=60, immutable")])
+        let mutable = try Self.serve(harness, "/m.png", [("Cache-Control", "max-age=60")])
+        for url in [frozen, mutable] {
+            _ = try await harness.loader.image(url, options: .waitStoreCache)
+            _ = try await harness.loader.image(url, options: .refreshCached)
+        }
+        #expect(Self.counts(harness, "/i.png") == [1, 0, 0])
+        #expect(Self.counts(harness, "/m.png") == [2, 1, 1])
+    }
+
+    @Test("ignoring headers: no-store and max-age=0 responses are stored and served as SDWebImage does")
+    func ignoringHeaders() async throws {
+        let harness = try Self.harness(.ignoringHeaders)
+        let url = try Self.serve(harness, "/ig.png", [("Cache-Control", "no-store, max-age=0")])
+        _ = try await harness.loader.image(url, options: .waitStoreCache)
+        let second = try await harness.loader.image(url)
+        let restarted = try await harness.restartedLoader { $0.httpCacheMode = .ignoringHeaders }.image(url)
+        #expect(second.cacheType == .memory)
+        #expect(restarted.cacheType == .disk)
+        #expect(Self.counts(harness, "/ig.png") == [1, 0, 0])
+        #expect(await harness.disk.contains(url.absoluteString))
+    }
+
+    @Test("a new loader on the same directory: the no-store entry is absent, the max-age entry is served fresh")
+    func survivesRestart() async throws {
+        let harness = try Self.harness()
+        let noStore = try Self.serve(harness, "/a.png", [("Cache-Control", "no-store")])
+        let fresh = try Self.serve(harness, "/b.png", [("Cache-Control", "max-age=600")])
+        _ = try await harness.loader.image(noStore, options: .waitStoreCache)
+        _ = try await harness.loader.image(fresh, options: .waitStoreCache)
+        let restarted = harness.restartedLoader()
+        let a = try await restarted.image(noStore)
+        let b = try await restarted.image(fresh)
+        #expect(a.cacheType == .none)
+        #expect(b.cacheType == .disk)
+        #expect(Self.width(a) == Self.width(b) && Self.width(a) != nil)
+        #expect(Self.counts(harness, "/a.png") == [2, 0, 0])
+        #expect(Self.counts(harness, "/b.png") == [1, 0, 0])
+    }
+
+    @Test("a shared cache does not store a response to a request with Authorization unless it says public")
+    func authorizationInSharedMode() async throws {
+        let harness = try Self.harness(.shared)
+        let hidden = try Self.serve(harness, "/auth.png", [("Cache-Control", "max-age=60")])
+        let open = try Self.serve(harness, "/pub.png", [("Cache-Control", "public, max-age=60")])
+        var context = ImageContext()
+        context.requestModifier = RequestModifier.headers(["Authorization": "Bearer secret"])
+        for url in [hidden, open] {
+            _ = try await harness.loader.image(url, options: .waitStoreCache, context: context)
+            _ = try await harness.loader.image(url, options: .waitStoreCache, context: context)
+        }
+        #expect(Self.counts(harness, "/auth.png") == [2, 0, 0])
+        #expect(Self.counts(harness, "/pub.png") == [1, 0, 0])
+    }
+
+    /// Polls `condition` for up to 5 s.
+    static func eventually(_ condition: @Sendable () -> Bool) async -> Bool {
+        for _ in 0..<500 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
+}
