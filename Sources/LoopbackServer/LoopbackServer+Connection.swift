@@ -32,10 +32,13 @@ extension LoopbackServer {
                 return state.routes[request.target] ?? state.routes[request.path]
             }
             let response = handler?(request) ?? .status(404)
+            if response.isNotModified(for: request) {
+                // Counted before it is sent: a client that has its answer
+                // must find it counted.
+                state.withLock { $0.statistics[request.path]?.notModifiedResponses += 1 }
+            }
             let outcome = respond(fd, request, response)
-            let notModified = response.isNotModified(for: request)
             state.withLock { state in
-                if notModified { state.statistics[request.path]?.notModifiedResponses += 1 }
                 state.inFlight -= 1
                 state.statistics[request.path]?.inFlight -= 1
                 switch outcome {

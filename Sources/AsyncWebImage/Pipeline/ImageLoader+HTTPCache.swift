@@ -55,7 +55,7 @@ extension ImageLoader {
     /// the same `Vary` values.
     func isUsableWithoutRevalidation(_ record: HTTPCacheRecord?, for request: DataRequest) -> Bool {
         guard let record, followsHTTPCaching else { return true }
-        return record.metadata.matchesVary(request) && record.freshness.isFresh(at: Date())
+        return record.allowsReuse { request }
     }
 
     /// The final image in memory under the result key, judged by the HTTP

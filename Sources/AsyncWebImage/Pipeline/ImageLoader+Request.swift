@@ -149,10 +149,10 @@ extension ImageLoader {
         }
         let cache = context.cache ?? defaults?.cache ?? configuration.cache
         guard let (image, record) = await cache.memory.entry(forKey: keys.resultKey) else { return .none(memoryChecked: true) }
-        if let record, followsHTTPCaching,
-           !isUsableWithoutRevalidation(record, for: Self.dataRequest(url, options: options)) {
-            // Stale, or stored for other Vary values: the full path revalidates.
-            return .none(memoryChecked: false)
+        if let record, followsHTTPCaching, !record.allowsReuse(requestFor: { Self.dataRequest(url, options: options) }) {
+            // Stale, or stored for other Vary values: the shared work looks
+            // again and revalidates (or serves it stale while it revalidates).
+            return .none(memoryChecked: true)
         }
         return .hit(ImageResponse(image: image, data: nil, cacheType: .memory, url: url))
     }

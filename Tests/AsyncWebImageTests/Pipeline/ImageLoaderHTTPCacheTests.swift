@@ -260,6 +260,46 @@ struct ImageLoaderHTTPCacheTests {
         #expect(Self.counts(harness, "/pub.png") == [1, 0, 0])
     }
 
+    @Test(".fromCacheOnly serves a stale entry, unless must-revalidate forbids it")
+    func cacheOnlyAndMustRevalidate() async throws {
+        let harness = try Self.harness()
+        let lenient = try Self.serve(harness, "/lenient.png", [("Cache-Control", "max-age=0")])
+        let strict = try Self.serve(harness, "/strict.png", [("Cache-Control", "max-age=0, must-revalidate")])
+        for url in [lenient, strict] { _ = try await harness.loader.image(url, options: .waitStoreCache) }
+        let served = try await harness.loader.image(lenient, options: .fromCacheOnly)
+        #expect(served.cacheType == .memory)
+        await #expect(throws: ImageError.cacheMiss) {
+            try await harness.loader.image(strict, options: .fromCacheOnly)
+        }
+        #expect(Self.counts(harness, "/lenient.png") == [1, 0, 0])
+        #expect(Self.counts(harness, "/strict.png") == [1, 0, 0])
+        // Without .fromCacheOnly the strict one is revalidated, not served stale.
+        #expect(try await harness.loader.image(strict).cacheType == .memory)
+        #expect(Self.counts(harness, "/strict.png") == [2, 1, 1])
+    }
+
+    @Test("a transformed image: a 304 serves the transformed image from memory, with no decode and no transform of new bytes")
+    func transformedRevalidation() async throws {
+        let harness = try Self.harness()
+        let url = try Self.serve(harness, "/t.png", [("Cache-Control", "no-cache")])
+        var context = ImageContext()
+        context.transformer = ResizeTransformer(width: 8, height: 8, mode: .fill)
+        let first = try await harness.loader.image(url, options: .waitStoreCache, context: context)
+        let decodes = harness.decodes.count
+        let second = try await harness.loader.image(url, context: context)
+        #expect(first.image?.width == 8 && second.image?.width == 8)
+        #expect(second.cacheType == .memory)
+        #expect(second.image?.pixels == first.image?.pixels)
+        #expect(harness.decodes.count == decodes)
+        #expect(Self.counts(harness, "/t.png") == [2, 1, 1])
+        // A new loader (empty memory): the transformed entry on disk is due too.
+        let restarted = harness.restartedLoader()
+        let third = try await restarted.image(url, context: context)
+        #expect(third.cacheType == .disk)
+        #expect(third.image?.width == 8)
+        #expect(Self.counts(harness, "/t.png") == [3, 2, 2])
+    }
+
     /// Polls `condition` for up to 5 s.
     static func eventually(_ condition: @Sendable () -> Bool) async -> Bool {
         for _ in 0..<500 {

@@ -92,15 +92,26 @@ struct HTTPFreshness: Hashable, Sendable {
 struct HTTPCacheRecord: Hashable, Sendable {
     let metadata: HTTPCacheMetadata
     let freshness: HTTPFreshness
+    /// Whether the response had a `Vary` (looked up once: memory hits ask).
+    let hasVary: Bool
 
     init(_ metadata: HTTPCacheMetadata, mode: HTTPCacheMode) {
         self.metadata = metadata
         freshness = HTTPFreshness(metadata, mode: mode)
+        hasVary = metadata.fields?["vary"] != nil
+    }
+
+    /// Whether a memory hit may be served as it is, checked with no
+    /// allocation when the record has neither an expiry nor a `Vary`
+    /// (`request` is built only for a `Vary`).
+    func allowsReuse(requestFor request: () -> DataRequest) -> Bool {
+        if let freshUntil = freshness.freshUntil, Date() >= freshUntil { return false }
+        return !hasVary || metadata.matchesVary(request())
     }
 
     /// Whether reusing the image depends on this record (an expiry or a
     /// `Vary`), so that it must not be served without it.
     var constrainsReuse: Bool {
-        freshness.freshUntil != nil || metadata.fields?["vary"] != nil
+        freshness.freshUntil != nil || hasVary
     }
 }

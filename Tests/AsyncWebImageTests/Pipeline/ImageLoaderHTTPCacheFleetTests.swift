@@ -1,0 +1,58 @@
+import Foundation
+import LoopbackServer
+import Testing
+@testable import AsyncWebImage
+
+/// HTTP caching with the shared tier: two loaders (two servers of a fleet,
+/// each with its own memory and disk) over one real Redis.
+@Suite("ImageLoader: HTTP caching across a shared tier", .serialized, .timeLimit(.minutes(2)))
+struct ImageLoaderHTTPCacheFleetTests {
+    private struct Node {
+        let loader: ImageLoader
+        let shared: RedisStore
+        let directory: URL
+    }
+
+    private func node(_ redis: RedisServer) -> Node {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("awi-http-fleet-\(UUID().uuidString)")
+        let shared = RedisStore(configuration: RedisStore.Configuration(endpoints: [redis.endpoint]))
+        let cache = ImageCache(memory: MemoryCache(), disk: DiskStore(directory: directory), sharedTier: shared)
+        var configuration = ImageLoader.Configuration(cache: cache)
+        configuration.dataLoader = CurlDataLoader()
+        configuration.httpCacheMode = .shared
+        return Node(loader: ImageLoader(configuration: configuration), shared: shared, directory: directory)
+    }
+
+    @Test("no-store and private are not written to the shared tier; a max-age entry is, with its freshness, and serves the other node")
+    func sharedTier() async throws {
+        let redis = try await RedisServer()
+        let server = try startedServer()
+        defer { server.stop() }
+        let png = try fixture("png", "rgb8.png")
+        for (path, control) in [("/ns.png", "no-store"), ("/p.png", "private, max-age=60"), ("/f.png", "max-age=60")] {
+            server.route(path, LoopbackServer.Response(headers: [("Content-Type", "image/png"), ("Cache-Control", control)], body: png))
+        }
+        let first = node(redis)
+        let second = node(redis)
+        defer { for node in [first, second] { try? FileManager.default.removeItem(at: node.directory) } }
+
+        for path in ["/ns.png", "/p.png", "/f.png"] {
+            _ = try await first.loader.image(server.url(path), options: .waitStoreCache)
+        }
+        let fresh = try await second.loader.image(server.url("/f.png"))
+        let noStore = try await second.loader.image(server.url("/ns.png"))
+        let privateResponse = try await second.loader.image(server.url("/p.png"))
+
+        #expect(fresh.cacheType == .disk)
+        #expect(noStore.cacheType == .none && privateResponse.cacheType == .none)
+        #expect(server.statistics("/f.png").requests == 1)
+        #expect(server.statistics("/ns.png").requests == 2)
+        #expect(server.statistics("/p.png").requests == 2)
+        #expect(await first.shared.data(forKey: server.url("/ns.png").absoluteString) == nil)
+        #expect(await first.shared.data(forKey: server.url("/p.png").absoluteString) == nil)
+        let stored = await first.shared.extendedData(forKey: server.url("/f.png").absoluteString)
+        let metadata = try #require(stored.flatMap(HTTPCacheMetadata.init(encoded:)))
+        #expect(metadata.fields?["cache-control"] == "max-age=60")
+        #expect(HTTPFreshness(metadata, mode: .shared).isFresh(at: Date()))
+    }
+}
