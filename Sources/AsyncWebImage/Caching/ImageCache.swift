@@ -47,6 +47,8 @@ public final class ImageCache: Sendable {
     /// that nobody awaits; `nil` by default.
     let onDiskWriteFailure: (@Sendable (any Error) -> Void)?
     let writeFailures = Atomic<Int>(0)
+    /// Disk writes nobody awaits, in flight (for ``shutdown()``).
+    let backgroundWrites: BackgroundWrites
     let sharedWriteFailures = Atomic<Int>(0)
 
     /// How many writes to the ``sharedTier`` failed since the cache was created.
@@ -70,7 +72,7 @@ public final class ImageCache: Sendable {
     ///   - decodeLimiter: Bounds the decodes of direct calls; ``ConcurrencyLimiter/shared`` by default.
     ///   - onDiskWriteFailure: Called with the error of each disk write nobody
     ///     awaits (also counted in ``diskWriteFailureCount``); `nil` by default.
-    public init(
+    public convenience init(
         memory: MemoryCache,
         disk: (any DataCaching)?,
         sharedTier: (any DataCaching)? = nil,
@@ -78,6 +80,17 @@ public final class ImageCache: Sendable {
         decodeLimiter: ConcurrencyLimiter = .shared,
         onDiskWriteFailure: (@Sendable (any Error) -> Void)? = nil
     ) {
+        self.init(
+            memory: memory, disk: disk, sharedTier: sharedTier, coders: coders, decodeLimiter: decodeLimiter,
+            onDiskWriteFailure: onDiskWriteFailure, backgroundWrites: BackgroundWrites()
+        )
+    }
+
+    private init(
+        memory: MemoryCache, disk: (any DataCaching)?, sharedTier: (any DataCaching)?, coders: ImageCoderRegistry,
+        decodeLimiter: ConcurrencyLimiter, onDiskWriteFailure: (@Sendable (any Error) -> Void)?, backgroundWrites: BackgroundWrites
+    ) {
+        self.backgroundWrites = backgroundWrites
         self.memory = memory
         self.disk = disk
         self.sharedTier = sharedTier
@@ -89,7 +102,10 @@ public final class ImageCache: Sendable {
     /// This cache's tiers and limiter with other coders: how a loader's
     /// configuration sets the coders of the cache it uses.
     func with(coders: ImageCoderRegistry) -> ImageCache {
-        ImageCache(memory: memory, disk: disk, sharedTier: sharedTier, coders: coders, decodeLimiter: decodeLimiter, onDiskWriteFailure: onDiskWriteFailure)
+        ImageCache(
+            memory: memory, disk: disk, sharedTier: sharedTier, coders: coders, decodeLimiter: decodeLimiter,
+            onDiskWriteFailure: onDiskWriteFailure, backgroundWrites: backgroundWrites
+        )
     }
 
     /// Creates a cache with a ``MemoryCache`` and a ``DiskStore`` named `name`

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import Tracing
 
 extension ImageLoader {
     /// The shared work behind one task key: find or fetch the data, decode,
@@ -6,12 +8,19 @@ extension ImageLoader {
     /// cancelled when its last subscriber leaves.
     func run(_ request: ImageLoadRequest, revalidating: Bool, handle: ImageTaskCoalescer.Handle) async {
         do {
-            let response = try await produce(request, revalidating: revalidating, handle: handle)
+            let (response, outcome) = try await produce(request, revalidating: revalidating, handle: handle)
             if response != nil { failedURLs.remove(request.keys.origin) }
+            telemetry.countLoad(outcome)
             handle.finish(.success(response))
         } catch {
             if configuration.blocksFailedURLs, let error = error as? ImageError, error.isPermanent {
                 failedURLs.insert(request.keys.origin)
+            }
+            telemetry.countFailure(error)
+            if !(error is CancellationError) {
+                logger(for: request.context).debug("load failed", metadata: [
+                    "awi.id": request.logID, "awi.error": .string((error as? ImageError)?.caseName ?? "other"),
+                ])
             }
             handle.finish(.failure(error))
         }
@@ -19,13 +28,23 @@ extension ImageLoader {
 
     /// The response for `request`, or `nil` when a revalidation found the
     /// cached image still current.
-    private func produce(_ request: ImageLoadRequest, revalidating: Bool, handle: ImageTaskCoalescer.Handle) async throws -> ImageResponse? {
+    /// With the response, where it came from (the `outcome` of `awi_loads_total`).
+    private func produce(
+        _ request: ImageLoadRequest, revalidating: Bool, handle: ImageTaskCoalescer.Handle
+    ) async throws -> (ImageResponse?, LoaderTelemetry.Outcome) {
+        let logger = logger(for: request.context)
         if !revalidating && !request.options.contains(.fromLoaderOnly) {
             // A caller can miss memory just before an earlier piece of work
             // for the same result stores it and leaves the table; look once
             // more here, so that race costs one lookup instead of a download.
-            if let response = try await memoryResponse(for: request) { return response }
-            if let response = try await diskResponse(for: request) { return response }
+            let cached = try await telemetry.withChildSpan("image.cache_lookup") { () async throws -> ImageResponse? in
+                if let response = try await memoryResponse(for: request) { return response }
+                return try await diskResponse(for: request)
+            }
+            if let cached {
+                logger.debug("cache hit", metadata: ["awi.id": request.logID, "awi.tier": .stringConvertible(cached.cacheType)])
+                return (cached, cached.cacheType == .memory ? .memory : .disk)
+            }
             if request.options.contains(.fromCacheOnly) { throw ImageError.cacheMiss }
         }
         try Task.checkCancellation()
@@ -40,22 +59,34 @@ extension ImageLoader {
         if !revalidating {
             switch try await fleetLease(for: request) {
             case .leader(let taken): lease = taken
-            case .served(let response): return response
+            case .served(let response):
+                logger.debug("served by the shared tier", metadata: ["awi.id": request.logID])
+                return (response, .shared)
             case .alone: break
             }
         }
         let (head, data): (DataResponseHead?, Data)
         do {
-            (head, data) = try await download(request, dataRequest, handle: handle)
+            logger.debug("downloading", metadata: ["awi.id": request.logID, "awi.revalidating": .stringConvertible(revalidating)])
+            (head, data) = try await telemetry.withChildSpan("image.download") {
+                try await telemetry.timed(telemetry.downloadTimer) {
+                    try await download(request, injectingTraceContext(into: dataRequest), handle: handle)
+                }
+            }
+            telemetry.countDownloaded(bytes: data.count)
+            logger.debug("downloaded", metadata: [
+                "awi.id": request.logID, "awi.bytes": .stringConvertible(data.count),
+                "awi.status": .stringConvertible(head?.statusCode ?? 0),
+            ])
         } catch {
             if let lease, let leasing = request.cache.sharedTier as? any CacheLeasing { await leasing.releaseLease(lease) }
             throw error
         }
         if head?.statusCode == 304 {
             guard cachedData != nil else { throw ImageError.httpStatus(304) }
-            return nil
+            return (nil, .notModified)
         }
-        if let cachedData, cachedData == data { return nil }
+        if let cachedData, cachedData == data { return (nil, .notModified) }
         if let lease, let leasing = request.cache.sharedTier as? any CacheLeasing {
             // The fleet waits for these bytes: share them before anything
             // else (decode, transform), then let the waiters in.
@@ -64,7 +95,18 @@ extension ImageLoader {
             )
             await leasing.releaseLease(lease)
         }
-        return try await process(request, data: data, head: head, sharedWritten: lease != nil)
+        return (try await process(request, data: data, head: head, sharedWritten: lease != nil), .network)
+    }
+
+    /// `request` carrying the current trace context (`traceparent`, ...),
+    /// injected through the tracer. The identity was computed before and
+    /// leaves these fields out (``DataRequest/Variant``), so they split no
+    /// cache key and no shared download. Without a tracer, `request` as it is.
+    private func injectingTraceContext(into request: DataRequest) -> DataRequest {
+        guard let tracer = telemetry.tracer, let context = ServiceContext.current else { return request }
+        var request = request
+        tracer.inject(context, into: &request, using: DataRequestInjector())
+        return request
     }
 
     /// What a load found when it asked the fleet who fetches its data.
@@ -131,7 +173,7 @@ extension ImageLoader {
             // Whatever goes wrong, the original below can still serve.
             if let entry = try? await cache.decodedEntry(
                 forKey: keys.resultKey, options: decodeLimits,
-                limiter: limiter, readErrorsAreMisses: true
+                limiter: limiter, readErrorsAreMisses: true, telemetry: telemetry, logger: logger(for: request.context)
             ) {
                 if request.storeCacheType.includesMemory { await cache.memory.setImage(entry.image, forKey: keys.resultKey) }
                 return ImageResponse(image: entry.image, data: entry.data, cacheType: .disk, url: request.url)
@@ -144,7 +186,8 @@ extension ImageLoader {
             }
         }
         guard let entry = try await cache.decodedEntry(
-            forKey: keys.dataKey, options: request.decodingOptions, limiter: limiter, readErrorsAreMisses: true
+            forKey: keys.dataKey, options: request.decodingOptions, limiter: limiter, readErrorsAreMisses: true,
+            telemetry: telemetry, logger: logger(for: request.context)
         ) else { return nil }
         return try await finish(request, original: entry.image, data: entry.data, head: nil, cacheType: .disk)
     }
@@ -203,7 +246,11 @@ extension ImageLoader {
     /// Decodes downloaded `data` with the cache's coders, then ``finish``.
     private func process(_ request: ImageLoadRequest, data: Data, head: DataResponseHead?, sharedWritten: Bool = false) async throws -> ImageResponse {
         let original = request.wantsPixels
-            ? try await request.cache.decode(data, options: request.decodingOptions, limiter: configuration.cpuLimiter)
+            ? try await telemetry.withChildSpan("image.decode") {
+                try await telemetry.timed(telemetry.decodeTimer) {
+                    try await request.cache.decode(data, options: request.decodingOptions, limiter: configuration.cpuLimiter)
+                }
+            }
             : nil
         return try await finish(request, original: original, data: data, head: head, cacheType: .none, sharedWritten: sharedWritten)
     }
@@ -244,14 +291,18 @@ extension ImageLoader {
             // JPEG stays JPEG when there is no alpha to lose; everything else is PNG.
             let format: ImageFormat = original.format == .jpeg && !image.pixelFormat.hasAlpha ? .jpeg : .png
             if let write = cache.imageWrite(
-                image, as: format, quality: configuration.transformedImageQuality, forKey: keys.resultKey, limiter: configuration.cpuLimiter
+                image, as: format, quality: configuration.transformedImageQuality, forKey: keys.resultKey, limiter: configuration.cpuLimiter,
+                encodeTimer: telemetry.encodeTimer
             ) {
                 writes.append(write)
             }
         }
         var response = ImageResponse(image: image, data: data, cacheType: cacheType, url: request.url)
         do {
-            try await cache.writeToDisk(writes, waits: request.options.contains(.waitStoreCache))
+            let logger = logger(for: request.context)
+            try await telemetry.withChildSpan("image.store") {
+                try await cache.writeToDisk(writes, waits: request.options.contains(.waitStoreCache), logger: logger, id: request.logID)
+            }
         } catch let error as CancellationError {
             throw error
         } catch {
@@ -265,6 +316,14 @@ extension ImageLoader {
     /// ``ImageError/transformFailed(key:reason:)``; cancellation (built-in
     /// transformers check for it) stays `CancellationError`.
     private func transform(_ image: Image, with transformer: any ImageTransformer, limiter: ConcurrencyLimiter) async throws -> Image {
+        try await telemetry.withChildSpan("image.transform") {
+            try await telemetry.timed(telemetry.transformTimer) {
+                try await transformPermitted(image, with: transformer, limiter: limiter)
+            }
+        }
+    }
+
+    private func transformPermitted(_ image: Image, with transformer: any ImageTransformer, limiter: ConcurrencyLimiter) async throws -> Image {
         try await limiter.withPermit {
             do {
                 return try transformer.transform(image)

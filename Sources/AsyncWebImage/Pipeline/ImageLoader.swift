@@ -1,6 +1,8 @@
 public import Foundation
 import Synchronization
 import AWILocking
+import Logging
+import Tracing
 
 /// Loads images by URL: memory cache, disk cache, then the network, with
 /// progressive previews, transforms and two levels of coalescing.
@@ -28,6 +30,8 @@ public final class ImageLoader: Sendable {
     public static let shared = ImageLoader()
 
     let downloads: DownloadCoalescer
+    /// The logger, metric handles and tracer (made once, here).
+    let telemetry: LoaderTelemetry
     let tasks = ImageTaskCoalescer()
     let failedURLs: FailedURLSet
     /// Coalescers for per-request data loaders (``ImageContext/dataLoader``),
@@ -55,7 +59,9 @@ public final class ImageLoader: Sendable {
         httpsAllowed = configuration.allowedSchemes.contains("https")
         hasOptionsProcessor = configuration.optionsProcessor != nil
         plainKeySuffix = ImageDecodingOptions(applyOrientation: configuration.appliesOrientation).cacheKeySuffix
-        downloads = DownloadCoalescer(loader: configuration.dataLoader)
+        let telemetry = LoaderTelemetry(logger: configuration.logger, factory: configuration.metricsFactory, tracer: configuration.tracer)
+        self.telemetry = telemetry
+        downloads = DownloadCoalescer(loader: configuration.dataLoader, retryObserver: Self.retryObserver(telemetry))
         failedURLs = FailedURLSet(capacity: configuration.failedURLCapacity)
     }
 
@@ -99,6 +105,23 @@ public final class ImageLoader: Sendable {
     ///
     /// - Throws: ``ImageError``, or `CancellationError` when the calling task is cancelled.
     public func image(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) async throws -> ImageResponse {
+        // Without a tracer the load runs as it is: no span, no task-local.
+        guard let span = telemetry.startSpan("image.load", parent: nil, kind: .client) else {
+            return try await loadImage(url, options: options, context: context)
+        }
+        defer { span.end() }
+        do {
+            return try await ServiceContext.withValue(span.context) {
+                try await loadImage(url, options: options, context: context)
+            }
+        } catch {
+            LoaderTelemetry.record(error, on: span)
+            throw error
+        }
+    }
+
+    /// The body of ``image(_:options:context:)``, inside its span.
+    private func loadImage(_ url: URL, options: ImageOptions, context: ImageContext) async throws -> ImageResponse {
         try Task.checkCancellation()
         // The fast paths: a memory hit (one lookup), or joining the load
         // already making this result (one wait); no request, no channel.
@@ -107,6 +130,7 @@ public final class ImageLoader: Sendable {
         case .hit(let response):
             return response
         case .inFlight(let key):
+            telemetry.countJoin()
             if case .finished(let response) = try await tasks.awaitResult(key) {
                 guard let response else { throw CancellationError() }
                 return response
@@ -159,16 +183,33 @@ public final class ImageLoader: Sendable {
 
     // MARK: Internals
 
+    /// The logger of a call: its context's, else the loader's.
+    func logger(for context: ImageContext) -> Logger {
+        context.logger ?? telemetry.logger
+    }
+
+    /// Logs and counts each retry of the loader's downloads.
+    static func retryObserver(_ telemetry: LoaderTelemetry) -> DownloadTransfer.RetryObserver {
+        { request, error, number in
+            telemetry.countRetry()
+            telemetry.logger.warning("retrying download", metadata: [
+                "awi.download": .string(String(SHA256.hexDigest(request.key.description).prefix(12))),
+                "awi.attempt": .stringConvertible(number),
+                "awi.error": .string((error as? ImageError)?.caseName ?? String(describing: type(of: error))),
+            ])
+        }
+    }
+
     /// The download coalescer for `dataLoader`, or the loader's own.
     func downloadCoalescer(for dataLoader: (any DataLoading)?) -> DownloadCoalescer {
         guard let dataLoader else { return downloads }
         let object = dataLoader as AnyObject
         // Value-type loaders have no stable identity: give them a coalescer of their own.
-        guard type(of: dataLoader) is AnyClass else { return DownloadCoalescer(loader: dataLoader) }
+        guard type(of: dataLoader) is AnyClass else { return DownloadCoalescer(loader: dataLoader, retryObserver: Self.retryObserver(telemetry)) }
         let id = ObjectIdentifier(object)
         return otherDownloads.withLock { table in
             if let (_, coalescer) = table[id] { return coalescer }
-            let coalescer = DownloadCoalescer(loader: dataLoader)
+            let coalescer = DownloadCoalescer(loader: dataLoader, retryObserver: Self.retryObserver(telemetry))
             table[id] = (dataLoader, coalescer)
             return coalescer
         }

@@ -113,6 +113,8 @@ final class ImageTaskCoalescer: Sendable {
 
     /// Subscribes `channel` to the work for `key`, starting it with `work` if
     /// none runs. The channel is unsubscribed when its consumer goes away.
+    /// - Returns: Whether the subscriber joined work already in flight.
+    @discardableResult
     func subscribe(
         _ key: Key,
         channel: ImageEventChannel,
@@ -120,7 +122,7 @@ final class ImageTaskCoalescer: Sendable {
         wantsProgress: Bool = true,
         workPriority: TaskPriority? = nil,
         work: @escaping @Sendable (Handle) async -> Void
-    ) {
+    ) -> Bool {
         enum Outcome { case joined(ImageEvent?, Image?), created(Handle) }
         let (outcome, subscriberID) = state.withLock { state -> (Outcome, UInt64) in
             state.nextID &+= 1
@@ -149,6 +151,7 @@ final class ImageTaskCoalescer: Sendable {
             if let progress { channel.send(progress) }
             if let preview { channel.send(.preview(preview)) }
             channel.onTermination { [weak self] in self?.leave(key, generation: nil, subscriber: subscriberID) }
+            return true
         case .created(let handle):
             channel.onTermination { [weak self] in self?.leave(key, generation: handle.generation, subscriber: subscriberID) }
             let task = Task(priority: workPriority) { await work(handle) }
@@ -159,6 +162,7 @@ final class ImageTaskCoalescer: Sendable {
             }
             // Every subscriber left before the task was recorded.
             if orphaned { task.cancel() }
+            return false
         }
     }
 
