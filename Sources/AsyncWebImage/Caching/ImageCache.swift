@@ -1,5 +1,6 @@
 public import Foundation
 import Synchronization
+import AWILocking
 
 /// The memory cache and the disk tier together: query by key through both,
 /// decode disk hits off every actor, store to the tiers you choose.
@@ -60,7 +61,18 @@ public final class ImageCache: Sendable {
 
     /// A cache with default limits, its disk tier in the `default` store
     /// (`~/.cache/AsyncWebImage/default`), and the built-in coders.
-    public static let shared = ImageCache(name: "default")
+    public static let shared: ImageCache = {
+        let cache = ImageCache(name: "default")
+        sharedMemory.withLock { $0 = ObjectIdentifier(cache.memory) }
+        return cache
+    }()
+
+    /// The memory tier of ``shared`` once it exists: whether a cache is the
+    /// shared one (or a copy of it with other coders) without creating it.
+    private static let sharedMemory = Lock<ObjectIdentifier?>(nil)
+
+    /// Whether this is ``shared`` (or a copy of it with other coders).
+    var isShared: Bool { Self.sharedMemory.withLock { $0 } == ObjectIdentifier(memory) }
 
     /// Creates a cache from its parts.
     ///
@@ -123,6 +135,20 @@ public final class ImageCache: Sendable {
         self.init(
             memory: MemoryCache(configuration: memoryConfiguration),
             disk: DiskStore(name: name, configuration: diskConfiguration))
+    }
+
+    // MARK: Lifecycle
+
+    /// Waits for the disk writes nobody awaits (background stores, disk
+    /// fills from the shared tier) to finish, then ends the disk tier's I/O
+    /// thread (a ``DiskStore``'s; see ``DiskStore/shutdown()``). No write is
+    /// cut short, so no temporary file is left in the cache directory.
+    ///
+    /// ``shared`` is meant to live as long as the process: shut it down only
+    /// when nothing will use it again.
+    public func shutdown() async {
+        await backgroundWrites.waitUntilIdle()
+        if let store = disk as? DiskStore { await store.shutdown() }
     }
 
     // MARK: Querying

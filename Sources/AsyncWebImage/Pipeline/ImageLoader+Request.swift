@@ -208,6 +208,7 @@ extension ImageLoader {
         do {
             // A load cancelled before it starts costs a check, no task and no transfer.
             try Task.checkCancellation()
+            if hasShutDown { throw ImageError.shutDown }
             let request = try makeRequest(url, options: options, context: context)
             await start(request, channel: channel, wantsPreviews: wantsPreviews, memoryChecked: false)
         } catch {

@@ -13,6 +13,8 @@ extension ImageLoader {
             telemetry.countLoad(outcome)
             handle.finish(.success(response))
         } catch {
+            // Work cancelled by shutdown() tells its callers why.
+            let error = error is CancellationError && hasShutDown ? ImageError.shutDown : error
             if configuration.blocksFailedURLs, let error = error as? ImageError, error.isPermanent {
                 failedURLs.insert(request.keys.origin)
             }

@@ -27,7 +27,16 @@ public final class ImageLoader: Sendable {
 
     /// A loader with the default configuration, on ``ImageCache/shared`` and
     /// ``CurlDataLoader/shared``. It lives as long as the process.
-    public static let shared = ImageLoader()
+    public static let shared = ImageLoader(configuration: Configuration(), ownsSharedParts: true)
+
+    /// Set by ``shutdown()``; every load checks it first.
+    let isShutDown = Atomic<Bool>(false)
+    /// Whether ``shutdown()`` has been called.
+    var hasShutDown: Bool { isShutDown.load(ordering: .relaxed) }
+    /// Whether ``shutdown()`` also shuts down ``CurlDataLoader/shared`` and
+    /// ``ImageCache/shared`` when configured with them (only ``shared`` does:
+    /// other loaders may still use them).
+    private let ownsSharedParts: Bool
 
     let downloads: DownloadCoalescer
     /// The logger, metric handles and tracer (made once, here).
@@ -52,7 +61,12 @@ public final class ImageLoader: Sendable {
     let hasOptionsProcessor: Bool
 
     /// Creates a loader.
-    public init(configuration: Configuration = Configuration()) {
+    public convenience init(configuration: Configuration = Configuration()) {
+        self.init(configuration: configuration, ownsSharedParts: false)
+    }
+
+    private init(configuration: Configuration, ownsSharedParts: Bool) {
+        self.ownsSharedParts = ownsSharedParts
         self.configuration = configuration
         defaultContextIsEmpty = configuration.defaultContext.isEmpty
         httpAllowed = configuration.allowedSchemes.contains("http")
@@ -123,6 +137,7 @@ public final class ImageLoader: Sendable {
     /// The body of ``image(_:options:context:)``, inside its span.
     private func loadImage(_ url: URL, options: ImageOptions, context: ImageContext) async throws -> ImageResponse {
         try Task.checkCancellation()
+        if hasShutDown { throw ImageError.shutDown }
         // The fast paths: a memory hit (one lookup), or joining the load
         // already making this result (one wait); no request, no channel.
         var memoryChecked = true
@@ -157,6 +172,49 @@ public final class ImageLoader: Sendable {
         // A load that ends without a response was cancelled (the channel ends quietly then).
         guard let last else { throw CancellationError() }
         return last
+    }
+
+    // MARK: Lifecycle
+
+    /// Shuts the loader down: no load starts any more (each fails with
+    /// ``ImageError/shutDown``), the loads in flight are cancelled (their
+    /// callers get ``ImageError/shutDown``), then, once their work has
+    /// ended, the disk writes in flight are waited for, and the threads of
+    /// the loader's parts end: its ``CurlDataLoader``'s (transfers
+    /// cancelled) and its cache's disk I/O thread (``ImageCache/shutdown()``).
+    ///
+    /// `deinit` still cleans up a loader nobody shuts down; this is the way
+    /// out for a server that stops (see ``ImageLoaderService``). Calling it
+    /// again returns at once.
+    ///
+    /// A loader shuts down the data loader and the cache it was configured
+    /// with, except ``CurlDataLoader/shared`` and ``ImageCache/shared``, which
+    /// other loaders may be using; ``shared`` shuts those down too.
+    public func shutdown() async {
+        guard !isShutDown.exchange(true, ordering: .relaxed) else { return }
+        telemetry.logger.debug("shutting down", metadata: ["awi.loads": .stringConvertible(tasks.count)])
+        // Cancel the work and stop the transfers under it at once; then wait
+        // for the work to end (bounded: a task recorded late is cancelled on
+        // a later round), so that no store starts after the writes are waited for.
+        var tasks = tasks.cancelAll()
+        var dataLoaders: [CurlDataLoader] = []
+        if let curl = configuration.dataLoader as? CurlDataLoader, ownsSharedParts || !curl.isShared {
+            dataLoaders.append(curl)
+        }
+        for loader in otherDownloads.withLock({ $0.values.map(\.0) }) {
+            if let curl = loader as? CurlDataLoader, ownsSharedParts || !curl.isShared { dataLoaders.append(curl) }
+        }
+        for loader in dataLoaders { await loader.shutdown() }
+        for _ in 0..<100 {
+            for task in tasks { await task.value }
+            guard self.tasks.count > 0 else { break }
+            try? await Task.sleep(for: .milliseconds(10))
+            tasks = self.tasks.cancelAll()
+        }
+        let cache = configuration.cache
+        if ownsSharedParts || !cache.isShared {
+            await cache.shutdown()
+        }
     }
 
     // MARK: Failed URLs

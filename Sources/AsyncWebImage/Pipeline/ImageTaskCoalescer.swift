@@ -166,6 +166,14 @@ final class ImageTaskCoalescer: Sendable {
         }
     }
 
+    /// Cancels the work of every entry (``ImageLoader/shutdown()``).
+    /// - Returns: The tasks cancelled, for the caller to wait for.
+    func cancelAll() -> [Task<Void, Never>] {
+        let tasks = state.withLock { state in state.entries.values.compactMap(\.task) }
+        for task in tasks { task.cancel() }
+        return tasks
+    }
+
     /// Waits for the final response of the work running for `key`, without
     /// a channel: how an `image(_:)` call joins a load already in flight.
     ///

@@ -33,6 +33,12 @@ final class LoaderTelemetry: Sendable {
     let transformTimer: Metrics.Timer
     let encodeTimer: Metrics.Timer
 
+    private let activeTransfers: Gauge
+    private let queuedTransfers: Gauge
+    private let memoryCost: Gauge
+    private let memoryCount: Gauge
+    private let diskSize: Gauge
+
     init(logger: Logger, factory: (any MetricsFactory)?, tracer: (any Tracer)?) {
         self.logger = logger
         let factory = factory ?? MetricsSystem.factory
@@ -51,6 +57,11 @@ final class LoaderTelemetry: Sendable {
         decodeTimer = Metrics.Timer(label: "awi_decode_duration_seconds", factory: factory)
         transformTimer = Metrics.Timer(label: "awi_transform_duration_seconds", factory: factory)
         encodeTimer = Metrics.Timer(label: "awi_encode_duration_seconds", factory: factory)
+        activeTransfers = Gauge(label: "awi_active_transfers", factory: factory)
+        queuedTransfers = Gauge(label: "awi_queued_transfers", factory: factory)
+        memoryCost = Gauge(label: "awi_memory_cache_cost_bytes", factory: factory)
+        memoryCount = Gauge(label: "awi_memory_cache_count", factory: factory)
+        diskSize = Gauge(label: "awi_disk_cache_size_bytes", factory: factory)
     }
 
     /// Counts one load that ended with `outcome` (not an error).
@@ -66,6 +77,23 @@ final class LoaderTelemetry: Sendable {
 
     /// Counts downloaded body bytes.
     func countDownloaded(bytes: Int) { bytesDownloaded.increment(by: Int64(bytes)) }
+
+    /// Records the transfer gauges.
+    func recordTransfers(active: Int, queued: Int) {
+        activeTransfers.record(active)
+        queuedTransfers.record(queued)
+    }
+
+    /// Records the memory cache gauges.
+    func recordMemory(cost: Int, count: Int) {
+        memoryCost.record(cost)
+        memoryCount.record(count)
+    }
+
+    /// Records the disk cache size gauge.
+    func recordDiskSize(_ bytes: Int) {
+        diskSize.record(bytes)
+    }
 
     /// Counts one failed load by the ``ImageError`` case name (`other` for a
     /// foreign error); cancellation is not an outcome and is not counted.
@@ -149,6 +177,7 @@ extension ImageError {
         case .transformFailed: "transformFailed"
         case .diskIO: "diskIO"
         case .sharedCache: "sharedCache"
+        case .shutDown: "shutDown"
         }
     }
 }
