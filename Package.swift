@@ -127,7 +127,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "awi-bench",
-            dependencies: ["AsyncWebImage", "LoopbackServer", "CTurboJPEG", "CSpng", "CCurl", "CWebP", "CAvif", "CXXHash"],
+            dependencies: [
+                "AsyncWebImage", "LoopbackServer", "CTurboJPEG", "CSpng", "CCurl", "CWebP", "CAvif", "CXXHash",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
             path: "Benchmarks/awi-bench",
             swiftSettings: swiftSettings
         ),
