@@ -17,7 +17,9 @@ let package = Package(
     products: [
         .library(name: "AsyncWebImage", targets: ["AsyncWebImage"]),
     ],
-    // swift-collections is the library's one package dependency. The others
+    // swift-collections and the observability packages (swift-log, swift-metrics,
+    // swift-distributed-tracing, swift-service-lifecycle) are the library's
+    // package dependencies. The others
     // serve only targets no product reaches (the CLI, its test) and the
     // documentation plugin: with target-based resolution a dependent of the
     // library fetches neither.
@@ -25,6 +27,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // Observability and lifecycle, the Swift server conventions (issue 16).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -97,6 +104,10 @@ let package = Package(
                 "AWILocking", "CCurl", "CTurboJPEG", "CSpng", "CXattr", "CWebP", "CGif", "CAvif", "CHeif",
                 "CDeflate", "CHiredis", "CLcms2", "CXXHash",
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -116,7 +127,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "awi-bench",
-            dependencies: ["AsyncWebImage", "LoopbackServer", "CTurboJPEG", "CSpng", "CCurl", "CWebP", "CAvif", "CXXHash"],
+            dependencies: [
+                "AsyncWebImage", "LoopbackServer", "CTurboJPEG", "CSpng", "CCurl", "CWebP", "CAvif", "CXXHash",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
             path: "Benchmarks/awi-bench",
             swiftSettings: swiftSettings
         ),
@@ -140,7 +156,13 @@ let package = Package(
         ),
         .testTarget(
             name: "AsyncWebImageTests",
-            dependencies: ["AsyncWebImage", "AWILocking", "awi-cache-stress", "awi", "LoopbackServer", "CTurboJPEG", "CSpng"],
+            dependencies: [
+                "AsyncWebImage", "AWILocking", "awi-cache-stress", "awi", "LoopbackServer", "CTurboJPEG", "CSpng",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

@@ -25,6 +25,7 @@ enum ScenarioRegistry {
         LoaderProgressiveScenario(),
         LoaderFinalLatencyScenario(),
         RevalidationScenario(),
+        LoaderObservabilityScenario(),
     ]
 
     /// The scenarios `names` select, in registry order; every scenario that

@@ -26,42 +26,84 @@ final class DiskIOExecutor: SerialExecutor {
             var jobs = Deque<(job: UnownedJob, executor: UnownedSerialExecutor)>()
             var isShutDown = false
             var threadID: pthread_t?
+            /// Whether a thread serves the queue now (at most one at a time).
+            var threadRunning = false
+            /// The kernel thread ID of the latest thread (`/proc/self/task/<id>`), for tests.
+            var kernelThreadID: Int32 = 0
+            /// Waiters for the thread's end after shut-down.
+            var endWaiters: [CheckedContinuation<Void, Never>] = []
         }
 
         let state = Lock(State())
-        /// Signalled once per job pushed and once at shut-down.
+        /// Signalled once per job pushed to a running thread and once at shut-down.
         let wakeUps = DispatchSemaphore(value: 0)
+        let name: String
 
+        init(name: String) {
+            self.name = name
+        }
+
+        /// Queues a job. After shut-down, a job finds no thread: a new one
+        /// starts, runs the queue dry and ends, so a store used after
+        /// ``DiskStore/shutdown()`` still answers, and leaves no thread behind.
         func push(_ job: UnownedJob, on executor: UnownedSerialExecutor) {
-            state.withLock { $0.jobs.append((job, executor)) }
-            wakeUps.signal()
-        }
-
-        func shutDown() {
-            state.withLock { $0.isShutDown = true }
-            wakeUps.signal()
-        }
-
-        func run(name: String) {
-            // Foundation's Thread.name does not reach the kernel here, and
-            // pthread_setname_np is not imported; /proc/thread-self/comm is
-            // what it writes (the kernel keeps 15 bytes). Best effort.
-            let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-            if fd >= 0 {
-                let bytes = Array(name.utf8.prefix(15))
-                _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-                close(fd)
+            let startThread = state.withLock { state -> Bool in
+                state.jobs.append((job, executor))
+                guard !state.threadRunning else { return false }
+                state.threadRunning = true
+                return true
             }
-            state.withLock { $0.threadID = pthread_self() }
-            while true {
-                wakeUps.wait()
-                let next: (job: UnownedJob, executor: UnownedSerialExecutor)?? = state.withLock { state in
-                    if let next = state.jobs.popFirst() { return next }
-                    return state.isShutDown ? .none : .some(nil)
+            if startThread { self.startThread() } else { wakeUps.signal() }
+        }
+
+        func startThread() {
+            let thread = Thread { [self] in run() }
+            thread.name = name
+            thread.start()
+        }
+
+        /// Lets the thread end once the queue is empty; returns when it has.
+        func shutDown() async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ended = state.withLock { state -> Bool in
+                    state.isShutDown = true
+                    guard state.threadRunning else { return true }
+                    state.endWaiters.append(continuation)
+                    return false
                 }
-                guard let next else { return }
-                // The job keeps its actor (and so this executor) alive while it runs.
-                if let (job, executor) = next { job.runSynchronously(on: executor) }
+                if ended { continuation.resume() } else { wakeUps.signal() }
+            }
+        }
+
+        func run() {
+            nameCurrentThread(name)
+            let kernelThreadID = currentKernelThreadID()
+            state.withLock {
+                $0.threadID = pthread_self()
+                $0.kernelThreadID = kernelThreadID
+            }
+            while true {
+                enum Next { case job(UnownedJob, UnownedSerialExecutor), wait, end([CheckedContinuation<Void, Never>]) }
+                let next = state.withLock { state -> Next in
+                    if let (job, executor) = state.jobs.popFirst() { return .job(job, executor) }
+                    guard state.isShutDown else { return .wait }
+                    // Ends under the lock: a job pushed after this starts a new thread.
+                    state.threadRunning = false
+                    state.threadID = nil
+                    defer { state.endWaiters = [] }
+                    return .end(state.endWaiters)
+                }
+                switch next {
+                case .job(let job, let executor):
+                    // The job keeps its actor (and so this executor) alive while it runs.
+                    job.runSynchronously(on: executor)
+                case .wait:
+                    // Surplus signals (one per push while jobs were queued) only cost a re-check.
+                    wakeUps.wait()
+                case .end(let waiters):
+                    for waiter in waiters { waiter.resume() }
+                    return
+                }
             }
         }
 
@@ -70,20 +112,29 @@ final class DiskIOExecutor: SerialExecutor {
         }
     }
 
-    private let queue = JobQueue()
+    private let queue: JobQueue
 
     /// Starts the thread.
     ///
     /// - Parameter name: The thread's name, as debuggers and `top -H` show it.
     init(name: String) {
-        let queue = self.queue
-        let thread = Thread { queue.run(name: name) }
-        thread.name = name
-        thread.start()
+        queue = JobQueue(name: name)
+        queue.state.withLock { $0.threadRunning = true }
+        queue.startThread()
     }
 
     deinit {
-        queue.shutDown()
+        queue.state.withLock { $0.isShutDown = true }
+        queue.wakeUps.signal()
+    }
+
+    /// The kernel thread ID of the executor's latest thread (0 before it runs).
+    var kernelThreadID: Int32 { queue.state.withLock { $0.kernelThreadID } }
+
+    /// Ends the thread once the jobs queued are done; returns when it has
+    /// ended. Jobs queued later run on a short-lived thread of their own.
+    func shutDown() async {
+        await queue.shutDown()
     }
 
     func enqueue(_ job: consuming ExecutorJob) {

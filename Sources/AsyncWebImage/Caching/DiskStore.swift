@@ -76,6 +76,14 @@ public actor DiskStore: DataCaching {
         executor.asUnownedSerialExecutor()
     }
 
+    /// Ends the store's I/O thread once the work queued on it is done (a
+    /// write in flight finishes and renames its file); returns when the
+    /// thread has ended. The store still answers afterwards, each burst of
+    /// calls on a short-lived thread of its own.
+    public nonisolated func shutdown() async {
+        await executor.shutDown()
+    }
+
     // MARK: Creating a store
 
     /// Creates a store in the default cache directory,

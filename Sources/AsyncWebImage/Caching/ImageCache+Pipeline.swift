@@ -1,5 +1,7 @@
 import Foundation
 import Synchronization
+import Logging
+import Metrics
 
 extension ImageCache {
     /// One disk write, run by ``writeToDisk(_:waits:)``.
@@ -17,14 +19,25 @@ extension ImageCache {
     ///   data (a limit, say: the entry is kept); read errors unless `readErrorsAreMisses`.
     func decodedEntry(
         forKey key: String, options: ImageDecodingOptions, limiter: ConcurrencyLimiter,
-        includeExtendedData: Bool = false, readErrorsAreMisses: Bool = false
+        includeExtendedData: Bool = false, readErrorsAreMisses: Bool = false,
+        telemetry: LoaderTelemetry? = nil, logger: Logger? = nil
     ) async throws -> (image: Image, data: Data, extendedData: Data?)? {
         guard let entry = try await readEntry(forKey: key, includeExtendedData: includeExtendedData, readErrorsAreMisses: readErrorsAreMisses) else { return nil }
         try Task.checkCancellation()
         do {
-            let image = try await decode(entry.data, options: options, limiter: limiter)
+            let image: Image
+            if let telemetry {
+                image = try await telemetry.withChildSpan("image.decode") {
+                    try await telemetry.timed(telemetry.decodeTimer) { try await decode(entry.data, options: options, limiter: limiter) }
+                }
+            } else {
+                image = try await decode(entry.data, options: options, limiter: limiter)
+            }
             return (image, entry.data, entry.extendedData)
         } catch let error as ImageError where error.condemnsCachedData {
+            logger?.warning("damaged cache entry removed", metadata: [
+                "awi.entry": .string(String(SHA256.hexDigest(key).prefix(12))), "awi.error": .string(error.caseName),
+            ])
             try? await disk?.removeData(forKey: key)
             try? await sharedTier?.removeData(forKey: key)
             return nil
@@ -49,7 +62,9 @@ extension ImageCache {
         guard let sharedTier, let entry = try? await sharedTier.dataWithExtendedData(forKey: key) else { return nil }
         if let disk {
             let failures = self
+            backgroundWrites.begin()
             Task.detached {
+                defer { failures.backgroundWrites.end() }
                 do { try await disk.setData(entry.data, forKey: key, extendedData: entry.extendedData) } catch {
                     failures.recordBackgroundDiskWriteFailure(error)
                 }
@@ -101,10 +116,15 @@ extension ImageCache {
     ///
     /// - Parameter format: The format to write; `nil` for the image's source
     ///   format when an encoder writes it, PNG otherwise.
-    func imageWrite(_ image: Image, as format: ImageFormat?, quality: Double = 0.9, forKey key: String, limiter: ConcurrencyLimiter) -> DiskWrite? {
+    func imageWrite(
+        _ image: Image, as format: ImageFormat?, quality: Double = 0.9, forKey key: String, limiter: ConcurrencyLimiter,
+        encodeTimer: Metrics.Timer? = nil
+    ) -> DiskWrite? {
         guard disk != nil || sharedTier != nil else { return nil }
         return { [self, coders, disk, sharedTier] in
+            let start = ContinuousClock.now
             let encoded = try await Self.encode(image, as: format, quality: quality, coders: coders, limiter: limiter)
+            encodeTimer?.record(duration: ContinuousClock.now - start)
             await writeToShared(sharedTier, encoded, extendedData: nil, forKey: key)
             try await disk?.setData(encoded, forKey: key, extendedData: nil)
         }
@@ -115,30 +135,39 @@ extension ImageCache {
     /// outlives the caller, whose failures are counted in
     /// ``diskWriteFailureCount`` and passed to the failure handler — never
     /// lost silently.
-    func writeToDisk(_ writes: [DiskWrite], waits: Bool) async throws {
+    ///
+    /// Background writes are tracked in ``backgroundWrites`` so that
+    /// ``shutdown()`` can wait for them; each failure is logged as a warning
+    /// on `logger` with the load's `id`.
+    func writeToDisk(_ writes: [DiskWrite], waits: Bool, logger: Logger? = nil, id: Logger.MetadataValue? = nil) async throws {
         guard !writes.isEmpty else { return }
         if waits {
             var first: (any Error)?
             for write in writes {
                 do { try await write() } catch {
-                    recordWriteFailure(error)
+                    recordWriteFailure(error, logger: logger, id: id)
                     if first == nil { first = error }
                 }
             }
             if let first { throw first }
         } else {
             // Not tied to the caller: a store that started should finish even if nobody waits.
+            backgroundWrites.begin()
             Task { [self] in
+                defer { backgroundWrites.end() }
                 for write in writes {
-                    do { try await write() } catch { recordWriteFailure(error) }
+                    do { try await write() } catch { recordWriteFailure(error, logger: logger, id: id) }
                 }
             }
         }
     }
 
-    private func recordWriteFailure(_ error: any Error) {
+    private func recordWriteFailure(_ error: any Error, logger: Logger? = nil, id: Logger.MetadataValue? = nil) {
         guard !(error is CancellationError) else { return }
         writeFailures.add(1, ordering: .relaxed)
+        logger?.warning("disk write failed", metadata: [
+            "awi.id": id ?? "-", "awi.error": .string((error as? ImageError)?.caseName ?? String(describing: type(of: error))),
+        ])
         onDiskWriteFailure?(error)
     }
 

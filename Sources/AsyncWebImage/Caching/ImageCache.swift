@@ -1,5 +1,6 @@
 public import Foundation
 import Synchronization
+import AWILocking
 
 /// The memory cache and the disk tier together: query by key through both,
 /// decode disk hits off every actor, store to the tiers you choose.
@@ -47,6 +48,8 @@ public final class ImageCache: Sendable {
     /// that nobody awaits; `nil` by default.
     let onDiskWriteFailure: (@Sendable (any Error) -> Void)?
     let writeFailures = Atomic<Int>(0)
+    /// Disk writes nobody awaits, in flight (for ``shutdown()``).
+    let backgroundWrites: BackgroundWrites
     let sharedWriteFailures = Atomic<Int>(0)
 
     /// How many writes to the ``sharedTier`` failed since the cache was created.
@@ -58,7 +61,18 @@ public final class ImageCache: Sendable {
 
     /// A cache with default limits, its disk tier in the `default` store
     /// (`~/.cache/AsyncWebImage/default`), and the built-in coders.
-    public static let shared = ImageCache(name: "default")
+    public static let shared: ImageCache = {
+        let cache = ImageCache(name: "default")
+        sharedMemory.withLock { $0 = ObjectIdentifier(cache.memory) }
+        return cache
+    }()
+
+    /// The memory tier of ``shared`` once it exists: whether a cache is the
+    /// shared one (or a copy of it with other coders) without creating it.
+    private static let sharedMemory = Lock<ObjectIdentifier?>(nil)
+
+    /// Whether this is ``shared`` (or a copy of it with other coders).
+    var isShared: Bool { Self.sharedMemory.withLock { $0 } == ObjectIdentifier(memory) }
 
     /// Creates a cache from its parts.
     ///
@@ -70,7 +84,7 @@ public final class ImageCache: Sendable {
     ///   - decodeLimiter: Bounds the decodes of direct calls; ``ConcurrencyLimiter/shared`` by default.
     ///   - onDiskWriteFailure: Called with the error of each disk write nobody
     ///     awaits (also counted in ``diskWriteFailureCount``); `nil` by default.
-    public init(
+    public convenience init(
         memory: MemoryCache,
         disk: (any DataCaching)?,
         sharedTier: (any DataCaching)? = nil,
@@ -78,6 +92,17 @@ public final class ImageCache: Sendable {
         decodeLimiter: ConcurrencyLimiter = .shared,
         onDiskWriteFailure: (@Sendable (any Error) -> Void)? = nil
     ) {
+        self.init(
+            memory: memory, disk: disk, sharedTier: sharedTier, coders: coders, decodeLimiter: decodeLimiter,
+            onDiskWriteFailure: onDiskWriteFailure, backgroundWrites: BackgroundWrites()
+        )
+    }
+
+    private init(
+        memory: MemoryCache, disk: (any DataCaching)?, sharedTier: (any DataCaching)?, coders: ImageCoderRegistry,
+        decodeLimiter: ConcurrencyLimiter, onDiskWriteFailure: (@Sendable (any Error) -> Void)?, backgroundWrites: BackgroundWrites
+    ) {
+        self.backgroundWrites = backgroundWrites
         self.memory = memory
         self.disk = disk
         self.sharedTier = sharedTier
@@ -89,7 +114,10 @@ public final class ImageCache: Sendable {
     /// This cache's tiers and limiter with other coders: how a loader's
     /// configuration sets the coders of the cache it uses.
     func with(coders: ImageCoderRegistry) -> ImageCache {
-        ImageCache(memory: memory, disk: disk, sharedTier: sharedTier, coders: coders, decodeLimiter: decodeLimiter, onDiskWriteFailure: onDiskWriteFailure)
+        ImageCache(
+            memory: memory, disk: disk, sharedTier: sharedTier, coders: coders, decodeLimiter: decodeLimiter,
+            onDiskWriteFailure: onDiskWriteFailure, backgroundWrites: backgroundWrites
+        )
     }
 
     /// Creates a cache with a ``MemoryCache`` and a ``DiskStore`` named `name`
@@ -107,6 +135,20 @@ public final class ImageCache: Sendable {
         self.init(
             memory: MemoryCache(configuration: memoryConfiguration),
             disk: DiskStore(name: name, configuration: diskConfiguration))
+    }
+
+    // MARK: Lifecycle
+
+    /// Waits for the disk writes nobody awaits (background stores, disk
+    /// fills from the shared tier) to finish, then ends the disk tier's I/O
+    /// thread (a ``DiskStore``'s; see ``DiskStore/shutdown()``). No write is
+    /// cut short, so no temporary file is left in the cache directory.
+    ///
+    /// ``shared`` is meant to live as long as the process: shut it down only
+    /// when nothing will use it again.
+    public func shutdown() async {
+        await backgroundWrites.waitUntilIdle()
+        if let store = disk as? DiskStore { await store.shutdown() }
     }
 
     // MARK: Querying

@@ -24,8 +24,19 @@ public final class CurlDataLoader: DataLoading, Sendable {
     public let configuration: Configuration
     let loop: CurlMultiLoop
 
-    /// A loader shared by everything that does not need its own; never shut down.
-    public static let shared = CurlDataLoader()
+    /// A loader shared by everything that does not need its own. It lives as
+    /// long as the process; only ``ImageLoader/shared``'s ``ImageLoader/shutdown()`` shuts it down.
+    public static let shared: CurlDataLoader = {
+        let loader = CurlDataLoader()
+        sharedLoop.withLock { $0 = ObjectIdentifier(loader.loop) }
+        return loader
+    }()
+
+    /// The loop of ``shared`` once it exists (see ``isShared``).
+    private static let sharedLoop = Lock<ObjectIdentifier?>(nil)
+
+    /// Whether this is ``shared``, asked without creating it.
+    var isShared: Bool { Self.sharedLoop.withLock { $0 } == ObjectIdentifier(loop) }
 
     /// Creates a loader and starts its thread.
     /// - Parameter configuration: How to load; the defaults by default.
@@ -38,6 +49,17 @@ public final class CurlDataLoader: DataLoading, Sendable {
         // Every running transfer's stream keeps its loader alive, so nothing
         // is in flight here; this ends the thread and frees the multi handle.
         loop.shutdown()
+    }
+
+    /// Cancels every transfer, ends the loader's thread and frees curl's
+    /// handles; returns once the thread has ended. Transfers in flight fail
+    /// with `CancellationError`; later ones fail at once with
+    /// ``ImageError/shutDown``. Calling it again does nothing more.
+    ///
+    /// ``shared`` is meant to live as long as the process: shut it down only
+    /// when nothing will load through it again.
+    public func shutdown() async {
+        await loop.shutdownAndWait()
     }
 
     /// Transfers submitted and not yet finished (running or waiting).

@@ -34,8 +34,12 @@ final class CurlMultiLoop: Sendable {
     }
 
     let inbox = Lock(Inbox())
+    /// Whether the loop thread has ended, and who waits for it to.
+    private let ending = Lock<(ended: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
     let multi: Handle
     let outstanding = Atomic<Int>(0)
+    /// The loop thread's kernel thread ID once it runs (`/proc/self/task/<id>`), for tests.
+    let threadID = Atomic<Int32>(0)
     let liveHandles = Atomic<Int>(0)
     private let nextID = Atomic<UInt64>(1)
 
@@ -47,8 +51,16 @@ final class CurlMultiLoop: Sendable {
             CCurl_multi_setopt_long(multi.pointer, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, perHost))
         }
         let thread = Thread { [self] in
+            nameCurrentThread("awi-curl")
+            threadID.store(currentKernelThreadID(), ordering: .relaxed)
             let state = CurlLoopThread(loop: self, configuration: configuration)
             state.run()
+            let waiters = ending.withLock { ending in
+                ending.ended = true
+                defer { ending.waiters = [] }
+                return ending.waiters
+            }
+            for waiter in waiters { waiter.resume() }
         }
         thread.name = "AsyncWebImage.curl"
         thread.start()
@@ -77,8 +89,21 @@ final class CurlMultiLoop: Sendable {
             return true
         }
         if !accepted, case .start(let transfer) = command {
-            transfer.finish(throwing: CancellationError())
+            transfer.finish(throwing: ImageError.shutDown)
             outstanding.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    /// Shuts down (``shutdown()``) and returns once the loop thread has
+    /// cancelled every transfer, freed curl's handles and ended.
+    func shutdownAndWait() async {
+        shutdown()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ended = ending.withLock { ending -> Bool in
+                if !ending.ended { ending.waiters.append(continuation) }
+                return ending.ended
+            }
+            if ended { continuation.resume() }
         }
     }
 

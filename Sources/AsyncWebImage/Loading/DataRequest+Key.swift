@@ -36,12 +36,21 @@ extension DataRequest {
         /// the origin returns (credentials, a client certificate, ...) adds its
         /// line here, and every key built from a request follows.
         init(_ request: DataRequest) {
-            var fields = request.headers.map { "h:\($0.key.lowercased()): \($0.value)" }
+            // The trace context fields name the caller's trace, not the image:
+            // two loads in different traces share a download and every cache entry.
+            var fields = request.headers.compactMap { field -> String? in
+                let name = field.key.lowercased()
+                return Self.traceFields.contains(name) ? nil : "h:\(name): \(field.value)"
+            }
             if request.handleCookies { fields.append("o:cookies") }
             if request.allowInvalidSSLCertificates { fields.append("o:insecure-tls") }
             if !request.followRedirects { fields.append("o:no-redirects") }
             self.fields = fields.sorted()
         }
+
+        /// W3C Trace Context and Baggage fields, which the loader injects
+        /// after the identity is computed and which never change the response.
+        static let traceFields: Set<String> = ["traceparent", "tracestate", "baggage"]
 
         private init(fields: [String]) {
             self.fields = fields

@@ -30,6 +30,10 @@ public actor DownloadCoalescer {
     public nonisolated let loader: any DataLoading
     /// The coalescer's configuration.
     public nonisolated let configuration: Configuration
+    /// Told of every retry of a transfer (the failure and the attempt that
+    /// follows it): the loader's log line and counter. Not public: a
+    /// coalescer made by hand has none.
+    nonisolated let retryObserver: DownloadTransfer.RetryObserver?
     private var transfers: [DataRequest.Key: DownloadTransfer] = [:]
     private var started = 0
 
@@ -40,6 +44,14 @@ public actor DownloadCoalescer {
     public init(loader: any DataLoading = CurlDataLoader.shared, configuration: Configuration = Configuration()) {
         self.loader = loader
         self.configuration = configuration
+        retryObserver = nil
+    }
+
+    /// Creates a coalescer whose transfers tell `retryObserver` of each retry.
+    init(loader: any DataLoading, configuration: Configuration = Configuration(), retryObserver: DownloadTransfer.RetryObserver?) {
+        self.loader = loader
+        self.configuration = configuration
+        self.retryObserver = retryObserver
     }
 
     /// The events of `request`, shared with every other subscriber of the
@@ -79,7 +91,7 @@ public actor DownloadCoalescer {
         }
         let transfer = DownloadTransfer(
             request: request, loader: loader, maxBytes: loader.maxResponseBytes,
-            retryPolicy: request.retryPolicy ?? configuration.retryPolicy
+            retryPolicy: request.retryPolicy ?? configuration.retryPolicy, retryObserver: retryObserver
         )
         // A fresh transfer always accepts its first subscriber.
         let id = transfer.join(priority: request.priority) ?? 0

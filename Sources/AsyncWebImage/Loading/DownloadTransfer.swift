@@ -17,6 +17,10 @@ final class DownloadTransfer: Sendable {
     private let request: DataRequest
     private let loader: any DataLoading
     private let retryPolicy: RetryPolicy
+    private let retryObserver: RetryObserver?
+
+    /// Told, before the wait, that `request` failed with `error` and attempt `number` (2 or more) follows.
+    typealias RetryObserver = @Sendable (_ request: DataRequest, _ error: any Error, _ number: Int) -> Void
 
     private struct Producer {
         /// The loader's events until ``start(coalescer:)`` takes them: once
@@ -43,7 +47,9 @@ final class DownloadTransfer: Sendable {
     ///   - loader: Where the attempts run.
     ///   - maxBytes: The most body bytes kept.
     ///   - retryPolicy: How failed attempts are retried; ``RetryPolicy/none`` by default.
-    init(request: DataRequest, loader: any DataLoading, maxBytes: Int64, retryPolicy: RetryPolicy = .none) {
+    ///   - retryObserver: Told of each retry.
+    init(request: DataRequest, loader: any DataLoading, maxBytes: Int64, retryPolicy: RetryPolicy = .none, retryObserver: RetryObserver? = nil) {
+        self.retryObserver = retryObserver
         key = request.key
         self.request = request
         self.loader = loader
@@ -98,6 +104,7 @@ final class DownloadTransfer: Sendable {
                 resume(state.withLock { $0.fail(error) })
                 return
             }
+            retryObserver?(request, error, failures + 1)
             do {
                 try await Task.sleep(for: delay)
             } catch {

@@ -1,3 +1,5 @@
+public import Logging
+
 /// Per-load settings that are values rather than switches: transformer,
 /// decode size, cache policy, modifiers, and overrides of the loader's cache
 /// and data loader. A typed struct where SDWebImage uses a dictionary.
@@ -34,12 +36,13 @@ public struct ImageContext: Sendable {
         var cache: ImageCache?
         var dataLoader: (any DataLoading)?
         var retryPolicy: RetryPolicy?
+        var logger: Logger?
 
         var isEmpty: Bool {
             transformer == nil && thumbnailPixelSize == nil && preserveAspectRatio == nil && cacheKeyFilter == nil
                 && cacheSerializer == nil && storeCacheType == nil && originalStoreCacheType == nil && queryCacheType == nil
                 && requestModifier == nil && responseModifier == nil && decryptor == nil && cache == nil && dataLoader == nil
-                && retryPolicy == nil
+                && retryPolicy == nil && logger == nil
         }
 
         static let empty = Values(
@@ -141,6 +144,16 @@ public struct ImageContext: Sendable {
         set { update { $0.retryPolicy = newValue } }
     }
 
+    /// The logger of this call's lines, in place of the loader's
+    /// ``ImageLoader/Configuration/logger`` (as async-http-client takes one
+    /// per request), so they carry the caller's metadata (a request ID, say).
+    /// Work shared with other callers logs through the logger of the call
+    /// that started it.
+    public var logger: Logger? {
+        get { box?.values.logger }
+        set { update { $0.logger = newValue } }
+    }
+
     /// Creates a context in which every value inherits.
     public init() {
         box = nil
@@ -200,7 +213,8 @@ public struct ImageContext: Sendable {
             decryptor: mine.decryptor ?? theirs.decryptor,
             cache: mine.cache ?? theirs.cache,
             dataLoader: mine.dataLoader ?? theirs.dataLoader,
-            retryPolicy: mine.retryPolicy ?? theirs.retryPolicy
+            retryPolicy: mine.retryPolicy ?? theirs.retryPolicy,
+            logger: mine.logger ?? theirs.logger
         ))
     }
 }

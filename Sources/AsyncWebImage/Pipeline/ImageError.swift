@@ -44,6 +44,9 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// timed out, its breaker open, or its write queue full. Never the
     /// outcome of a load: a tier that fails to read is a miss.
     case sharedCache(String)
+    /// The loader was shut down (``ImageLoader/shutdown()``), or its data
+    /// loader was: no load starts any more, and loads in flight end with this.
+    case shutDown
 
     /// What a ``tooLarge(_:limit:actual:)`` limit counts.
     public enum LimitKind: String, Sendable, Hashable {
@@ -148,6 +151,7 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
         case .transformFailed(let key, let reason): "transform \(key) failed: \(reason)"
         case .diskIO(let path, let code, let message): "cache file error on \(path): \(message) (errno \(code))"
         case .sharedCache(let message): "shared cache: \(message)"
+        case .shutDown: "the loader was shut down"
         }
     }
 }

@@ -1,4 +1,7 @@
 import Foundation
+public import Logging
+public import Metrics
+public import Tracing
 
 extension ImageLoader {
     /// Everything an ``ImageLoader`` is built from. Every value has a
@@ -96,6 +99,25 @@ extension ImageLoader {
         /// default; ``HTTPCacheMode/shared`` for a server answering many
         /// users; ``HTTPCacheMode/ignoringHeaders`` for SDWebImage's behaviour.
         public var httpCacheMode: HTTPCacheMode = .private
+        // MARK: Observability
+
+        /// Where the loader logs: debug lines along each load, warnings for
+        /// what it recovers from (see the Observability article).
+        /// `Logger(label: "AsyncWebImage")` by default, which goes where the
+        /// application's `LoggingSystem` sends it; a call's
+        /// ``ImageContext/logger`` takes its place for that call.
+        public var logger = Logger(label: "AsyncWebImage")
+
+        /// Where the loader's counters, timers and gauges are made. `nil` by
+        /// default: the factory bootstrapped in `MetricsSystem` when the
+        /// loader is created (a no-op factory unless the application bootstraps one).
+        public var metricsFactory: (any MetricsFactory)?
+
+        /// The tracer of the loader's spans and of the trace context injected
+        /// into its requests. `nil` by default: `InstrumentationSystem.tracer`
+        /// when the loader is created; with none bootstrapped, the loader
+        /// starts no span and injects nothing.
+        public var tracer: (any Tracer)?
 
         /// Creates the default configuration, on ``ImageCache/shared``.
         public init() {

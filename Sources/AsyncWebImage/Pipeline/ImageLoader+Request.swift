@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import Tracing
 
 extension ImageLoader {
     /// Resolves a call into an ``ImageLoadRequest``: the precedence chain,
@@ -154,6 +156,8 @@ extension ImageLoader {
             // again and revalidates (or serves it stale while it revalidates).
             return .none(memoryChecked: true)
         }
+        telemetry.countLoad(.memory)
+        logger(for: context).debug("memory hit", metadata: ["awi.id": .string(String(SHA256.hexDigest(keys.resultKey).prefix(12)))])
         return .hit(ImageResponse(image: image, data: nil, cacheType: .memory, url: url))
     }
 
@@ -208,6 +212,7 @@ extension ImageLoader {
         do {
             // A load cancelled before it starts costs a check, no task and no transfer.
             try Task.checkCancellation()
+            if hasShutDown { throw ImageError.shutDown }
             let request = try makeRequest(url, options: options, context: context)
             await start(request, channel: channel, wantsPreviews: wantsPreviews, memoryChecked: false)
         } catch {
@@ -222,9 +227,15 @@ extension ImageLoader {
         do {
             let request = try await resolved(request)
             let refresh = request.options.contains(.refreshCached)
+            let logger = logger(for: request.context)
+            logger.debug("load", metadata: ["awi.id": request.logID, "awi.options": .stringConvertible(request.options.rawValue)])
             if !request.options.contains(.fromLoaderOnly) {
-                let cached = memoryChecked && !refresh ? nil : try await cachedResponse(for: request, includingDisk: refresh)
+                let cached = memoryChecked && !refresh ? nil : try await telemetry.withChildSpan("image.cache_lookup") {
+                    try await cachedResponse(for: request, includingDisk: refresh)
+                }
                 if let cached {
+                    telemetry.countLoad(cached.cacheType == .memory ? .memory : .disk)
+                    logger.debug("cache hit", metadata: ["awi.id": request.logID, "awi.tier": .stringConvertible(cached.cacheType)])
                     channel.send(.finished(cached))
                     // An immutable entry is not revalidated while fresh (RFC 8246), even on request.
                     guard refresh, !request.options.contains(.fromCacheOnly), await !isFreshAndImmutable(request) else {
@@ -241,17 +252,23 @@ extension ImageLoader {
             try Task.checkCancellation()
             subscribe(request, revalidating: refresh, channel: channel, wantsPreviews: wantsPreviews && request.wantsPixels, wantsProgress: wantsProgress)
         } catch {
+            // Failures before any shared work (the shared work counts its own).
+            telemetry.countFailure(error)
             channel.finish(throwing: error)
         }
     }
 
     private func subscribe(_ request: ImageLoadRequest, revalidating: Bool, channel: ImageEventChannel, wantsPreviews: Bool, wantsProgress: Bool) {
         let key = revalidating ? request.taskKey.revalidating : request.taskKey
-        tasks.subscribe(
+        let joined = tasks.subscribe(
             key, channel: channel, wantsPreviews: wantsPreviews, wantsProgress: wantsProgress,
             workPriority: Self.workPriority(request.options)
         ) { [self] handle in
             await run(request, revalidating: revalidating, handle: handle)
+        }
+        if joined {
+            telemetry.countJoin()
+            logger(for: request.context).debug("joined load in flight", metadata: ["awi.id": request.logID])
         }
     }
 

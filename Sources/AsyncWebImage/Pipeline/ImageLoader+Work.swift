@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import Tracing
 
 extension ImageLoader {
     /// The shared work behind one task key: find or fetch the data, decode,
@@ -6,42 +8,60 @@ extension ImageLoader {
     /// cancelled when its last subscriber leaves.
     func run(_ request: ImageLoadRequest, revalidating: Bool, handle: ImageTaskCoalescer.Handle) async {
         do {
-            let response = try await produce(request, revalidating: revalidating, handle: handle)
+            let (response, outcome) = try await produce(request, revalidating: revalidating, handle: handle)
             if response != nil { failedURLs.remove(request.keys.origin) }
+            telemetry.countLoad(outcome)
             handle.finish(.success(response))
         } catch {
+            // Work cancelled by shutdown() tells its callers why.
+            let error = error is CancellationError && hasShutDown ? ImageError.shutDown : error
             if configuration.blocksFailedURLs, let error = error as? ImageError, error.isPermanent {
                 failedURLs.insert(request.keys.origin)
+            }
+            telemetry.countFailure(error)
+            if !(error is CancellationError) {
+                logger(for: request.context).debug("load failed", metadata: [
+                    "awi.id": request.logID, "awi.error": .string((error as? ImageError)?.caseName ?? "other"),
+                ])
             }
             handle.finish(.failure(error))
         }
     }
 
     /// The response for `request`, or `nil` when a revalidation found the
-    /// cached image still current.
-    private func produce(_ request: ImageLoadRequest, revalidating: Bool, handle: ImageTaskCoalescer.Handle) async throws -> ImageResponse? {
+    /// cached image still current; with it, where it came from (the
+    /// `outcome` of `awi_loads_total`).
+    private func produce(
+        _ request: ImageLoadRequest, revalidating: Bool, handle: ImageTaskCoalescer.Handle
+    ) async throws -> (ImageResponse?, LoaderTelemetry.Outcome) {
+        let logger = logger(for: request.context)
         var stale: StaleEntry?
         if !revalidating && !request.options.contains(.fromLoaderOnly) {
             // A caller can miss memory just before an earlier piece of work
             // for the same result stores it and leaves the table; look once
             // more here, so that race costs one lookup instead of a download.
-            switch try await memoryLookup(for: request) {
-            case .hit(let response): return response
-            case .stale(let entry): stale = entry
-            case .miss: break
-            }
-            if stale == nil {
-                switch try await diskLookup(for: request) {
-                case .hit(let response): return response
-                case .stale(let entry): stale = entry
+            let found = try await telemetry.withChildSpan("image.cache_lookup") { () async throws -> (ImageResponse?, StaleEntry?) in
+                switch try await memoryLookup(for: request) {
+                case .hit(let response): return (response, nil)
+                case .stale(let entry): return (nil, entry)
                 case .miss: break
                 }
+                switch try await diskLookup(for: request) {
+                case .hit(let response): return (response, nil)
+                case .stale(let entry): return (nil, entry)
+                case .miss: return (nil, nil)
+                }
             }
+            if let cached = found.0 {
+                logger.debug("cache hit", metadata: ["awi.id": request.logID, "awi.tier": .stringConvertible(cached.cacheType)])
+                return (cached, cached.cacheType == .memory ? .memory : .disk)
+            }
+            stale = found.1
             if request.options.contains(.fromCacheOnly) {
                 // The caller forbids the network: a stale entry is served
                 // unless its response forbade serving it stale.
                 if let stale, stale.record.freshness.mayServeStale, let response = try await serveStored(request, stale) {
-                    return response
+                    return (response, response.cacheType == .memory ? .memory : .disk)
                 }
                 throw ImageError.cacheMiss
             }
@@ -64,13 +84,18 @@ extension ImageLoader {
         if !revalidating && stale == nil {
             switch try await fleetLease(for: request) {
             case .leader(let taken): lease = taken
-            case .served(let response): return response
+            case .served(let response):
+                logger.debug("served by the shared tier", metadata: ["awi.id": request.logID])
+                return (response, .shared)
             case .alone: break
             }
         }
         let (head, data): (DataResponseHead?, Data)
         do {
-            (head, data) = try await download(request, dataRequest, handle: handle)
+            logger.debug("downloading", metadata: [
+                "awi.id": request.logID, "awi.revalidating": .stringConvertible(revalidating || stale != nil),
+            ])
+            (head, data) = try await downloadTraced(request, dataRequest, handle: handle)
         } catch {
             if let lease, let leasing = request.cache.sharedTier as? any CacheLeasing { await leasing.releaseLease(lease) }
             throw error
@@ -82,19 +107,19 @@ extension ImageLoader {
                 let refreshed = stale.record.metadata.refreshed(by: head, responseTime: Date())
                 await storeRefreshed(refreshed, for: request)
                 let current = StaleEntry(record: HTTPCacheRecord(refreshed, mode: configuration.httpCacheMode), image: stale.image)
-                if let response = try await serveStored(request, current) { return response }
+                if let response = try await serveStored(request, current) { return (response, .notModified) }
                 // The entry went away meanwhile: fetch it whole.
-                let (newHead, newData) = try await download(request, request.dataRequest, handle: handle)
+                let (newHead, newData) = try await downloadTraced(request, request.dataRequest, handle: handle)
                 if newHead?.statusCode == 304 { throw ImageError.httpStatus(304) }
-                return try await process(request, data: newData, head: newHead, storage: storage(for: newHead, request: request))
+                return (try await process(request, data: newData, head: newHead, storage: storage(for: newHead, request: request)), .network)
             }
             guard cachedData != nil else { throw ImageError.httpStatus(304) }
             if let storedMetadata {
                 await storeRefreshed(storedMetadata.refreshed(by: head, responseTime: Date()), for: request)
             }
-            return nil
+            return (nil, .notModified)
         }
-        if let cachedData, cachedData == data { return nil }
+        if let cachedData, cachedData == data { return (nil, .notModified) }
         let storage = storage(for: head, request: request)
         if let lease, let leasing = request.cache.sharedTier as? any CacheLeasing {
             // The fleet waits for these bytes: share them before anything
@@ -105,7 +130,25 @@ extension ImageLoader {
             }
             await leasing.releaseLease(lease)
         }
-        return try await process(request, data: data, head: head, storage: storage, sharedWritten: lease != nil)
+        return (try await process(request, data: data, head: head, storage: storage, sharedWritten: lease != nil), .network)
+    }
+
+    /// A download with its span, timer, byte count and log line, carrying
+    /// the current trace context.
+    private func downloadTraced(
+        _ request: ImageLoadRequest, _ dataRequest: DataRequest, handle: ImageTaskCoalescer.Handle
+    ) async throws -> (DataResponseHead?, Data) {
+        let (head, data) = try await telemetry.withChildSpan("image.download") {
+            try await telemetry.timed(telemetry.downloadTimer) {
+                try await download(request, injectingTraceContext(into: dataRequest), handle: handle)
+            }
+        }
+        telemetry.countDownloaded(bytes: data.count)
+        logger(for: request.context).debug("downloaded", metadata: [
+            "awi.id": request.logID, "awi.bytes": .stringConvertible(data.count),
+            "awi.status": .stringConvertible(head?.statusCode ?? 0),
+        ])
+        return (head, data)
     }
 
     /// A stored entry served as it is: its image when it was found in
@@ -118,6 +161,17 @@ extension ImageLoader {
             return response
         }
         return nil
+    }
+
+    /// `request` carrying the current trace context (`traceparent`, ...),
+    /// injected through the tracer. The identity was computed before and
+    /// leaves these fields out (``DataRequest/Variant``), so they split no
+    /// cache key and no shared download. Without a tracer, `request` as it is.
+    private func injectingTraceContext(into request: DataRequest) -> DataRequest {
+        guard let tracer = telemetry.tracer, let context = ServiceContext.current else { return request }
+        var request = request
+        tracer.inject(context, into: &request, using: DataRequestInjector())
+        return request
     }
 
     /// What a load found when it asked the fleet who fetches its data.
@@ -215,7 +269,7 @@ extension ImageLoader {
             // Whatever goes wrong, the original below can still serve.
             if let entry = try? await cache.decodedEntry(
                 forKey: keys.resultKey, options: decodeLimits,
-                limiter: limiter, readErrorsAreMisses: true
+                limiter: limiter, readErrorsAreMisses: true, telemetry: telemetry, logger: logger(for: request.context)
             ) {
                 if request.storeCacheType.includesMemory {
                     await cache.memory.setImage(entry.image, forKey: keys.resultKey, http: memoryRecord)
@@ -228,7 +282,8 @@ extension ImageLoader {
         let response: ImageResponse?
         if request.wantsPixels {
             if let entry = try await cache.decodedEntry(
-                forKey: keys.dataKey, options: request.decodingOptions, limiter: limiter, readErrorsAreMisses: true
+                forKey: keys.dataKey, options: request.decodingOptions, limiter: limiter, readErrorsAreMisses: true,
+                telemetry: telemetry, logger: logger(for: request.context)
             ) {
                 response = try await finish(
                     request, original: entry.image, data: entry.data, head: nil, storage: .cached(memoryRecord), cacheType: .disk
@@ -302,7 +357,11 @@ extension ImageLoader {
         _ request: ImageLoadRequest, data: Data, head: DataResponseHead?, storage: ResponseStorage, sharedWritten: Bool = false
     ) async throws -> ImageResponse {
         let original = request.wantsPixels
-            ? try await request.cache.decode(data, options: request.decodingOptions, limiter: configuration.cpuLimiter)
+            ? try await telemetry.withChildSpan("image.decode") {
+                try await telemetry.timed(telemetry.decodeTimer) {
+                    try await request.cache.decode(data, options: request.decodingOptions, limiter: configuration.cpuLimiter)
+                }
+            }
             : nil
         return try await finish(request, original: original, data: data, head: head, storage: storage, cacheType: .none, sharedWritten: sharedWritten)
     }
@@ -347,13 +406,17 @@ extension ImageLoader {
             // JPEG stays JPEG when there is no alpha to lose; everything else is PNG.
             let format: ImageFormat = original.format == .jpeg && !image.pixelFormat.hasAlpha ? .jpeg : .png
             if let write = cache.imageWrite(
-                image, as: format, quality: configuration.transformedImageQuality, forKey: keys.resultKey, limiter: configuration.cpuLimiter
+                image, as: format, quality: configuration.transformedImageQuality, forKey: keys.resultKey, limiter: configuration.cpuLimiter,
+                encodeTimer: telemetry.encodeTimer
             ) {
                 writes.append(write)
             }
         }
         do {
-            try await cache.writeToDisk(writes, waits: request.options.contains(.waitStoreCache))
+            let logger = logger(for: request.context)
+            try await telemetry.withChildSpan("image.store") {
+                try await cache.writeToDisk(writes, waits: request.options.contains(.waitStoreCache), logger: logger, id: request.logID)
+            }
         } catch let error as CancellationError {
             throw error
         } catch {
@@ -367,6 +430,14 @@ extension ImageLoader {
     /// ``ImageError/transformFailed(key:reason:)``; cancellation (built-in
     /// transformers check for it) stays `CancellationError`.
     private func transform(_ image: Image, with transformer: any ImageTransformer, limiter: ConcurrencyLimiter) async throws -> Image {
+        try await telemetry.withChildSpan("image.transform") {
+            try await telemetry.timed(telemetry.transformTimer) {
+                try await transformPermitted(image, with: transformer, limiter: limiter)
+            }
+        }
+    }
+
+    private func transformPermitted(_ image: Image, with transformer: any ImageTransformer, limiter: ConcurrencyLimiter) async throws -> Image {
         try await limiter.withPermit {
             do {
                 return try transformer.transform(image)

@@ -1,6 +1,8 @@
 public import Foundation
 import Synchronization
 import AWILocking
+import Logging
+import Tracing
 
 /// Loads images by URL: memory cache, disk cache, then the network, with
 /// progressive previews, transforms and two levels of coalescing.
@@ -25,9 +27,20 @@ public final class ImageLoader: Sendable {
 
     /// A loader with the default configuration, on ``ImageCache/shared`` and
     /// ``CurlDataLoader/shared``. It lives as long as the process.
-    public static let shared = ImageLoader()
+    public static let shared = ImageLoader(configuration: Configuration(), ownsSharedParts: true)
+
+    /// Set by ``shutdown()``; every load checks it first.
+    let isShutDown = Atomic<Bool>(false)
+    /// Whether ``shutdown()`` has been called.
+    var hasShutDown: Bool { isShutDown.load(ordering: .relaxed) }
+    /// Whether ``shutdown()`` also shuts down ``CurlDataLoader/shared`` and
+    /// ``ImageCache/shared`` when configured with them (only ``shared`` does:
+    /// other loaders may still use them).
+    private let ownsSharedParts: Bool
 
     let downloads: DownloadCoalescer
+    /// The logger, metric handles and tracer (made once, here).
+    let telemetry: LoaderTelemetry
     let tasks = ImageTaskCoalescer()
     let failedURLs: FailedURLSet
     /// Coalescers for per-request data loaders (``ImageContext/dataLoader``),
@@ -53,7 +66,12 @@ public final class ImageLoader: Sendable {
     let backgroundRevalidations = BackgroundRevalidations()
 
     /// Creates a loader.
-    public init(configuration: Configuration = Configuration()) {
+    public convenience init(configuration: Configuration = Configuration()) {
+        self.init(configuration: configuration, ownsSharedParts: false)
+    }
+
+    private init(configuration: Configuration, ownsSharedParts: Bool) {
+        self.ownsSharedParts = ownsSharedParts
         self.configuration = configuration
         defaultContextIsEmpty = configuration.defaultContext.isEmpty
         allowedSchemes = configuration.dataLoader.allowedSchemes
@@ -61,7 +79,9 @@ public final class ImageLoader: Sendable {
         httpsAllowed = allowedSchemes.contains("https")
         hasOptionsProcessor = configuration.optionsProcessor != nil
         plainKeySuffix = ImageDecodingOptions(applyOrientation: configuration.appliesOrientation).cacheKeySuffix
-        downloads = DownloadCoalescer(loader: configuration.dataLoader)
+        let telemetry = LoaderTelemetry(logger: configuration.logger, factory: configuration.metricsFactory, tracer: configuration.tracer)
+        self.telemetry = telemetry
+        downloads = DownloadCoalescer(loader: configuration.dataLoader, retryObserver: Self.retryObserver(telemetry))
         failedURLs = FailedURLSet(capacity: configuration.failedURLCapacity)
     }
 
@@ -110,7 +130,25 @@ public final class ImageLoader: Sendable {
     ///
     /// - Throws: ``ImageError``, or `CancellationError` when the calling task is cancelled.
     public func image(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) async throws -> ImageResponse {
+        // Without a tracer the load runs as it is: no span, no task-local.
+        guard let span = telemetry.startSpan("image.load", parent: nil, kind: .client) else {
+            return try await loadImage(url, options: options, context: context)
+        }
+        defer { span.end() }
+        do {
+            return try await ServiceContext.withValue(span.context) {
+                try await loadImage(url, options: options, context: context)
+            }
+        } catch {
+            LoaderTelemetry.record(error, on: span)
+            throw error
+        }
+    }
+
+    /// The body of ``image(_:options:context:)``, inside its span.
+    private func loadImage(_ url: URL, options: ImageOptions, context: ImageContext) async throws -> ImageResponse {
         try Task.checkCancellation()
+        if hasShutDown { throw ImageError.shutDown }
         // The fast paths: a memory hit (one lookup), or joining the load
         // already making this result (one wait); no request, no channel.
         var memoryChecked = true
@@ -118,6 +156,7 @@ public final class ImageLoader: Sendable {
         case .hit(let response):
             return response
         case .inFlight(let key):
+            telemetry.countJoin()
             if case .finished(let response) = try await tasks.awaitResult(key) {
                 guard let response else { throw CancellationError() }
                 return response
@@ -146,6 +185,49 @@ public final class ImageLoader: Sendable {
         return last
     }
 
+    // MARK: Lifecycle
+
+    /// Shuts the loader down: no load starts any more (each fails with
+    /// ``ImageError/shutDown``), the loads in flight are cancelled (their
+    /// callers get ``ImageError/shutDown``), then, once their work has
+    /// ended, the disk writes in flight are waited for, and the threads of
+    /// the loader's parts end: its ``CurlDataLoader``'s (transfers
+    /// cancelled) and its cache's disk I/O thread (``ImageCache/shutdown()``).
+    ///
+    /// `deinit` still cleans up a loader nobody shuts down; this is the way
+    /// out for a server that stops (see ``ImageLoaderService``). Calling it
+    /// again returns at once.
+    ///
+    /// A loader shuts down the data loader and the cache it was configured
+    /// with, except ``CurlDataLoader/shared`` and ``ImageCache/shared``, which
+    /// other loaders may be using; ``shared`` shuts those down too.
+    public func shutdown() async {
+        guard !isShutDown.exchange(true, ordering: .relaxed) else { return }
+        telemetry.logger.debug("shutting down", metadata: ["awi.loads": .stringConvertible(tasks.count)])
+        // Cancel the work and stop the transfers under it at once; then wait
+        // for the work to end (bounded: a task recorded late is cancelled on
+        // a later round), so that no store starts after the writes are waited for.
+        var tasks = tasks.cancelAll()
+        var dataLoaders: [CurlDataLoader] = []
+        if let curl = configuration.dataLoader as? CurlDataLoader, ownsSharedParts || !curl.isShared {
+            dataLoaders.append(curl)
+        }
+        for loader in otherDownloads.withLock({ $0.values.map(\.0) }) {
+            if let curl = loader as? CurlDataLoader, ownsSharedParts || !curl.isShared { dataLoaders.append(curl) }
+        }
+        for loader in dataLoaders { await loader.shutdown() }
+        for _ in 0..<100 {
+            for task in tasks { await task.value }
+            guard self.tasks.count > 0 else { break }
+            try? await Task.sleep(for: .milliseconds(10))
+            tasks = self.tasks.cancelAll()
+        }
+        let cache = configuration.cache
+        if ownsSharedParts || !cache.isShared {
+            await cache.shutdown()
+        }
+    }
+
     // MARK: Failed URLs
 
     /// Whether `url` is on the failed-URL list for some request variant
@@ -170,16 +252,33 @@ public final class ImageLoader: Sendable {
 
     // MARK: Internals
 
+    /// The logger of a call: its context's, else the loader's.
+    func logger(for context: ImageContext) -> Logger {
+        context.logger ?? telemetry.logger
+    }
+
+    /// Logs and counts each retry of the loader's downloads.
+    static func retryObserver(_ telemetry: LoaderTelemetry) -> DownloadTransfer.RetryObserver {
+        { request, error, number in
+            telemetry.countRetry()
+            telemetry.logger.warning("retrying download", metadata: [
+                "awi.download": .string(String(SHA256.hexDigest(request.key.description).prefix(12))),
+                "awi.attempt": .stringConvertible(number),
+                "awi.error": .string((error as? ImageError)?.caseName ?? String(describing: type(of: error))),
+            ])
+        }
+    }
+
     /// The download coalescer for `dataLoader`, or the loader's own.
     func downloadCoalescer(for dataLoader: (any DataLoading)?) -> DownloadCoalescer {
         guard let dataLoader else { return downloads }
         let object = dataLoader as AnyObject
         // Value-type loaders have no stable identity: give them a coalescer of their own.
-        guard type(of: dataLoader) is AnyClass else { return DownloadCoalescer(loader: dataLoader) }
+        guard type(of: dataLoader) is AnyClass else { return DownloadCoalescer(loader: dataLoader, retryObserver: Self.retryObserver(telemetry)) }
         let id = ObjectIdentifier(object)
         return otherDownloads.withLock { table in
             if let (_, coalescer) = table[id] { return coalescer }
-            let coalescer = DownloadCoalescer(loader: dataLoader)
+            let coalescer = DownloadCoalescer(loader: dataLoader, retryObserver: Self.retryObserver(telemetry))
             table[id] = (dataLoader, coalescer)
             return coalescer
         }

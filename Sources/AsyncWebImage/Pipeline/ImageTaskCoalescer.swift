@@ -94,6 +94,8 @@ final class ImageTaskCoalescer: Sendable {
 
     /// Subscribes `channel` to the work for `key`, starting it with `work` if
     /// none runs. The channel is unsubscribed when its consumer goes away.
+    /// - Returns: Whether the subscriber joined work already in flight.
+    @discardableResult
     func subscribe(
         _ key: Key,
         channel: ImageEventChannel,
@@ -101,7 +103,7 @@ final class ImageTaskCoalescer: Sendable {
         wantsProgress: Bool = true,
         workPriority: TaskPriority? = nil,
         work: @escaping @Sendable (Handle) async -> Void
-    ) {
+    ) -> Bool {
         let (action, subscriberID) = state.withLock { state -> (Table.SubscribeAction, UInt64) in
             state.nextID &+= 1
             let id = state.nextID
@@ -117,13 +119,23 @@ final class ImageTaskCoalescer: Sendable {
             if let progress { channel.send(progress) }
             if let preview { channel.send(.preview(preview)) }
             channel.onTermination { [weak self] in self?.leave(key, subscriber: subscriberID) }
+            return true
         case .start(let generation):
             let handle = Handle(coalescer: self, key: key, generation: generation)
             channel.onTermination { [weak self] in self?.leave(key, subscriber: subscriberID) }
             let task = Task(priority: workPriority) { await work(handle) }
             let record = state.withLock { $0.table.record(task, for: key, generation: generation) }
             if case .cancel = record { task.cancel() }
+            return false
         }
+    }
+
+    /// Cancels the work of every entry (``ImageLoader/shutdown()``).
+    /// - Returns: The tasks cancelled, for the caller to wait for.
+    func cancelAll() -> [Task<Void, Never>] {
+        let tasks = state.withLock { state in state.table.entries.values.compactMap(\.work) }
+        for task in tasks { task.cancel() }
+        return tasks
     }
 
     /// Waits for the final response of the work running for `key`, without

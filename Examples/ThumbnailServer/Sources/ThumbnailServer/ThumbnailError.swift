@@ -61,7 +61,7 @@ enum ThumbnailError: Error, Sendable, Equatable {
             self = .upstreamTimeout(text)
         case .httpStatus, .network, .blockedURL:
             self = .upstreamFailed(text)
-        case .invalidImage, .encodingFailed, .cacheMiss, .transformFailed, .diskIO, .sharedCache:
+        case .invalidImage, .encodingFailed, .cacheMiss, .transformFailed, .diskIO, .sharedCache, .shutDown:
             self = .internalError(text)
         }
     }

@@ -1,5 +1,6 @@
 import Synchronization
 import AWILocking
+import Logging
 
 /// One Redis node as the store sees it: its idle connections, its breaker,
 /// and the writes waiting to be pipelined to it.
@@ -62,6 +63,16 @@ final class RedisNode: Sendable {
             statistics.update { statistics in
                 statistics.failures += 1
                 if opened { statistics.breakerOpenings += 1 }
+            }
+            // A miss for the caller, who falls back to disk and the network.
+            configuration.logger.debug("shared tier request failed", metadata: [
+                "awi.endpoint": .stringConvertible(endpoint), "awi.error": .string(String(describing: error)),
+            ])
+            if opened {
+                configuration.logger.warning("shared tier breaker opened; falling back to disk and network", metadata: [
+                    "awi.endpoint": .stringConvertible(endpoint),
+                    "awi.coolDown": .stringConvertible(configuration.breakerCoolDown),
+                ])
             }
             return nil
         }

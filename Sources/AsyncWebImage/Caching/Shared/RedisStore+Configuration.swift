@@ -1,3 +1,4 @@
+public import Logging
 extension RedisStore {
     /// One Redis node.
     public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
@@ -67,6 +68,11 @@ extension RedisStore {
         public var leaseWaitTimeout: Duration = .seconds(15)
         /// How often a waiting server looks for the entry. 25 ms by default.
         public var leasePollInterval: Duration = .milliseconds(25)
+        /// Where the store logs: a warning each time a node's breaker opens
+        /// (the tier is skipped for ``breakerCoolDown``, loads fall back to
+        /// disk and the network), a debug line for each failed request.
+        /// `Logger(label: "AsyncWebImage")` by default.
+        public var logger = Logger(label: "AsyncWebImage")
 
         /// Creates a configuration for these nodes, with the defaults above.
         public init(endpoints: [Endpoint]) {

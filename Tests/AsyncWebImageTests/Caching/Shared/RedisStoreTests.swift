@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 @testable import AsyncWebImage
 #if canImport(Glibc)
@@ -132,6 +133,8 @@ struct RedisStoreTests {
         var configuration = configuration(server)
         configuration.failureThreshold = 2
         configuration.breakerCoolDown = .milliseconds(300)
+        let logs = RecordingLogHandlerStore()
+        configuration.logger = logs.logger()
         let store = RedisStore(configuration: configuration)
         try await store.setData(Data([1]), forKey: "before", extendedData: nil)
         server.stop()
@@ -147,6 +150,10 @@ struct RedisStoreTests {
         #expect(statistics.breakerOpenings >= 1)
         #expect(statistics.failures <= 3)
         #expect(statistics.skippedByBreaker >= 17)
+        // And each opening was a warning, each failure a debug line
+        let openings = logs.lines.filter { $0.level == .warning && $0.message.hasPrefix("shared tier breaker opened") }
+        #expect(openings.count == statistics.breakerOpenings)
+        #expect(logs.lines("shared tier request failed").count == statistics.failures)
         // And after the cool-down, a probe finds the node back
         let restarted = try await RedisServer(port: port)
         try await Task.sleep(for: .milliseconds(350))
