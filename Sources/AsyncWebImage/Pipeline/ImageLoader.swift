@@ -132,21 +132,22 @@ public final class ImageLoader: Sendable {
     public func image(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) async throws -> ImageResponse {
         // Without a tracer the load runs as it is: no span, no task-local.
         guard let span = telemetry.startSpan("image.load", parent: nil, kind: .client) else {
-            return try await loadImage(url, options: options, context: context)
+            return try await loadImage(url, options: options, context: context, span: nil)
         }
         defer { span.end() }
         do {
-            return try await ServiceContext.withValue(span.context) {
-                try await loadImage(url, options: options, context: context)
-            }
+            return try await loadImage(url, options: options, context: context, span: span)
         } catch {
             LoaderTelemetry.record(error, on: span)
             throw error
         }
     }
 
-    /// The body of ``image(_:options:context:)``, inside its span.
-    private func loadImage(_ url: URL, options: ImageOptions, context: ImageContext) async throws -> ImageResponse {
+    /// The body of ``image(_:options:context:)``. The fast paths have no
+    /// stage of their own; the full path runs with `span`'s context current,
+    /// so its stages' spans are children of it (binding the task-local costs
+    /// what a memory hit as a whole does, so only the full path pays it).
+    private func loadImage(_ url: URL, options: ImageOptions, context: ImageContext, span: (any Span)?) async throws -> ImageResponse {
         try Task.checkCancellation()
         if hasShutDown { throw ImageError.shutDown }
         // The fast paths: a memory hit (one lookup), or joining the load
@@ -165,6 +166,14 @@ public final class ImageLoader: Sendable {
         case .none(let checked):
             memoryChecked = checked
         }
+        guard let span else { return try await fullLoad(url, options: options, context: context, memoryChecked: memoryChecked) }
+        return try await ServiceContext.withValue(span.context) {
+            try await fullLoad(url, options: options, context: context, memoryChecked: memoryChecked)
+        }
+    }
+
+    /// The full path of ``image(_:options:context:)``: a request, a channel, the shared work.
+    private func fullLoad(_ url: URL, options: ImageOptions, context: ImageContext, memoryChecked: Bool) async throws -> ImageResponse {
         let request = try makeRequest(url, options: options, context: context)
         let channel = ImageEventChannel()
         defer { channel.terminate() }
