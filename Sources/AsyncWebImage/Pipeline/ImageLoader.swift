@@ -46,6 +46,10 @@ public final class ImageLoader: Sendable {
     /// Whether the configuration has an options processor (read on every
     /// call; an optional existential is costlier to test than a Bool).
     let hasOptionsProcessor: Bool
+    /// The client certificate of the configuration's data loader (a
+    /// ``CurlDataLoader`` with ``CurlDataLoader/Configuration/clientCertificate``),
+    /// stamped on every request so that it is part of the request's identity.
+    let defaultClientCertificate: TLSClientCertificate?
 
     /// Creates a loader.
     public init(configuration: Configuration = Configuration()) {
@@ -54,6 +58,7 @@ public final class ImageLoader: Sendable {
         httpAllowed = configuration.allowedSchemes.contains("http")
         httpsAllowed = configuration.allowedSchemes.contains("https")
         hasOptionsProcessor = configuration.optionsProcessor != nil
+        defaultClientCertificate = (configuration.dataLoader as? CurlDataLoader)?.configuration.clientCertificate
         plainKeySuffix = ImageDecodingOptions(applyOrientation: configuration.appliesOrientation).cacheKeySuffix
         downloads = DownloadCoalescer(loader: configuration.dataLoader)
         failedURLs = FailedURLSet(capacity: configuration.failedURLCapacity)
