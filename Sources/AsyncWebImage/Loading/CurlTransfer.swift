@@ -48,6 +48,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// (seen in curl's TLS trace): then a connection it drops before the
     /// response is its refusal of the certificate, or of its absence.
     private var serverRequestedCertificate = false
+    /// Whether a digest challenge (`401`) was let through for curl to answer.
+    private var answeredChallenge = false
 
     init(
         id: UInt64,
@@ -304,6 +306,12 @@ final class CurlTransfer: @unchecked Sendable {
             if request.followRedirects, (300..<400).contains(status), status != 304,
                headerFields["location"] != nil {
                 return count // curl follows it; the next response is the one
+            }
+            if status == 401, case .digest = request.credential, !answeredChallenge, headerFields["www-authenticate"] != nil {
+                // Digest starts with the server's challenge: curl answers it
+                // with a second request, whose response is the one.
+                answeredChallenge = true
+                return count
             }
             return deliverHead() ? count : 0
         }
