@@ -29,6 +29,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// The head of a response whose status (400 or more) failed the
     /// transfer, for a retry's `Retry-After`; read by the consumer.
     let failedHead = Lock<DataResponseHead?>(nil)
+    /// The timings of the completed transfer, total included; set by the
+    /// loop thread before the stream ends, read by the consumer.
+    let completedTimings = Lock<TransferTimings?>(nil)
 
     private(set) var easy: UnsafeMutableRawPointer?
     private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -490,6 +493,12 @@ final class CurlTransfer: @unchecked Sendable {
             ), code: code))
         }
         if !headDelivered, !deliverHead() { return .failure(abortError ?? .httpStatus(statusCode ?? 0)) }
+        if var final = timings(), let easy {
+            var microseconds: curl_off_t = 0
+            CCurl_easy_getinfo_off(easy, CURLINFO_TOTAL_TIME_T, &microseconds)
+            final.total = .microseconds(Int64(microseconds))
+            completedTimings.withLock { $0 = final }
+        }
         return .success(())
     }
 
