@@ -67,4 +67,27 @@ struct CurlProxyTests {
         }
         #expect(server.statistics("/p").requests == 1)
     }
+
+    @Test("HTTPS through the proxy is tunnelled (CONNECT) to nghttpd over HTTP/2; a refused CONNECT (407) is the proxy kind")
+    func tunnel() async throws {
+        let certificates = try TestCertificates()
+        let body = testBytes(5_000, seed: 16)
+        let server = try await NghttpdServer(certificates: certificates, files: ["a.bin": body])
+        let proxy = try await TinyproxyServer(user: "px", password: "pw")
+        var configuration = CurlDataLoader.Configuration()
+        configuration.caBundlePath = certificates.caBundle
+        configuration.proxy = proxy.url
+        configuration.noProxy = []
+        configuration.proxyUser = "px"
+        configuration.proxyPassword = "pw"
+        let result = try await CurlDataLoader(configuration: configuration).loadData(for: DataRequest(url: server.url("a.bin"))).collect()
+        #expect(result.body == body)
+        #expect(result.head?.timings?.httpVersion == "2")
+        #expect(server.requests == 1)
+        // Without credentials tinyproxy answers the CONNECT with 407: the origin is never reached
+        configuration.proxyUser = nil
+        configuration.proxyPassword = nil
+        #expect(try await failureKind(CurlDataLoader(configuration: configuration).loadData(for: DataRequest(url: server.url("a.bin")))) == .proxy)
+        #expect(server.requests == 1)
+    }
 }
