@@ -514,8 +514,10 @@ final class CurlTransfer: @unchecked Sendable {
             var result = 0
             CCurl_easy_getinfo_long(easy, CURLINFO_SSL_VERIFYRESULT, &result)
             if result == 9 || result == 10 { failure.kind = .certificateExpired }
-        case CURLE_SSL_CONNECT_ERROR, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_HTTP2, CURLE_GOT_NOTHING,
-             CURLE_INTERFACE_FAILED:
+        case CURLE_SSL_CONNECT_ERROR, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_HTTP2, CURLE_GOT_NOTHING:
+            // Seen against `nghttpd --verify-client` with no certificate, TLS 1.3:
+            // CURLE_HTTP2 ("Broken pipe"), CURLE_SEND_ERROR, or CURLE_RECV_ERROR
+            // naming the "certificate required" alert; TLS 1.2: CURLE_SSL_CONNECT_ERROR.
             let alerted = ["alert certificate required", "alert bad certificate", "alert unknown ca",
                            "alert certificate unknown", "alert certificate revoked", "alert certificate expired"]
                 .contains { failure.message.contains($0) }
