@@ -25,7 +25,8 @@ enum CurlCommand {
     /// than pipes: draining pipes would need threads blocked in read(2), and
     /// the cooperative pool has only one per core.
     /// - Parameter workFile: A path for the config file; `.out`/`.err` files are made beside it.
-    static func fetch(_ urls: [URL], parallel: Int, workFile: URL) async throws -> Outcome {
+    /// - Parameter extraArguments: More options, before the URL list (`--http2`, `--cacert`, ...).
+    static func fetch(_ urls: [URL], parallel: Int, workFile: URL, extraArguments: [String] = []) async throws -> Outcome {
         var config = ""
         for url in urls {
             config += "url = \"\(url.absoluteString)\"\noutput = \"/dev/null\"\n"
@@ -50,8 +51,8 @@ enum CurlCommand {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
             "curl", "--parallel", "--parallel-max", String(parallel), "--silent", "--show-error",
-            "--write-out", "%{http_code} %{size_download}\\n", "--config", workFile.path,
-        ]
+            "--write-out", "%{http_code} %{size_download}\\n",
+        ] + extraArguments + ["--config", workFile.path]
         process.standardOutput = output
         process.standardError = errors
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in

@@ -26,6 +26,7 @@ enum ScenarioRegistry {
         LoaderFinalLatencyScenario(),
         RevalidationScenario(),
         LoaderObservabilityScenario(),
+        HTTP2TLSScenario(),
     ]
 
     /// The scenarios `names` select, in registry order; every scenario that

@@ -34,6 +34,14 @@ static inline CURLcode CCurl_easy_setopt_opensocket_function(CURL *handle, curl_
 static inline CURLcode CCurl_easy_setopt_sockopt_function(CURL *handle, curl_sockopt_callback value) {
     return curl_easy_setopt(handle, CURLOPT_SOCKOPTFUNCTION, value);
 }
+static inline CURLcode CCurl_easy_setopt_debug_function(CURL *handle, curl_debug_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_DEBUGFUNCTION, value);
+}
+
+// The CURLAUTH_* bits are macros with casts, which Swift does not import.
+static const long CCurl_auth_basic = (long)CURLAUTH_BASIC;
+static const long CCurl_auth_digest = (long)CURLAUTH_DIGEST;
+static const long CCurl_auth_bearer = (long)CURLAUTH_BEARER;
 
 static inline CURLcode CCurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);

@@ -83,8 +83,54 @@ extension CurlDataLoader {
         /// before the size limit is applied). `true` by default.
         public var acceptsCompressedResponses: Bool = true
 
+        // MARK: TLS
+
+        /// A file of PEM certificates of the authorities trusted to sign
+        /// servers' certificates (`CURLOPT_CAINFO`), in place of the
+        /// system's bundle; nil (the default) for the system's.
+        public var caBundlePath: String?
+        /// A directory of trusted authorities' certificates, named by
+        /// subject hash as `openssl rehash` makes them (`CURLOPT_CAPATH`);
+        /// nil (the default) for the system's.
+        public var caDirectoryPath: String?
+        /// The client certificate presented to servers that ask for one,
+        /// for requests that set none (``DataRequest/clientCertificate``);
+        /// nil (the default) for none. An ``ImageLoader`` stamps it on each
+        /// request, so it is part of the request identity and cache keys.
+        public var clientCertificate: TLSClientCertificate?
+        /// The public keys a server's certificate must have, in curl's form
+        /// (`CURLOPT_PINNEDPUBLICKEY`): `sha256//` and the base64 SHA-256 of
+        /// the key's DER `SubjectPublicKeyInfo`, several separated by `;`
+        /// (or the path of a PEM/DER public key file). A server with another
+        /// key fails with ``ImageError/NetworkFailure/Kind/publicKeyPinMismatch``,
+        /// even when its certificate is otherwise trusted. nil (the default) pins nothing.
+        public var pinnedPublicKey: String?
+        /// The oldest TLS version accepted (`CURLOPT_SSLVERSION`); nil (the
+        /// default) for curl's (TLS 1.2 with the OpenSSL it uses here).
+        public var minimumTLSVersion: TLSVersion?
+
+        // MARK: Proxy
+
+        /// The proxy every request goes through (`CURLOPT_PROXY`), as a URL
+        /// such as `http://proxy.example:3128` (`socks5h://` works too); nil (the
+        /// default) for the environment's (`http_proxy`, `https_proxy`), as
+        /// curl does. HTTPS requests are tunnelled (`CONNECT`), so the proxy
+        /// sees the host name only. A proxy that cannot be reached, or that
+        /// refuses the request, fails with ``ImageError/NetworkFailure/Kind/proxy``.
+        public var proxy: String?
+        /// The user name for the proxy (Basic authentication, `CURLOPT_PROXYUSERNAME`);
+        /// nil (the default) for none.
+        public var proxyUser: String?
+        /// The password for the proxy (`CURLOPT_PROXYPASSWORD`); nil (the default) for none.
+        public var proxyPassword: String?
+        /// Hosts reached directly, never through the proxy (`CURLOPT_NOPROXY`):
+        /// a name matches itself and its subdomains, `*` matches every host,
+        /// IP addresses match exactly. nil (the default) for the environment's `no_proxy`.
+        public var noProxy: [String]?
+
         /// Creates the default configuration. Proxies come from the
-        /// environment (`http_proxy`, `https_proxy`, `no_proxy`), as curl does.
+        /// environment (`http_proxy`, `https_proxy`, `no_proxy`), as curl
+        /// does, unless ``proxy`` and ``noProxy`` are set.
         public init() {}
     }
 

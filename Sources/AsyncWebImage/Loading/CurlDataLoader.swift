@@ -106,7 +106,8 @@ public final class CurlDataLoader: DataLoading, Sendable {
                 if transfer.consumed(count) { loop.post(.resume(id)) }
             },
             stop: { [self] in loop.post(.cancel(id)) },
-            failedHead: { transfer.failedHead.withLock { $0 } }
+            failedHead: { transfer.failedHead.withLock { $0 } },
+            finalTimings: { transfer.completedTimings.withLock { $0 } }
         )
     }
 }

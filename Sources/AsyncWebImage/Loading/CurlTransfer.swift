@@ -29,6 +29,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// The head of a response whose status (400 or more) failed the
     /// transfer, for a retry's `Retry-After`; read by the consumer.
     let failedHead = Lock<DataResponseHead?>(nil)
+    /// The timings of the completed transfer, total included; set by the
+    /// loop thread before the stream ends, read by the consumer.
+    let completedTimings = Lock<TransferTimings?>(nil)
 
     private(set) var easy: UnsafeMutableRawPointer?
     private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -44,6 +47,12 @@ final class CurlTransfer: @unchecked Sendable {
     private var finished = false
     /// When bytes last arrived (or the transfer started, or resumed from a pause).
     private var lastActivity = ContinuousClock.now
+    /// Whether a server's TLS handshake asked for a client certificate
+    /// (seen in curl's TLS trace): then a connection it drops before the
+    /// response is its refusal of the certificate, or of its absence.
+    private var serverRequestedCertificate = false
+    /// Whether a digest challenge (`401`) was let through for curl to answer.
+    private var answeredChallenge = false
 
     init(
         id: UInt64,
@@ -146,6 +155,21 @@ final class CurlTransfer: @unchecked Sendable {
         // A proxy's CONNECT answer must not be taken for the response head.
         try check(CCurl_easy_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1))
 
+        try configureTLS(easy, this: this)
+        try configureProxy(easy)
+        if let credential = request.credential {
+            switch credential {
+            case .basic(let user, let password), .digest(let user, let password):
+                let digest = if case .digest = credential { true } else { false }
+                try check(CCurl_easy_setopt_long(easy, CURLOPT_HTTPAUTH, digest ? CCurl_auth_digest : CCurl_auth_basic))
+                try check(CCurl_easy_setopt_string(easy, CURLOPT_USERNAME, user))
+                try check(CCurl_easy_setopt_string(easy, CURLOPT_PASSWORD, password))
+            case .bearer(let token):
+                try check(CCurl_easy_setopt_long(easy, CURLOPT_HTTPAUTH, CCurl_auth_bearer))
+                try check(CCurl_easy_setopt_string(easy, CURLOPT_XOAUTH2_BEARER, token))
+            }
+        }
+
         // Per-request options.
         if request.allowInvalidSSLCertificates {
             try check(CCurl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0))
@@ -177,6 +201,80 @@ final class CurlTransfer: @unchecked Sendable {
             try check(CCurl_easy_setopt_ptr(easy, CURLOPT_OPENSOCKETDATA, this))
         }
         return easy
+    }
+
+    /// The TLS options: trust store, client certificate, pin, version, and
+    /// the TLS trace that tells a refused client certificate apart from a
+    /// dropped connection.
+    private func configureTLS(_ easy: UnsafeMutableRawPointer, this: UnsafeMutableRawPointer) throws {
+        let url = request.url.absoluteString
+        func check(_ code: CURLcode) throws {
+            guard code == CURLE_OK else { throw ImageError(curlCode: code, detail: "", url: url) }
+        }
+        if let path = configuration.caBundlePath { try check(CCurl_easy_setopt_string(easy, CURLOPT_CAINFO, path)) }
+        if let path = configuration.caDirectoryPath { try check(CCurl_easy_setopt_string(easy, CURLOPT_CAPATH, path)) }
+        if let pin = configuration.pinnedPublicKey { try check(CCurl_easy_setopt_string(easy, CURLOPT_PINNEDPUBLICKEY, pin)) }
+        if let version = configuration.minimumTLSVersion {
+            try check(CCurl_easy_setopt_long(easy, CURLOPT_SSLVERSION, version.curlValue))
+        }
+        if let certificate = request.clientCertificate ?? configuration.clientCertificate {
+            try check(CCurl_easy_setopt_string(easy, CURLOPT_SSLCERT, certificate.certificatePath))
+            try check(CCurl_easy_setopt_string(easy, CURLOPT_SSLCERTTYPE, certificate.format.rawValue))
+            if let key = certificate.keyPath { try check(CCurl_easy_setopt_string(easy, CURLOPT_SSLKEY, key)) }
+            if let password = certificate.keyPassword { try check(CCurl_easy_setopt_string(easy, CURLOPT_KEYPASSWD, password)) }
+        }
+        // Under TLS 1.3 a server refusing the client's certificate (or its
+        // absence) sends its alert after the client's handshake is done;
+        // over HTTP/2 curl's first write then usually meets the closed
+        // socket ("Broken pipe", `CURLE_HTTP2`) before any read sees the
+        // alert. Whether the server asked for a certificate is in curl's
+        // TLS trace ("Request CERT"), which curl produces only when verbose.
+        guard request.url.scheme?.lowercased() == "https" else { return }
+        try check(CCurl_easy_setopt_debug_function(easy) { _, type, data, size, user in
+            guard type == CURLINFO_TEXT, let data, let user, size > 20 else { return 0 }
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+            transfer.trace(UnsafeRawBufferPointer(start: data, count: size))
+            return 0
+        })
+        try check(CCurl_easy_setopt_ptr(easy, CURLOPT_DEBUGDATA, this))
+        try check(CCurl_easy_setopt_long(easy, CURLOPT_VERBOSE, 1))
+    }
+
+    /// One line of curl's text trace (loop thread): notes a server's
+    /// request for a client certificate.
+    private func trace(_ line: UnsafeRawBufferPointer) {
+        // "TLSv1.3 (IN), TLS handshake, Request CERT (13):"; other lines are ignored.
+        guard line.starts(with: "TLS".utf8), !serverRequestedCertificate else { return }
+        if String(decoding: line, as: UTF8.self).contains("Request CERT") { serverRequestedCertificate = true }
+    }
+
+    /// Whether this request goes through the configured proxy (not one
+    /// from the environment): its host is not on the no-proxy list.
+    private var usesConfiguredProxy: Bool {
+        guard configuration.proxy != nil else { return false }
+        let host = (request.url.host ?? "").lowercased()
+        return !(configuration.noProxy ?? []).contains { entry in
+            var entry = entry.trimmingCharacters(in: .whitespaces).lowercased()
+            if entry == "*" { return true }
+            if entry.hasPrefix(".") { entry.removeFirst() }
+            return !entry.isEmpty && (host == entry || host.hasSuffix("." + entry))
+        }
+    }
+
+    /// The proxy options.
+    private func configureProxy(_ easy: UnsafeMutableRawPointer) throws {
+        let url = request.url.absoluteString
+        func check(_ code: CURLcode) throws {
+            guard code == CURLE_OK else { throw ImageError(curlCode: code, detail: "", url: url) }
+        }
+        if let proxy = configuration.proxy { try check(CCurl_easy_setopt_string(easy, CURLOPT_PROXY, proxy)) }
+        if let noProxy = configuration.noProxy {
+            try check(CCurl_easy_setopt_string(easy, CURLOPT_NOPROXY, noProxy.joined(separator: ",")))
+        }
+        if let user = configuration.proxyUser { try check(CCurl_easy_setopt_string(easy, CURLOPT_PROXYUSERNAME, user)) }
+        if let password = configuration.proxyPassword {
+            try check(CCurl_easy_setopt_string(easy, CURLOPT_PROXYPASSWORD, password))
+        }
     }
 
     /// Frees the easy handle and the header list (the loop thread has
@@ -211,6 +309,12 @@ final class CurlTransfer: @unchecked Sendable {
             if request.followRedirects, (300..<400).contains(status), status != 304,
                headerFields["location"] != nil {
                 return count // curl follows it; the next response is the one
+            }
+            if status == 401, case .digest = request.credential, !answeredChallenge, headerFields["www-authenticate"] != nil {
+                // Digest starts with the server's challenge: curl answers it
+                // with a second request, whose response is the one.
+                answeredChallenge = true
+                return count
             }
             return deliverHead() ? count : 0
         }
@@ -290,7 +394,9 @@ final class CurlTransfer: @unchecked Sendable {
         if status >= 400 {
             let head = DataResponseHead(statusCode: status, lowercasedHeaders: headerFields, expectedContentLength: nil, url: request.url)
             failedHead.withLock { $0 = head }
-            abortError = .httpStatus(status)
+            abortError = status == 407 && usesConfiguredProxy
+                ? .network(.init(kind: .proxy, code: 0, message: "the proxy refused the request: 407 Proxy Authentication Required"))
+                : .httpStatus(status)
             return false
         }
         let encoded = headerFields["content-encoding"].map { $0.lowercased() != "identity" } ?? false
@@ -381,13 +487,53 @@ final class CurlTransfer: @unchecked Sendable {
             // The request's own scheme was allowed and the one curl ended at is
             // not: only a redirect gets there.
             let redirected = requestSchemeAllowed && !schemeAllowed
-            return .failure(ImageError(
+            return .failure(refined(ImageError(
                 curlCode: code, detail: String(cString: errorBuffer), url: url,
                 schemeAllowed: schemeAllowed, redirected: redirected
-            ))
+            ), code: code))
         }
         if !headDelivered, !deliverHead() { return .failure(abortError ?? .httpStatus(statusCode ?? 0)) }
+        if var final = timings(), let easy {
+            var microseconds: curl_off_t = 0
+            CCurl_easy_getinfo_off(easy, CURLINFO_TOTAL_TIME_T, &microseconds)
+            final.total = .microseconds(Int64(microseconds))
+            completedTimings.withLock { $0 = final }
+        }
         return .success(())
+    }
+
+    /// `error` (curl's `code`, mapped by code alone) named more precisely
+    /// from what only the transfer knows: OpenSSL's verify result (an
+    /// expired certificate), the TLS trace (a refused client certificate),
+    /// and whether the connection was the proxy's.
+    private func refined(_ error: ImageError, code: CURLcode) -> ImageError {
+        guard case .network(var failure) = error, let easy else { return error }
+        switch code {
+        case CURLE_PEER_FAILED_VERIFICATION:
+            // X509_V_ERR_CERT_NOT_YET_VALID (9), X509_V_ERR_CERT_HAS_EXPIRED (10).
+            var result = 0
+            CCurl_easy_getinfo_long(easy, CURLINFO_SSL_VERIFYRESULT, &result)
+            if result == 9 || result == 10 { failure.kind = .certificateExpired }
+        case CURLE_SSL_CONNECT_ERROR, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_HTTP2, CURLE_GOT_NOTHING:
+            // Seen against `nghttpd --verify-client` with no certificate, TLS 1.3:
+            // CURLE_HTTP2 ("Broken pipe"), CURLE_SEND_ERROR, or CURLE_RECV_ERROR
+            // naming the "certificate required" alert; TLS 1.2: CURLE_SSL_CONNECT_ERROR.
+            let alerted = ["alert certificate required", "alert bad certificate", "alert unknown ca",
+                           "alert certificate unknown", "alert certificate revoked", "alert certificate expired"]
+                .contains { failure.message.contains($0) }
+            var connectCode = 0
+            CCurl_easy_getinfo_long(easy, CURLINFO_HTTP_CONNECTCODE, &connectCode)
+            if connectCode >= 300 || (code == CURLE_RECV_ERROR && failure.message.contains("CONNECT tunnel failed")) {
+                failure.kind = .proxy
+            } else if alerted || (serverRequestedCertificate && !headDelivered) {
+                failure.kind = .clientCertificateRejected
+            }
+        case CURLE_COULDNT_CONNECT where usesConfiguredProxy:
+            failure.kind = .proxy
+        default:
+            break
+        }
+        return .network(failure)
     }
 
     /// Ends the stream (once).

@@ -18,7 +18,8 @@ extension DataRequest {
 
     /// Everything in a request, beside its URL, that can change the bytes the
     /// origin returns: every header field (`Authorization`, `Cookie`, fields a
-    /// request modifier adds), the cookie engine, the TLS and redirect options.
+    /// request modifier adds), the cookie engine, the TLS and redirect
+    /// options, the client certificate and the credential.
     /// The download coalescer and every cache tier (through the loader's
     /// request identity) keep requests with different variants apart.
     ///
@@ -45,6 +46,8 @@ extension DataRequest {
             if request.handleCookies { fields.append("o:cookies") }
             if request.allowInvalidSSLCertificates { fields.append("o:insecure-tls") }
             if !request.followRedirects { fields.append("o:no-redirects") }
+            if let certificate = request.clientCertificate { fields.append(certificate.variantField) }
+            if let credential = request.credential { fields.append(credential.variantField) }
             self.fields = fields.sorted()
         }
 
@@ -83,8 +86,11 @@ extension DataRequest {
         }
 
         public var description: String {
-            // Header values may be credentials: name them, never print them.
-            let names = fields.map { $0.prefix { $0 != ":" } == "h" ? String($0.dropFirst(2).prefix { $0 != ":" }) : $0 }
+            // Header values, credentials and key pass phrases are secrets:
+            // name them, never print them.
+            let names = fields.map { field in
+                field.prefix { $0 != ":" } == "h" ? String(field.dropFirst(2).prefix { $0 != ":" }) : String(field.prefix { $0 != "=" })
+            }
             return "[\(names.joined(separator: ","))]"
         }
     }

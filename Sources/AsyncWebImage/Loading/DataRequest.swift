@@ -39,6 +39,13 @@ public struct DataRequest: Sendable, Hashable {
     /// Not part of ``key``: subscribers that share a transfer share the
     /// policy of the one that started it.
     public var retryPolicy: RetryPolicy?
+    /// The TLS client certificate to present when the server asks for one;
+    /// nil (the default) for the loader's
+    /// ``CurlDataLoader/Configuration/clientCertificate``. Part of ``key``.
+    public var clientCertificate: TLSClientCertificate?
+    /// Credentials for the origin (basic, digest or bearer); nil (the
+    /// default) for none. Part of ``key``: tenants never share.
+    public var credential: HTTPCredential?
 
     /// Creates a request.
     /// - Parameters:
@@ -48,14 +55,20 @@ public struct DataRequest: Sendable, Hashable {
     ///   - handleCookies: Whether to send and store cookies; false by default.
     ///   - allowInvalidSSLCertificates: Whether to skip TLS verification; false by default.
     ///   - followRedirects: Whether to follow redirects; true by default.
+    ///   - clientCertificate: The TLS client certificate; the loader's by default.
+    ///   - credential: Credentials for the origin; none by default.
     public init(
         url: URL,
         headers: [String: String] = [:],
         priority: Priority = .normal,
         handleCookies: Bool = false,
         allowInvalidSSLCertificates: Bool = false,
-        followRedirects: Bool = true
+        followRedirects: Bool = true,
+        clientCertificate: TLSClientCertificate? = nil,
+        credential: HTTPCredential? = nil
     ) {
+        self.clientCertificate = clientCertificate
+        self.credential = credential
         self.url = url
         self.headers = headers
         self.priority = priority

@@ -16,6 +16,8 @@ public struct DataTransfer: AsyncSequence, Sendable {
     /// The head of a response whose status failed the transfer (for its
     /// `Retry-After`), when the loader kept it.
     let failedHead: (@Sendable () -> DataResponseHead?)?
+    /// The timings of the ended transfer, total included, when the loader measured them.
+    let finalTimings: (@Sendable () -> TransferTimings?)?
 
     /// Wraps a stream of events from a custom loader.
     /// - Parameters:
@@ -33,8 +35,10 @@ public struct DataTransfer: AsyncSequence, Sendable {
         prioritize: @escaping @Sendable (DataRequest.Priority) -> Void,
         consumed: (@Sendable (Int) -> Void)?,
         stop: (@Sendable () -> Void)?,
-        failedHead: (@Sendable () -> DataResponseHead?)? = nil
+        failedHead: (@Sendable () -> DataResponseHead?)? = nil,
+        finalTimings: (@Sendable () -> TransferTimings?)? = nil
     ) {
+        self.finalTimings = finalTimings
         self.stream = stream
         self.prioritize = prioritize
         self.consumed = consumed
@@ -53,6 +57,14 @@ public struct DataTransfer: AsyncSequence, Sendable {
     /// - Important: Thread-safe; may be called while another task iterates.
     public func setPriority(_ priority: DataRequest.Priority) {
         prioritize(priority)
+    }
+
+    /// curl's timings of the whole transfer, with ``TransferTimings/total``
+    /// set, once the sequence has ended after its last byte; nil before,
+    /// after a failure, and from loaders that do not measure them.
+    /// - Important: Thread-safe.
+    public var completedTimings: TransferTimings? {
+        finalTimings?()
     }
 
     /// Stops the transfer without waiting for its events to be released

@@ -94,6 +94,19 @@ struct DownloadCoalescerStateMachine<Waiter> {
         return .joined(id, reprioritize: priority)
     }
 
+    /// Raises subscriber `id` to `priority` (its task's priority was
+    /// escalated); returns the transfer's new priority when that rose too.
+    mutating func raise(_ id: SubscriberID, to priority: DataRequest.Priority) -> DataRequest.Priority? {
+        guard var subscriber = subscribers[id], subscriber.priority < priority else { return nil }
+        priorityCounts[subscriber.priority.rawValue] -= 1
+        priorityCounts[priority.rawValue] += 1
+        subscriber.priority = priority
+        subscribers[id] = subscriber
+        guard isLoading, priority > self.priority else { return nil }
+        self.priority = priority
+        return priority
+    }
+
     /// Removes a subscriber; also returns its waiter, if it was suspended,
     /// for the caller to resume with `CancellationError`.
     mutating func leave(_ id: SubscriberID) -> (LeaveAction, Waiter?) {

@@ -49,7 +49,10 @@ public struct DownloadEvents: AsyncSequence, Sendable {
                     subscription = try await subscribe()
                     stage = .subscribed(subscription)
                 }
-                guard let event = try await subscription.next() else {
+                // Until the head, the transfer may still wait for a slot:
+                // its priority follows the subscriber's task.
+                let next = head == nil ? try await subscription.nextFollowingTaskPriority() : try await subscription.next()
+                guard let event = next else {
                     stage = .done
                     return nil
                 }
@@ -70,6 +73,10 @@ public struct DownloadEvents: AsyncSequence, Sendable {
                 request = modified
                 try Task.checkCancellation()
             }
+            // A task of high priority (or above) subscribes at `.high`,
+            // whatever the request says: priority follows the task. Lower
+            // task priorities leave the request's own priority alone.
+            if Task.currentPriority >= .high { request.priority = .high }
             return await coalescer.subscribe(request)
         }
 

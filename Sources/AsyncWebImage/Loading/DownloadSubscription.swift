@@ -17,4 +17,15 @@ final class DownloadSubscription: Sendable {
     func next() async throws -> DownloadEvent? {
         try await transfer.next(id)
     }
+
+    /// The next event, promoting the transfer to `.high` if the waiting
+    /// task's priority is escalated to `.high` or above meanwhile (a
+    /// higher-priority task now awaits it).
+    func nextFollowingTaskPriority() async throws -> DownloadEvent? {
+        try await withTaskPriorityEscalationHandler {
+            try await transfer.next(id)
+        } onPriorityEscalated: { [transfer, id] _, new in
+            if new >= .high { transfer.raise(id, to: .high) }
+        }
+    }
 }

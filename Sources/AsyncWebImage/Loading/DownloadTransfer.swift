@@ -185,6 +185,12 @@ final class DownloadTransfer: Sendable {
         }
     }
 
+    /// Raises subscriber `id` to `priority`, promoting the waiting transfer
+    /// when no subscriber had that priority yet.
+    func raise(_ id: Machine.SubscriberID, to priority: DataRequest.Priority) {
+        if let promoted = state.withLock({ $0.raise(id, to: priority) }) { prioritize(promoted) }
+    }
+
     /// Removes a subscriber (idempotent); cancels the transfer if it was the last.
     func leave(_ id: Machine.SubscriberID) {
         let (action, waiter) = state.withLock { $0.leave(id) }

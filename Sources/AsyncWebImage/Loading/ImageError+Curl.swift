@@ -27,12 +27,17 @@ extension ImageError {
             self = .unsupportedScheme(url.split(separator: ":", maxSplits: 1).first.map(String.init) ?? url)
         case CURLE_URL_MALFORMAT: self = .invalidURL(url)
         case CURLE_FILESIZE_EXCEEDED: self = .tooLarge(.bytes, limit: 0, actual: nil)
-        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: self = network(.cannotResolveHost)
+        case CURLE_COULDNT_RESOLVE_HOST: self = network(.cannotResolveHost)
+        case CURLE_COULDNT_RESOLVE_PROXY, CURLE_PROXY: self = network(.proxy)
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_ISSUER_ERROR: self = network(.certificateUntrusted)
+        case CURLE_SSL_PINNEDPUBKEYNOTMATCH: self = network(.publicKeyPinMismatch)
+        case CURLE_SSL_CERTPROBLEM: self = network(.clientCertificateInvalid)
+        case CURLE_SSL_CLIENTCERT: self = network(.clientCertificateRejected)
         case CURLE_COULDNT_CONNECT: self = network(.cannotConnect)
         case CURLE_TOO_MANY_REDIRECTS: self = network(.tooManyRedirects)
-        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,
-             CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR,
-             CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CLIENTCERT,
+        case CURLE_SSL_CONNECT_ERROR,
+             CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE,
+             CURLE_SSL_INVALIDCERTSTATUS,
              CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_SHUTDOWN_FAILED,
              CURLE_SSL_CRL_BADFILE, CURLE_USE_SSL_FAILED:
             self = network(.tls)

@@ -1,7 +1,8 @@
-/// How long the phases of one transfer took, as curl measured them up to
-/// the response head (`CURLINFO_*_TIME_T`), with the HTTP version and
-/// whether a connection was reused. (The total, `CURLINFO_TOTAL_TIME_T`,
-/// is known only after the body, so it is not here.)
+/// How long the phases of one transfer took, as curl measured them
+/// (`CURLINFO_*_TIME_T`), with the HTTP version and whether a connection was
+/// reused. On a response head the phases up to the head; the total
+/// (`CURLINFO_TOTAL_TIME_T`) is known only after the body, so it is nil
+/// there and set in ``DataTransfer/completedTimings``.
 ///
 /// Every phase is measured from the start of the transfer and includes the
 /// ones before it, as curl reports them; after redirects, the times cover
@@ -20,12 +21,16 @@ public struct TransferTimings: Sendable, Hashable {
     /// Whether the transfer reused a connection instead of opening one
     /// (`CURLINFO_NUM_CONNECTS` was 0).
     public var reusedConnection: Bool
+    /// The whole transfer, to its last byte (`CURLINFO_TOTAL_TIME_T`); nil
+    /// until the transfer has ended (on a response head).
+    public var total: Duration?
 
     /// Creates timings.
     public init(
         nameLookup: Duration, connect: Duration, tlsHandshake: Duration, firstByte: Duration,
-        httpVersion: String?, reusedConnection: Bool
+        httpVersion: String?, reusedConnection: Bool, total: Duration? = nil
     ) {
+        self.total = total
         self.nameLookup = nameLookup
         self.connect = connect
         self.tlsHandshake = tlsHandshake

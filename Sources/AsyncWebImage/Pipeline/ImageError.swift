@@ -72,7 +72,7 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
             case cannotResolveHost
             /// No connection could be made.
             case cannotConnect
-            /// TLS handshake or certificate verification failed.
+            /// The TLS handshake failed for a reason the cases below do not name.
             case tls
             /// More redirects than allowed, or a redirect loop.
             case tooManyRedirects
@@ -84,6 +84,26 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
             case redirectRefused
             /// Anything else.
             case other
+            /// The server's certificate is not trusted: no trusted authority
+            /// signed it (self-signed, an unknown CA), or it is not for the
+            /// host name asked for (`CURLE_PEER_FAILED_VERIFICATION`).
+            case certificateUntrusted
+            /// The server's certificate (or one of its chain) has expired or
+            /// is not valid yet (`CURLE_PEER_FAILED_VERIFICATION` with
+            /// OpenSSL's verify result naming the dates).
+            case certificateExpired
+            /// The server's public key is not one of
+            /// ``CurlDataLoader/Configuration/pinnedPublicKey`` (`CURLE_SSL_PINNEDPUBKEYNOTMATCH`).
+            case publicKeyPinMismatch
+            /// The server asked for a client certificate and refused the
+            /// connection: none was given, or it did not accept the one given.
+            case clientCertificateRejected
+            /// The client certificate or its key could not be used: a missing
+            /// or unreadable file, a wrong format or pass phrase (`CURLE_SSL_CERTPROBLEM`).
+            case clientCertificateInvalid
+            /// The proxy failed: its name did not resolve, it could not be
+            /// reached, or it refused the request (`407` for bad credentials).
+            case proxy
         }
 
         /// Which class of failure this is.

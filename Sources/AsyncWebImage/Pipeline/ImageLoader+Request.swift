@@ -17,11 +17,22 @@ extension ImageLoader {
             (options, context) = processor.process(url, options: options, context: context)
         }
         try validate(url)
+        var dataRequest = Self.dataRequest(url, options: options)
+        dataRequest.clientCertificate = clientCertificate(of: context.dataLoader)
         return ImageLoadRequest(
             url: url, options: options, context: context,
             decodingOptions: decodingOptions(options: options, thumbnail: context.thumbnailPixelSize, preserveAspectRatio: context.preserveAspectRatio),
-            dataRequest: Self.dataRequest(url, options: options), cache: context.cache ?? configuration.cache
+            dataRequest: dataRequest, cache: context.cache ?? configuration.cache
         )
+    }
+
+    /// The client certificate `dataLoader` (the context's, or nil for the
+    /// configuration's) presents by default: part of the identity of every
+    /// request it loads, so two loaders with two certificates sharing one
+    /// cache never share an entry. A request modifier may still set its own.
+    func clientCertificate(of dataLoader: (any DataLoading)?) -> TLSClientCertificate? {
+        guard let dataLoader else { return defaultClientCertificate }
+        return (dataLoader as? CurlDataLoader)?.configuration.clientCertificate
     }
 
     /// `request` as it will be sent: the request modifier (context over
@@ -134,6 +145,8 @@ extension ImageLoader {
         guard !hasOptionsProcessor, options.isDisjoint(with: Self.memoryBypassingOptions) else { return .none(memoryChecked: false) }
         let defaults = defaultContextIsEmpty ? nil : configuration.defaultContext
         guard (context.requestModifier ?? defaults?.requestModifier) == nil else { return .none(memoryChecked: false) }
+        // A loader's client certificate is part of the identity: the full path stamps it.
+        guard clientCertificate(of: context.dataLoader ?? defaults?.dataLoader) == nil else { return .none(memoryChecked: false) }
         guard (context.queryCacheType ?? defaults?.queryCacheType ?? .all).includesMemory else { return .none(memoryChecked: false) }
         let string = url.absoluteString
         try validate(url, string: string)

@@ -29,4 +29,29 @@ struct TransferTimingsTests {
             #expect(timings.tlsHandshake == .zero)
         }
     }
+
+    @Test("the total time is on the completed transfer's timings: past the first byte, covering a trickled body; nil on the head")
+    func totalTime() async throws {
+        // Given a body sent in 4 pieces 40 ms apart
+        let server = try startedServer()
+        defer { server.stop() }
+        server.route("/slow", .init(body: testBytes(4_000, seed: 43), trickle: .init(bytesPerPiece: 1_000, interval: .milliseconds(40))))
+        let loader = CurlDataLoader()
+        let transfer = loader.loadData(for: DataRequest(url: server.url("/slow")))
+        #expect(transfer.completedTimings == nil)
+        // When it is read to the end
+        let result = try await transfer.collect()
+        // Then the head has no total, the completed timings do: after the first byte, at least the 3 gaps
+        #expect(result.head?.timings?.total == nil)
+        let timings = try #require(transfer.completedTimings)
+        let total = try #require(timings.total)
+        #expect(total >= timings.firstByte)
+        #expect(total >= .milliseconds(120))
+        #expect(total < .seconds(10))
+        // A failed transfer has none
+        server.route("/missing", .status(404))
+        let failed = loader.loadData(for: DataRequest(url: server.url("/missing")))
+        _ = try? await failed.collect()
+        #expect(failed.completedTimings == nil)
+    }
 }
