@@ -42,7 +42,7 @@ final class WebPAnimationDecoder: AnimatedFrameDecoder {
     init(
         _ webp: UnsafeRawBufferPointer, options: ImageDecodingOptions, checksAnimationLimit: Bool = true, layout: Layout? = nil
     ) throws(ImageError) {
-        let layout = if let layout { layout } else { try Self.readLayout(webp) }
+        let layout = if let layout { layout } else { try Self.readLayout(webp, options: options, checksAnimationLimit: checksAnimationLimit) }
         let canvas = PixelSize(width: layout.canvasWidth, height: layout.canvasHeight)
         try options.checkPixelLimit(canvas)
         if checksAnimationLimit {
@@ -109,6 +109,12 @@ final class WebPAnimationDecoder: AnimatedFrameDecoder {
         nextFrameIndex = 0
     }
 
+    /// The most frames an animated WebP may have. libwebpdemux finds each
+    /// frame by walking its list from the first, so reading n frames costs
+    /// n²/2 steps: 50,000 tiny frames (a 2.4 MB file) take seconds of CPU,
+    /// 10,000 about a tenth of one.
+    static let maximumFrameCount = 10_000
+
     /// What the container says, read by `WebPDemux` (or, for a file cut
     /// off inside its frames, `WebPDemuxPartial`).
     struct Layout {
@@ -127,8 +133,11 @@ final class WebPAnimationDecoder: AnimatedFrameDecoder {
     }
 
     /// Reads the canvas, loop count and every frame's duration.
-    static func readLayout(_ webp: UnsafeRawBufferPointer) throws(ImageError) -> Layout {
-        if let layout = try readLayout(webp, riffSizeFromFile: false) { return layout }
+    static func readLayout(
+        _ webp: UnsafeRawBufferPointer, options: ImageDecodingOptions, checksAnimationLimit: Bool
+    ) throws(ImageError) -> Layout {
+        let limits = (options, checksAnimationLimit)
+        if let layout = try readLayout(webp, riffSizeFromFile: false, limits: limits) { return layout }
         // A chunk that claims to run past the RIFF size is a parse error to
         // libwebpdemux, which then gives no frame at all. Read as a file cut
         // off there (the RIFF size taken as unbounded), the frames before
@@ -138,13 +147,15 @@ final class WebPAnimationDecoder: AnimatedFrameDecoder {
         for index in 0..<4 { patched[4 + index] = 0xFF }
         patched[4] = 0xF0
         patched[7] = 0x7F
-        let layout = patched.withUnsafeBytes { bytes in Result { () throws(ImageError) in try readLayout(bytes, riffSizeFromFile: true) } }
+        let layout = patched.withUnsafeBytes { bytes in Result { () throws(ImageError) in try readLayout(bytes, riffSizeFromFile: true, limits: limits) } }
         guard let found = try layout.get() else { throw .undecodable(.webp, "malformed container") }
         return found
     }
 
     /// The layout, or `nil` when libwebpdemux calls the container malformed.
-    private static func readLayout(_ webp: UnsafeRawBufferPointer, riffSizeFromFile: Bool) throws(ImageError) -> Layout? {
+    private static func readLayout(
+        _ webp: UnsafeRawBufferPointer, riffSizeFromFile: Bool, limits: (options: ImageDecodingOptions, animation: Bool)
+    ) throws(ImageError) -> Layout? {
         guard let base = webp.baseAddress?.assumingMemoryBound(to: UInt8.self) else { throw .undecodable(.webp, "no data") }
         var data = WebPData(bytes: base, size: webp.count)
         var state = WEBP_DEMUX_PARSE_ERROR
@@ -163,7 +174,20 @@ final class WebPAnimationDecoder: AnimatedFrameDecoder {
         guard state != WEBP_DEMUX_PARSING_HEADER, layout.canvasWidth > 0, layout.canvasHeight > 0 else {
             throw .undecodable(.webp, "truncated: the data ends inside the headers")
         }
+        // The limits, from the header's counts, before any frame is walked.
         let frameCount = Int(WebPDemuxGetI(demux, WEBP_FF_FRAME_COUNT))
+        let canvas = PixelSize(width: layout.canvasWidth, height: layout.canvasHeight)
+        try limits.options.checkPixelLimit(canvas)
+        if limits.animation {
+            // One more frame than parsed may be cut off inside its chunk.
+            let (total, overflow) = canvas.pixelCount.multipliedReportingOverflow(by: frameCount + (state == WEBP_DEMUX_DONE ? 0 : 1))
+            guard !overflow, total <= limits.options.maxAnimationPixelCount else {
+                throw .tooLarge(.animationPixels, limit: Int64(limits.options.maxAnimationPixelCount), actual: overflow ? nil : Int64(total))
+            }
+        }
+        guard frameCount <= maximumFrameCount else {
+            throw .undecodable(.webp, "\(frameCount) frames, over the \(maximumFrameCount) an animated WebP may have here")
+        }
         layout.durations.reserveCapacity(frameCount)
         var iterator = WebPIterator()
         var seenIncomplete = false
@@ -201,7 +225,9 @@ extension WebPCoder: AnimatedImageDecoding {
     /// The container is read first: canvas, loop count and each frame's
     /// duration; ``ImageDecodingOptions/maxPixelCount`` (canvas) and
     /// ``ImageDecodingOptions/maxAnimationPixelCount`` (frames × canvas) are
-    /// checked before libwebp allocates anything. Frames are decoded when
+    /// checked before libwebp allocates anything, and an animation of more
+    /// than 10,000 frames is refused (libwebpdemux's cost per file grows with
+    /// the square of the frame count). Frames are decoded when
     /// asked for, in order, into full RGBA canvases (straight alpha).
     ///
     /// - Throws: ``ImageError/tooLarge(_:limit:actual:)`` over a limit,
@@ -212,7 +238,7 @@ extension WebPCoder: AnimatedImageDecoding {
         try data.withUnsafeBytes { webp throws -> (any AnimatedFrameDecoder)? in
             let features = try WebPContainer.features(webp)
             guard features.has_animation != 0 else { return nil }
-            let layout = try WebPAnimationDecoder.readLayout(webp)
+            let layout = try WebPAnimationDecoder.readLayout(webp, options: options, checksAnimationLimit: true)
             guard layout.durations.count > 1 else { return nil }
             return try WebPAnimationDecoder(webp, options: options, layout: layout)
         }

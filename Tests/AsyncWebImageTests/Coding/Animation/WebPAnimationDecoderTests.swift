@@ -126,6 +126,31 @@ struct WebPAnimationDecoderTests {
         }
     }
 
+    @Test("50,000 frames (a 2.4 MB file) are refused from the header's count, before libwebpdemux walks them")
+    func tooManyFrames() throws {
+        // Given the full-canvas ANMF of webp/animated.webp repeated 50,000 times
+        let bytes = [UInt8](try fixture("webp", "animated.webp"))
+        var chunks: [(String, ArraySlice<UInt8>)] = []
+        var offset = 12
+        while offset + 8 <= bytes.count {
+            let size = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16 | Int(bytes[offset + 7]) << 24
+            let end = min(bytes.count, offset + 8 + size + size % 2)
+            chunks.append((String(decoding: bytes[offset..<(offset + 4)], as: UTF8.self), bytes[offset..<end]))
+            offset = end
+        }
+        let frame = try #require(chunks.last { $0.0 == "ANMF" }).1
+        var body = Array("WEBP".utf8) + chunks.filter { $0.0 != "ANMF" }.flatMap(\.1)
+        for _ in 0..<50_000 { body += frame }
+        let size = UInt32(body.count)
+        let file = Data(Array("RIFF".utf8) + (0..<4).map { UInt8(truncatingIfNeeded: size >> (8 * $0)) } + body)
+
+        // Then the animated API and the still decode refuse it at once
+        #expect(throws: ImageError.undecodable(.webp, "50000 frames, over the 10000 an animated WebP may have here")) {
+            try WebPCoder().makeAnimatedFrameDecoder(file, options: .init())
+        }
+        #expect(throws: ImageError.self) { try WebPCoder().decode(file, options: .init()) }
+    }
+
     @Test("bad containers throw typed errors", arguments: [0, 12, 20, 40])
     func badContainers(length: Int) throws {
         let bytes = [UInt8](try fixture("animation", "lossy.webp"))[..<length]
