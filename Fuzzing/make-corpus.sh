@@ -39,7 +39,7 @@ for name in disposal lossy lossless one-frame; do
     cp "$fixtures/animation/$name.webp" Corpus/FuzzAnimatedWebPDecode/
 done
 cp "$fixtures/webp/animated.webp" Corpus/FuzzAnimatedWebPDecode/
-for name in animated hidden-default ops; do
+for name in animated hidden-default ops palette; do
     cp "$fixtures/animation/$name.png" Corpus/FuzzAPNGDecode/
 done
 

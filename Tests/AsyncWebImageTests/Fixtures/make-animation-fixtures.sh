@@ -73,6 +73,8 @@ printf 'delay=5/10\n' > "$work/apng4.txt"
 apngasm animated.png "$work"/apng0.png "$work"/apng1.png "$work"/apng2.png "$work"/apng3.png "$work"/apng4.png -l3 -kc >/dev/null
 # The first image is the default one only, not a frame (-f)
 apngasm hidden-default.png "$work"/apng0.png "$work"/apng1.png "$work"/apng2.png "$work"/apng3.png "$work"/apng4.png -f -kc >/dev/null
+# apngasm's own colour type choice (a palette with tRNS for these frames), one play
+apngasm palette.png "$work"/apng1.png "$work"/apng2.png "$work"/apng3.png "$work"/apng4.png -l1 >/dev/null
 # Every dispose_op and blend_op, written field by field (apngasm picks its own)
 python3 - <<'PY'
 import struct, zlib
@@ -96,7 +98,7 @@ for i, (w, h, x, y, dn, dd, dop, bop, px) in enumerate(frames):
     else: out += chunk(b'fdAT', struct.pack('>I', seq) + data); seq += 1
 open('ops.png', 'wb').write(out + chunk(b'IEND', b''))
 PY
-for f in animated hidden-default ops; do
+for f in animated hidden-default ops palette; do
     rm -rf "$work/dis" && mkdir "$work/dis" && cp "$f.png" "$work/dis/"
     (cd "$work/dis" && apngdis "$f.png" frame >/dev/null)
     n=0

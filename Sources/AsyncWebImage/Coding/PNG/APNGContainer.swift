@@ -114,7 +114,10 @@ struct APNGContainer {
                 guard length == 8, control == nil, !seenImageData else { throw fail("a misplaced or repeated acTL") }
                 control = (Int(Self.readUInt32(payload, 0)), Int(Self.readUInt32(payload, 4)))
             case Self.fourCC("PLTE"), Self.fourCC("tRNS"):
-                if !seenImageData { sharedChunks.append(offset..<(dataStart + length + 4)) }
+                // The first of each, before the image data, as PNG allows: every
+                // frame's PNG carries them, so repeats would be copied per frame.
+                let known = sharedChunks.contains { Self.readUInt32(png, $0.lowerBound + 4) == type }
+                if !seenImageData && !known { sharedChunks.append(offset..<(dataStart + length + 4)) }
             case Self.fourCC("fcTL"):
                 guard length == 26 else { throw fail("an fcTL of \(length) bytes") }
                 guard Int(Self.readUInt32(payload, 0)) == sequence else { throw fail("sequence numbers out of order at an fcTL") }

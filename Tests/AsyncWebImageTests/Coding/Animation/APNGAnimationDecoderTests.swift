@@ -11,7 +11,7 @@ struct APNGAnimationDecoderTests {
     let coder = PNGCoder()
 
     @Test("every frame equals apngdis's, dispose and blend ops included; delays and plays from the chunks", arguments: [
-        ("animated", 0, 3), ("ops", 0, 4), ("hidden-default", 1, 0),
+        ("animated", 0, 3), ("ops", 0, 4), ("hidden-default", 1, 0), ("palette", 0, 1),
     ])
     func framesMatchApngdis(name: String, firstReference: Int, plays: Int) throws {
         let data = try fixture("animation", name + ".png")
