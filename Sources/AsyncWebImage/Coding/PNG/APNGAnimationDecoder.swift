@@ -34,9 +34,7 @@ final class APNGAnimationDecoder: AnimatedFrameDecoder {
     init(_ data: Data, container: APNGContainer, options: ImageDecodingOptions) throws(ImageError) {
         let size = PixelSize(width: container.canvasWidth, height: container.canvasHeight)
         try options.checkPixelLimit(size)
-        var durations = container.frames.map(\.duration)
-        // A file cut between chunks: the next frame the container promised fails when its turn comes.
-        if container.isTruncated && durations.count < container.declaredFrameCount { durations.append(.zero) }
+        let durations = Self.durations(of: container)
         let (total, overflow) = size.pixelCount.multipliedReportingOverflow(by: durations.count)
         guard !overflow, total <= options.maxAnimationPixelCount else {
             throw .tooLarge(.animationPixels, limit: Int64(options.maxAnimationPixelCount), actual: overflow ? nil : Int64(total))
@@ -47,6 +45,14 @@ final class APNGAnimationDecoder: AnimatedFrameDecoder {
             canvasWidth: size.width, canvasHeight: size.height, frameDurations: durations, loopCount: container.playCount
         )
         canvas = []
+    }
+
+    /// Each frame's delay; for a file cut between chunks, a zero one more
+    /// for the next frame the container promised, which fails when its turn comes.
+    static func durations(of container: APNGContainer) -> [Duration] {
+        var durations = container.frames.map(\.duration)
+        if container.isTruncated && durations.count < container.declaredFrameCount { durations.append(.zero) }
+        return durations
     }
 
     func decodeNextFrame() throws -> Image? {
@@ -228,9 +234,7 @@ extension PNGCoder: AnimatedImageDecoding {
             guard APNGContainer.isAnimated(png) else { return nil }
             return try APNGContainer(png)
         }
-        guard let container, max(container.frames.count, container.isTruncated ? container.declaredFrameCount : 0) > 1 else {
-            return nil
-        }
+        guard let container, APNGAnimationDecoder.durations(of: container).count > 1 else { return nil }
         return try APNGAnimationDecoder(data, container: container, options: options)
     }
 }
