@@ -96,13 +96,19 @@ let package = Package(
             pkgConfig: "libxxhash",
             providers: [.apt(["libxxhash-dev"])]
         ),
+        // libimagequant: the palettes of AnimatedGIFEncoder.
+        .systemLibrary(
+            name: "CImageQuant",
+            pkgConfig: "imagequant",
+            providers: [.apt(["libimagequant-dev"])]
+        ),
         // <sys/xattr.h>, which Swift's Glibc module leaves out (glibc itself, nothing to link).
         .systemLibrary(name: "CXattr"),
         .target(
             name: "AsyncWebImage",
             dependencies: [
                 "AWILocking", "CCurl", "CTurboJPEG", "CSpng", "CXattr", "CWebP", "CGif", "CAvif", "CHeif",
-                "CDeflate", "CHiredis", "CLcms2", "CXXHash",
+                "CDeflate", "CHiredis", "CLcms2", "CXXHash", "CImageQuant",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

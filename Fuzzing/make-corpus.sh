@@ -34,6 +34,14 @@ done
 for name in still interlaced transparent offset-animated; do
     cp "$fixtures/gif/$name.gif" Corpus/FuzzGIFDecode/
 done
+mkdir -p Corpus/FuzzAnimatedWebPDecode Corpus/FuzzAPNGDecode
+for name in disposal lossy lossless one-frame; do
+    cp "$fixtures/animation/$name.webp" Corpus/FuzzAnimatedWebPDecode/
+done
+cp "$fixtures/webp/animated.webp" Corpus/FuzzAnimatedWebPDecode/
+for name in animated hidden-default ops palette; do
+    cp "$fixtures/animation/$name.png" Corpus/FuzzAPNGDecode/
+done
 
 python3 - <<'PYTHON'
 import struct, zlib

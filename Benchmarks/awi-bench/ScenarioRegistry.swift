@@ -27,6 +27,7 @@ enum ScenarioRegistry {
         RevalidationScenario(),
         LoaderObservabilityScenario(),
         HTTP2TLSScenario(),
+        AnimatedWebPScenario(),
     ]
 
     /// The scenarios `names` select, in registry order; every scenario that

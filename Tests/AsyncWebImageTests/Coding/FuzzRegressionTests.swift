@@ -87,3 +87,22 @@ struct FuzzRegressionTests {
         }
     }
 }
+
+/// Findings of the animation targets.
+@Suite("Fuzz regressions: animations")
+struct AnimationFuzzRegressionTests {
+    /// FuzzAPNGDecode, 2026-11-25: an APNG cut off before its first frame's
+    /// data, whose acTL promises more frames. The frame decoder was made
+    /// (two frames promised) but its info listed one, the placeholder for
+    /// the cut frame: an "animation" of one frame, which the protocol says
+    /// is a still image (`nil`). Now both count the same way.
+    @Test("an APNG cut before any whole frame: no one-frame animation")
+    func apngCutBeforeAnyFrame() throws {
+        let data = try fixture("fuzz", "apng-one-frame-truncated.png")
+        do {
+            if let decoder = try PNGCoder().makeAnimatedFrameDecoder(data, options: .init()) {
+                #expect(decoder.info.frameCount > 1)
+            }
+        } catch is ImageError {}
+    }
+}

@@ -13,7 +13,16 @@ struct PAMReference {
 
     /// Reads `Fixtures/<folder>/<name>.pam`.
     init(_ folder: String, _ name: String) throws {
-        let data = try [UInt8](fixture(folder, name + ".pam"))
+        try self.init(bytes: [UInt8](fixture(folder, name + ".pam")))
+    }
+
+    /// Reads the PAM file at `path` (one a tool wrote during the test).
+    init(path: String) throws {
+        try self.init(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+    }
+
+    /// Parses a PAM file's bytes.
+    init(bytes data: [UInt8]) throws {
         let marker = Array("ENDHDR\n".utf8)
         let end = try #require((0...(data.count - marker.count)).first { data[$0..<($0 + marker.count)].elementsEqual(marker) })
         var fields: [String: String] = [:]

@@ -7,9 +7,9 @@ import CWebP
 /// Decodes still WebP files, lossy (VP8) or lossless (VP8L), with or without
 /// alpha, to `.rgba8` when the bitstream has alpha and `.rgb8` otherwise
 /// (straight alpha, as ``Image`` documents). The orientation comes from the
-/// EXIF chunk of an extended (VP8X) file. Animated WebP files are not
-/// decoded here (``ImageError/undecodable(_:_:)``); animation is a model of
-/// its own.
+/// EXIF chunk of an extended (VP8X) file. Of an animated WebP, ``decode(_:options:)``
+/// gives the first frame composited on the canvas (`.rgba8`), resampled for
+/// thumbnails; ``makeAnimatedFrameDecoder(_:options:)`` gives every frame.
 ///
 /// Thumbnails and ``ImageDecodingOptions/scaleDownLargeImages`` use
 /// libwebp's scaled decode, which resamples each row as it is decoded, so
@@ -78,9 +78,7 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
     /// Header, limit, metadata, then one libwebp decode straight into the image's storage.
     static func decodeImage(_ webp: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws -> Image {
         let features = try WebPContainer.features(webp)
-        guard features.has_animation == 0 else {
-            throw ImageError.undecodable(.webp, "animated WebP: only still images are decoded")
-        }
+        guard features.has_animation == 0 else { return try decodeFirstFrame(webp, options: options) }
         let size = PixelSize(width: Int(features.width), height: Int(features.height))
         try options.checkPixelLimit(size)
         let orientation = WebPContainer.orientation(in: webp)
@@ -110,5 +108,15 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
             guard status == VP8_STATUS_OK else { throw WebPContainer.error(status, while: "decoding") }
         }
         return image
+    }
+
+    /// The first frame of an animation on its canvas, at the size the options ask for.
+    private static func decodeFirstFrame(_ webp: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws -> Image {
+        let decoder = try WebPAnimationDecoder(webp, options: options, checksAnimationLimit: false)
+        guard let frame = try decoder.decodeNextFrame() else { throw ImageError.undecodable(.webp, "an animation without frames") }
+        let orientation = WebPContainer.orientation(in: webp)
+        let target = options.targetSize(forStored: frame.size, orientation: orientation) ?? frame.size
+        let sized = target == frame.size ? frame : ImageResampler.resample(frame, to: target, filter: .area)
+        return sized.with(orientation: orientation, format: .webp)
     }
 }

@@ -92,10 +92,13 @@ struct WebPCoderBadInputTests {
         #expect(WebPCoder.iccProfile(in: huge) == nil)
     }
 
-    @Test("an animated WebP is refused with a message saying so (animation is decoded elsewhere)")
+    @Test("a still decode of an animated WebP is its first frame on the canvas, as ImageMagick -coalesce draws it")
     func animated() throws {
-        #expect(throws: ImageError.undecodable(.webp, "animated WebP: only still images are decoded")) {
-            try coder.decode(try fixture("webp", "animated.webp"), options: .init())
-        }
+        let image = try coder.decode(try fixture("animation", "disposal.webp"), options: .init())
+        #expect(image.pixelFormat == .rgba8)
+        #expect(try PAMReference("animation", "disposal-webp-0").maximumDifference(from: image) == 0)
+        // A thumbnail of it is the first frame resampled: 40×30 fits 20×20 at 20×15
+        let small = try coder.decode(try fixture("animation", "disposal.webp"), options: .init(thumbnailPixelSize: PixelSize(width: 20, height: 20)))
+        #expect(small.size == PixelSize(width: 20, height: 15))
     }
 }
