@@ -42,7 +42,9 @@ struct ThumbnailServer {
         let controller = ThumbnailController(
             renderer: ThumbnailRenderer(options: options),
             maxOutputDimension: options.maxOutputDimension,
-            cacheControl: "public, max-age=\(options.maxAge)"
+            cacheControl: "public, max-age=\(options.maxAge)",
+            signer: options.signer,
+            allowsUnsigned: options.allowsUnsigned
         )
         let router = Router(context: ThumbnailRequestContext.self)
         // One line per request at info; requests counted and timed by route
