@@ -63,17 +63,21 @@ struct ServerOptions: Sendable {
     /// Memory for finished thumbnails (decoded pixels), in MiB; 0 turns every
     /// cache off, so each request does the whole work. 256 by default.
     var memoryCacheMiB = 256
-    /// A directory for the original upstream bytes, or `nil` (the default) for none.
+    /// A directory for the original upstream bytes (`DIR/originals`) and the
+    /// encoded responses (`DIR/results`), or `nil` (the default) for none.
     var cacheDirectory: String?
     /// `Cache-Control: max-age` of thumbnails, in seconds. One day by default.
     var maxAge = 86_400
     /// Memory for encoded responses (the result cache's memory tier), in
-    /// MiB; 0 turns that tier off. 64 by default.
+    /// MiB; 0 turns that tier off, and so does `--cache-mib 0`. 64 by default.
     var resultCacheMiB = 64
     /// The fleet's Redis nodes (`--redis HOST:PORT`, repeatable): originals
     /// and encoded responses shared by every server, one origin fetch per
     /// image across them. None by default.
     var redisEndpoints: [RedisStore.Endpoint] = []
+    /// How long one Redis command may take before it counts as a miss (and
+    /// towards opening the circuit breaker). 250 ms by default, the library's.
+    var redisTimeout: Duration = .milliseconds(250)
 
     // MARK: Signed URLs
 
@@ -115,11 +119,15 @@ struct ServerOptions: Sendable {
       --max-dimension N         largest width or height asked for (default 4096)
       --cache-mib N             memory for finished thumbnails; 0 disables every
                                 cache (default 256)
-      --cache-dir DIR           keep original upstream bytes on disk here
+      --cache-dir DIR           keep originals in DIR/originals and encoded
+                                responses in DIR/results
       --max-age SECONDS         Cache-Control max-age (default 86400)
-      --result-cache-mib N      memory for encoded responses (default 64; 0: off)
+      --result-cache-mib N      memory for encoded responses (default 64; 0, or
+                                --cache-mib 0, turns it off)
       --redis HOST:PORT         the fleet's Redis; repeatable (env THUMBNAIL_REDIS,
                                 comma-separated)
+      --redis-timeout-ms N      one Redis command's timeout; past it, a miss
+                                (default 250)
       --allow-unsigned          accept the signature "insecure" on imgproxy-style
                                 URLs (development only)
     Signed URLs: THUMBNAIL_KEY and THUMBNAIL_SALT (hex) in the environment
@@ -172,7 +180,7 @@ struct ServerOptions: Sendable {
     static let valueFlags = [
         "--host", "--port", "--idle-timeout", "--max-connections", "--log-level", "--max-redirects", "--timeout",
         "--transfer-timeout", "--max-downloads", "--max-input-bytes", "--max-input-pixels", "--max-dimension",
-        "--cache-mib", "--cache-dir", "--max-age", "--result-cache-mib",
+        "--cache-mib", "--cache-dir", "--max-age", "--result-cache-mib", "--redis-timeout-ms",
     ]
     /// The flags without a value.
     static let bareFlags = ["--allow-loopback", "--allow-unsigned"]
@@ -227,6 +235,7 @@ struct ServerOptions: Sendable {
             case "--max-age": options.maxAge = try number(argument, atLeast: 0)
             case "--result-cache-mib": options.resultCacheMiB = try number(argument, atLeast: 0)
             case "--allow-unsigned": options.allowsUnsigned = true
+            case "--redis-timeout-ms": options.redisTimeout = .milliseconds(try number(argument, atLeast: 1) as Int)
             case "--redis":
                 let text = try value(argument)
                 guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),

@@ -20,6 +20,8 @@ final class ThumbnailRenderer: Sendable {
     let results: ResultCache
     /// The fleet's Redis, when `--redis` is given.
     let redis: RedisStore?
+    /// Where a load without a transformer stores the downloaded original.
+    private let directStoreCacheType: ImageCacheType
 
     /// Creates the loader and its parts from the server's options.
     init(options: ServerOptions) {
@@ -46,10 +48,14 @@ final class ThumbnailRenderer: Sendable {
         let disk = directory.map { DiskStore(directory: $0.appendingPathComponent("originals")) }
         // The fleet's tier: originals (with one origin fetch per image across
         // the fleet, by leases) and encoded responses under their own keys.
-        let redis = options.redisEndpoints.isEmpty ? nil : RedisStore(configuration: .init(endpoints: options.redisEndpoints))
+        var redisConfiguration = RedisStore.Configuration(endpoints: options.redisEndpoints)
+        redisConfiguration.commandTimeout = options.redisTimeout
+        let redis = options.redisEndpoints.isEmpty ? nil : RedisStore(configuration: redisConfiguration)
         let cache = ImageCache(memory: memory, disk: disk, sharedTier: redis)
         results = ResultCache(
-            memoryBytes: options.resultCacheMiB * 1024 * 1024,
+            // --cache-mib 0 keeps its promise that every request does the
+            // whole work (the benchmarks rely on it): no result memory either.
+            memoryBytes: options.memoryCacheMiB == 0 ? 0 : options.resultCacheMiB * 1024 * 1024,
             disk: directory.map { DiskStore(directory: $0.appendingPathComponent("results")) },
             shared: redis
         )
@@ -66,11 +72,24 @@ final class ThumbnailRenderer: Sendable {
         // than a remembered "blocked URL"; its clients decide about retrying.
         configuration.blocksFailedURLs = false
         let memoryOn = options.memoryCacheMiB > 0
-        // Finished thumbnails in memory; originals (encoded) on disk when a
-        // directory is given; the decoded full-size original nowhere.
+        // Finished thumbnails in memory (for imgproxy-style crops, the full
+        // decode they are cut from); originals (encoded) on disk and in the
+        // fleet's Redis when given.
         configuration.defaultContext.storeCacheType = memoryOn ? .memory : ImageCacheType.none
-        configuration.defaultContext.originalStoreCacheType = disk != nil ? .disk : ImageCacheType.none
-        configuration.defaultContext.queryCacheType = switch (memoryOn, disk != nil) {
+        // The "disk" tiers are the local disk and the fleet's Redis: storing
+        // originals there is also what lets the fleet fetch each one once.
+        let lowerTiers = disk != nil || redis != nil
+        configuration.defaultContext.originalStoreCacheType = lowerTiers ? .disk : ImageCacheType.none
+        configuration.defaultContext.queryCacheType = switch (memoryOn, lowerTiers) {
+        case (true, true): .all
+        case (true, false): .memory
+        case (false, true): .disk
+        case (false, false): ImageCacheType.none
+        }
+        // A load without a transformer (the imgproxy-style path) stores its
+        // original by its store type, not the original store type: say the
+        // lower tiers too, or it would neither reach the fleet nor take a lease.
+        directStoreCacheType = switch (memoryOn, lowerTiers) {
         case (true, true): .all
         case (true, false): .memory
         case (false, true): .disk
@@ -121,8 +140,10 @@ final class ThumbnailRenderer: Sendable {
         // A plain fit into a whole box is the decoder's own thumbnail
         // (DCT-scaled for JPEG); the rest decode in full, then crop and scale.
         let context = request.resizingType == .fit && target.width > 0 && target.height > 0
-            ? ImageContext(thumbnailPixelSize: PixelSize(width: target.width, height: target.height), preserveAspectRatio: true)
-            : ImageContext()
+            ? ImageContext(
+                thumbnailPixelSize: PixelSize(width: target.width, height: target.height), preserveAspectRatio: true,
+                storeCacheType: directStoreCacheType)
+            : ImageContext(storeCacheType: directStoreCacheType)
         let response = try await loader.image(request.url, context: context)
         guard let image = response.image else { throw ThumbnailError.internalError("the loader returned no image") }
         let coders = coders

@@ -130,7 +130,7 @@ struct ImgproxyInterfaceTests {
 
     @Test("a result hit performs 0 decodes and the origin sees no second request; the disk tier survives a restart")
     func resultHits() throws {
-        let harness = try Self.started(["--allow-unsigned", "--cache-mib", "0", "--cache-dir", "CACHE"].map {
+        let harness = try Self.started(["--allow-unsigned", "--cache-dir", "CACHE"].map {
             $0 == "CACHE" ? FileManager.default.temporaryDirectory.appendingPathComponent("thumbnail-results-\(getpid())").path : $0
         })
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("thumbnail-results-\(getpid())")
@@ -149,10 +149,13 @@ struct ImgproxyInterfaceTests {
         #expect(second.headers["etag"] == first.headers["etag"])
         #expect(try harness.decodes() == decodesAfterMiss)
         #expect(harness.originRequests == originAfterMiss)
-        // The query form has its own results, cached the same way.
+        // The query form has its own results, cached the same way; its
+        // original comes from DIR/originals, where the first request left it.
         let query = "/thumbnail?url=\(harness.origin)/photo.jpg&width=50&height=50"
-        #expect(try harness.get(query).headers["x-cache"] == "miss")
+        #expect(try harness.get(query).headers["x-cache"] == "hit-disk")
         let decodesAfterQuery = try harness.decodes()
+        #expect(decodesAfterQuery == decodesAfterMiss + 1)
+        #expect(harness.originRequests == originAfterMiss)
         #expect(try harness.get(query).headers["x-cache"] == "hit-result-memory")
         #expect(try harness.decodes() == decodesAfterQuery)
         // A new process with the same --cache-dir: DIR/results answers, nothing decoded.
@@ -163,7 +166,7 @@ struct ImgproxyInterfaceTests {
         #expect(afterRestart.headers["x-cache"] == "hit-result-disk")
         #expect(afterRestart.body == first.body)
         #expect(try harness.decodes() == 0)
-        #expect(harness.originRequests == originAfterMiss + 1)  // only the query form's original
+        #expect(harness.originRequests == originAfterMiss)
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("originals").path))
     }
 
@@ -191,5 +194,35 @@ struct ImgproxyInterfaceTests {
         let other = try harness.get("/insecure/rs:fit:80:80/q:30/plain/\(harness.origin)/photo.jpg@jpg")
         #expect(other.body != first.body)
         #expect(other.headers["etag"] != tag)
+    }
+
+    @Test("two servers sharing a Redis: the second one's request needs no origin fetch, and a repeated result no decode")
+    func fleetSharing() throws {
+        let harness = try ServerHarness()
+        try harness.serve(try TestImages.gradient(width: 400, height: 300, as: .jpeg), as: "photo.jpg")
+        try harness.startOrigin()
+        try harness.startRedis()
+        let redis = ["--allow-unsigned", "--redis", "127.0.0.1:\(harness.redisPort)"]
+        try harness.startServer(redis + ["--cache-dir", harness.root.appendingPathComponent("node1").path])
+        let fill = "/insecure/rs:fill:100:100/plain/\(harness.origin)/photo.jpg@webp"
+        let first = try harness.get(fill)
+        #expect(first.headers["x-cache"] == "miss")
+        #expect(harness.originRequests == 1)
+        // The result's shared write runs in the background: wait (at most
+        // 5 s) until Redis holds two values, the original and the result.
+        for _ in 0..<100 where try harness.redisKeyCount() < 2 { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(try harness.redisKeyCount() == 2)
+        try harness.startAnotherServer(redis + ["--cache-dir", harness.root.appendingPathComponent("node2").path])
+        let second = try harness.get(fill)
+        #expect(second.headers["x-cache"] == "hit-result-redis")
+        #expect(second.body == first.body)
+        #expect(try harness.decodes() == 0)
+        // Another transform of the same image: the original from Redis, decoded here, no origin request.
+        let fit = try harness.get("/insecure/rs:fit:50:50/plain/\(harness.origin)/photo.jpg@png")
+        #expect(fit.status == 200)
+        #expect(fit.headers["x-cache"] == "hit-disk")
+        #expect(try Self.size(of: fit.body, in: harness) == "50x38")
+        #expect(try harness.decodes() == 1)
+        #expect(harness.originRequests == 1)
     }
 }

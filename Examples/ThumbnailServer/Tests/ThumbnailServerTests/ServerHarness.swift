@@ -12,6 +12,11 @@ final class ServerHarness {
     private(set) var base = ""
     private var originProcess: Process?
     private var serverProcess: Process?
+    /// Servers started before the current one (a fleet), stopped on deinit.
+    private var earlierServers: [Process] = []
+    private var redisProcess: Process?
+    /// The Redis port, once ``startRedis()`` ran.
+    private(set) var redisPort = 0
     private let originLog: URL
 
     /// The signing key and salt the server is started with (hex).
@@ -26,6 +31,12 @@ final class ServerHarness {
 
     deinit {
         stopServer()
+        for process in earlierServers where process.isRunning { process.terminate(); process.waitUntilExit() }
+        // SIGKILL: see the origin below; Redis keeps nothing (persistence off).
+        if let redisProcess, redisProcess.isRunning {
+            kill(redisProcess.processIdentifier, SIGKILL)
+            redisProcess.waitUntilExit()
+        }
         // SIGKILL: the test process's threads block SIGTERM, and Python
         // inherits that mask (the server unblocks it, Python does not).
         if let originProcess, originProcess.isRunning {
@@ -62,6 +73,38 @@ final class ServerHarness {
     var originRequests: Int {
         let text = (try? String(contentsOf: originLog, encoding: .utf8)) ?? ""
         return text.components(separatedBy: "\"GET /").count - 1
+    }
+
+    /// Starts a `redis-server` on a free loopback port, persistence off.
+    func startRedis() throws {
+        let port = String(decoding: try Self.run("/usr/bin/env", ["python3", "-c",
+            "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"]), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let log = root.appendingPathComponent("redis.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["redis-server", "--bind", "127.0.0.1", "--port", port, "--save", "", "--appendonly", "no", "--dir", root.path]
+        process.standardOutput = try FileHandle(forWritingTo: log)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        redisProcess = process
+        _ = try waitForLine(in: log, containing: "Ready to accept connections")
+        redisPort = Int(port) ?? 0
+    }
+
+    /// How many keys the Redis holds (`DBSIZE`, by `redis-cli`).
+    func redisKeyCount() throws -> Int {
+        let text = String(decoding: try Self.run("/usr/bin/env", ["redis-cli", "-p", String(redisPort), "DBSIZE"]), as: UTF8.self)
+        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// Starts another server, keeping the current one running (a fleet);
+    /// ``base`` is then the new one's.
+    func startAnotherServer(_ arguments: [String] = []) throws {
+        if let serverProcess { earlierServers.append(serverProcess) }
+        serverProcess = nil
+        try startServer(arguments)
     }
 
     /// Starts the server with `arguments` (plus the signing key, `--port 0`, loopback upstreams).
