@@ -19,27 +19,21 @@ struct ThumbnailController: Sendable {
     /// Adds the routes to `router`.
     func addRoutes(to router: Router<ThumbnailRequestContext>) {
         router.get("thumbnail") { request, context in
-            // The work stops when the client leaves: its transfer and its
-            // decode permit go back to requests someone still waits for.
-            guard let watch = ClientDisconnectHandler.watch(for: context.channel) else {
-                return await respond(to: request)
-            }
-            return await watch.run { await respond(to: request) }
+            // The work of a miss stops when the client leaves: its transfer
+            // and its decode permit go back to requests someone still waits for.
+            await respond(to: request, watch: ClientDisconnectHandler.watch(for: context.channel))
         }
         router.get("health") { _, _ in
             "ok\n"
         }
         // imgproxy-style: /{signature}/{options…}/plain/{url}@{ext} or /{signature}/{options…}/{base64url}.{ext}.
         router.get("**") { request, context in
-            guard let watch = ClientDisconnectHandler.watch(for: context.channel) else {
-                return await respondProcessed(to: request)
-            }
-            return await watch.run { await respondProcessed(to: request) }
+            await respondProcessed(to: request, watch: ClientDisconnectHandler.watch(for: context.channel))
         }
     }
 
     /// Answers one imgproxy-style request: signature, options, negotiation, result.
-    func respondProcessed(to request: Request) async -> Response {
+    func respondProcessed(to request: Request, watch: ClientDisconnectWatch? = nil) async -> Response {
         do {
             // The path as sent (still percent-encoded): what was signed.
             let path = request.uri.path.dropFirst()
@@ -53,7 +47,7 @@ struct ThumbnailController: Sendable {
             let parameters = try ProcessingRequest(path: rest, maxDimension: maxOutputDimension)
             let negotiated = parameters.format == nil
             let format = parameters.format ?? Self.negotiateFormat(accept: request.headers[.accept])
-            let thumbnail = try await renderer.render(parameters, format: format)
+            let thumbnail = try await renderer.render(parameters, format: format, watch: watch)
             return response(for: thumbnail, request: request, variesByAccept: negotiated)
         } catch {
             return Self.errorResponse(for: error)
@@ -97,14 +91,14 @@ struct ThumbnailController: Sendable {
     }
 
     /// Answers one request; every failure becomes a status with a one-line text body.
-    func respond(to request: Request) async -> Response {
+    func respond(to request: Request, watch: ClientDisconnectWatch? = nil) async -> Response {
         let query = request.uri.queryParameters
         do {
             let parameters = try ThumbnailRequest(
                 parameter: { name in query[name[...]].map(String.init) },
                 maxDimension: maxOutputDimension
             )
-            let thumbnail = try await renderer.render(parameters)
+            let thumbnail = try await renderer.render(parameters, watch: watch)
             return response(for: thumbnail, request: request, variesByAccept: false)
         } catch {
             return Self.errorResponse(for: error)

@@ -107,12 +107,17 @@ final class ThumbnailRenderer: Sendable {
     /// - Throws: ``ThumbnailError/forbidden(_:)`` for a host off the
     ///   allow-list; ``ImageError`` from the loader or the encoder;
     ///   `CancellationError` when the client went away.
-    func render(_ request: ThumbnailRequest) async throws -> Thumbnail {
+    func render(_ request: ThumbnailRequest, watch: ClientDisconnectWatch? = nil) async throws -> Thumbnail {
         try checkHost(of: request.url)
         let key = "query1|" + request.canonicalParameters
         if let (entry, tier) = await results.entry(forKey: key) {
             return Thumbnail(body: entry.body, format: entry.format, entityTag: entry.entityTag, cacheStatus: "hit-result-\(tier.rawValue)")
         }
+        return try await Self.whileConnected(watch) { try await self.make(request, key: key) }
+    }
+
+    /// Makes and stores a query-form thumbnail (the result cache missed).
+    private func make(_ request: ThumbnailRequest, key: String) async throws -> Thumbnail {
         let response = try await load(request)
         guard let image = response.image else { throw ThumbnailError.internalError("the loader returned no image") }
         let coders = coders
@@ -129,13 +134,30 @@ final class ThumbnailRenderer: Sendable {
     /// or PNG when the result has alpha), from the encoded-result cache or made.
     ///
     /// - Throws: as ``render(_:)``.
-    func render(_ request: ProcessingRequest, format: ImageFormat?) async throws -> Thumbnail {
+    func render(_ request: ProcessingRequest, format: ImageFormat?, watch: ClientDisconnectWatch? = nil) async throws -> Thumbnail {
         try checkHost(of: request.url)
         let quality = request.quality.map(String.init) ?? "default"
         let key = "imgproxy1|\(request.url.absoluteString)|\(request.transformKey)|\(format?.rawValue ?? "jpeg-or-png")|\(quality)"
         if let (entry, tier) = await results.entry(forKey: key) {
             return Thumbnail(body: entry.body, format: entry.format, entityTag: entry.entityTag, cacheStatus: "hit-result-\(tier.rawValue)")
         }
+        return try await Self.whileConnected(watch) { try await self.make(request, format: format, key: key) }
+    }
+
+    /// Runs `work` in a task cancelled when the client leaves (`watch`):
+    /// only the work of a miss, so a result hit spawns no task.
+    private static func whileConnected<Value: Sendable>(
+        _ watch: ClientDisconnectWatch?, _ work: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        guard let watch else { return try await work() }
+        let result: Result<Value, any Error> = await watch.run {
+            do { return .success(try await work()) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// Makes and stores an imgproxy-style result (the result cache missed).
+    private func make(_ request: ProcessingRequest, format: ImageFormat?, key: String) async throws -> Thumbnail {
         let target = request.targetSize
         // A plain fit into a whole box is the decoder's own thumbnail
         // (DCT-scaled for JPEG); the rest decode in full, then crop and scale.
