@@ -126,6 +126,14 @@ struct ImgproxyInterfaceTests {
         let fixed = try harness.get(path + "@png", headers: ["Accept": "image/avif"])
         #expect(fixed.headers["content-type"] == "image/png")
         #expect(fixed.headers["vary"] == nil)
+        // The query form names WebP and AVIF too.
+        for (name, format) in [("webp", ImageFormat.webp), ("avif", .avif)] {
+            let reply = try harness.get("/thumbnail?url=\(harness.origin)/photo.jpg&width=60&height=60&format=\(name)&quality=50")
+            #expect(reply.status == 200)
+            #expect(reply.headers["content-type"] == format.mimeType)
+            #expect(ImageFormat.detect(reply.body) == format)
+            #expect(try Self.size(of: reply.body, in: harness) == "60x45")
+        }
     }
 
     @Test("a result hit performs 0 decodes and the origin sees no second request; the disk tier survives a restart")
