@@ -47,8 +47,27 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                "CCrypto",
             ],
             path: "Sources/ThumbnailServer",
+            swiftSettings: swiftSettings
+        ),
+        // OpenSSL's libcrypto (libssl-dev): HMAC-SHA256 of signed URLs.
+        .systemLibrary(
+            name: "CCrypto",
+            path: "Sources/CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // Runs the built server as a process against a loopback origin.
+        .testTarget(
+            name: "ThumbnailServerTests",
+            dependencies: [
+                "thumbnail-server",
+                "CCrypto",
+                .product(name: "AsyncWebImage", package: "AsyncWebImage"),
+            ],
+            path: "Tests/ThumbnailServerTests",
             swiftSettings: swiftSettings
         ),
     ]

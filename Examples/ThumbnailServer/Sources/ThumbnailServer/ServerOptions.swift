@@ -1,3 +1,4 @@
+import AsyncWebImage
 import Foundation
 import Logging
 
@@ -62,10 +63,33 @@ struct ServerOptions: Sendable {
     /// Memory for finished thumbnails (decoded pixels), in MiB; 0 turns every
     /// cache off, so each request does the whole work. 256 by default.
     var memoryCacheMiB = 256
-    /// A directory for the original upstream bytes, or `nil` (the default) for none.
+    /// A directory for the original upstream bytes (`DIR/originals`) and the
+    /// encoded responses (`DIR/results`), or `nil` (the default) for none.
     var cacheDirectory: String?
     /// `Cache-Control: max-age` of thumbnails, in seconds. One day by default.
     var maxAge = 86_400
+    /// Memory for encoded responses (the result cache's memory tier), in
+    /// MiB; 0 turns that tier off, and so does `--cache-mib 0`. 64 by default.
+    var resultCacheMiB = 64
+    /// The fleet's Redis nodes (`--redis HOST:PORT`, repeatable): originals
+    /// and encoded responses shared by every server, one origin fetch per
+    /// image across them. None by default.
+    var redisEndpoints: [RedisStore.Endpoint] = []
+    /// How long one Redis command may take before it counts as a miss (and
+    /// towards opening the circuit breaker). 250 ms by default, the library's.
+    var redisTimeout: Duration = .milliseconds(250)
+
+    // MARK: Signed URLs
+
+    /// Verifies imgproxy-style signatures; from `THUMBNAIL_KEY` and
+    /// `THUMBNAIL_SALT` (hex; `IMGPROXY_KEY` and `IMGPROXY_SALT` also
+    /// work), from the environment only, so the secret is not on a command
+    /// line other users can list. `nil` when no key is set: then every
+    /// imgproxy-style request is refused unless unsigned ones are allowed.
+    var signer: URLSigner?
+    /// Whether the signature `insecure` is accepted (development only).
+    /// `false` by default.
+    var allowsUnsigned = false
 
     static let usage = """
     usage: thumbnail-server [options]
@@ -95,8 +119,19 @@ struct ServerOptions: Sendable {
       --max-dimension N         largest width or height asked for (default 4096)
       --cache-mib N             memory for finished thumbnails; 0 disables every
                                 cache (default 256)
-      --cache-dir DIR           keep original upstream bytes on disk here
+      --cache-dir DIR           keep originals in DIR/originals and encoded
+                                responses in DIR/results
       --max-age SECONDS         Cache-Control max-age (default 86400)
+      --result-cache-mib N      memory for encoded responses (default 64; 0, or
+                                --cache-mib 0, turns it off)
+      --redis HOST:PORT         the fleet's Redis; repeatable (env THUMBNAIL_REDIS,
+                                comma-separated)
+      --redis-timeout-ms N      one Redis command's timeout; past it, a miss
+                                (default 250)
+      --allow-unsigned          accept the signature "insecure" on imgproxy-style
+                                URLs (development only)
+    Signed URLs: THUMBNAIL_KEY and THUMBNAIL_SALT (hex) in the environment
+    (or IMGPROXY_KEY and IMGPROXY_SALT).
     """
 
     /// Parses `arguments` (without the program name) over `environment`.
@@ -122,9 +157,22 @@ struct ServerOptions: Sendable {
         if environment[environmentName(of: "--log-level")] == nil, let level = environment["LOG_LEVEL"] {
             fromEnvironment = ["--log-level", level] + fromEnvironment
         }
+        if let nodes = environment["THUMBNAIL_REDIS"] {
+            for node in nodes.split(separator: ",") where !node.trimmingCharacters(in: .whitespaces).isEmpty {
+                fromEnvironment += ["--redis", node.trimmingCharacters(in: .whitespaces)]
+            }
+        }
         try parse(fromEnvironment, into: &options, hosts: &hosts, source: "environment: ")
         try parse(arguments, into: &options, hosts: &hosts, source: "")
         options.allowedHosts = HostAllowList(patterns: hosts)
+        let key = environment["THUMBNAIL_KEY"] ?? environment["IMGPROXY_KEY"]
+        let salt = environment["THUMBNAIL_SALT"] ?? environment["IMGPROXY_SALT"]
+        if let key {
+            guard let signer = URLSigner(keyHex: key, saltHex: salt ?? "") else {
+                throw UsageError("THUMBNAIL_KEY and THUMBNAIL_SALT must be hex (and the key not empty)")
+            }
+            options.signer = signer
+        }
         return options
     }
 
@@ -132,10 +180,10 @@ struct ServerOptions: Sendable {
     static let valueFlags = [
         "--host", "--port", "--idle-timeout", "--max-connections", "--log-level", "--max-redirects", "--timeout",
         "--transfer-timeout", "--max-downloads", "--max-input-bytes", "--max-input-pixels", "--max-dimension",
-        "--cache-mib", "--cache-dir", "--max-age",
+        "--cache-mib", "--cache-dir", "--max-age", "--result-cache-mib", "--redis-timeout-ms",
     ]
     /// The flags without a value.
-    static let bareFlags = ["--allow-loopback"]
+    static let bareFlags = ["--allow-loopback", "--allow-unsigned"]
 
     /// `--max-downloads` → `THUMBNAIL_MAX_DOWNLOADS`.
     static func environmentName(of flag: String) -> String {
@@ -185,6 +233,16 @@ struct ServerOptions: Sendable {
             case "--cache-mib": options.memoryCacheMiB = try number(argument, atLeast: 0)
             case "--cache-dir": options.cacheDirectory = try value(argument)
             case "--max-age": options.maxAge = try number(argument, atLeast: 0)
+            case "--result-cache-mib": options.resultCacheMiB = try number(argument, atLeast: 0)
+            case "--allow-unsigned": options.allowsUnsigned = true
+            case "--redis-timeout-ms": options.redisTimeout = .milliseconds(try number(argument, atLeast: 1) as Int)
+            case "--redis":
+                let text = try value(argument)
+                guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+                      (1...65_535).contains(port), colon > text.startIndex else {
+                    throw UsageError("\(source)--redis takes HOST:PORT")
+                }
+                options.redisEndpoints.append(RedisStore.Endpoint(host: String(text[..<colon]), port: port))
             default: throw UsageError("\(source)unknown argument \(argument)")
             }
         }

@@ -7,10 +7,10 @@ struct Thumbnail: Sendable {
     let body: Data
     /// Its format (and so its `Content-Type`).
     let format: ImageFormat
-    /// Its pixel size.
-    let size: PixelSize
     /// Its validator.
     let entityTag: EntityTag
-    /// Where the pixels came from: `.none` (the upstream), `.memory` or `.disk`.
-    let cacheType: ImageCacheType
+    /// `X-Cache`: `hit-result-memory`, `-disk` or `-redis` (the encoded
+    /// response was stored), else where the pixels came from: `miss` (the
+    /// upstream), `hit-memory` or `hit-disk` (disk or the fleet's Redis).
+    let cacheStatus: String
 }

@@ -11,50 +11,103 @@ struct ThumbnailController: Sendable {
     let maxOutputDimension: Int
     /// `Cache-Control` of successful responses.
     let cacheControl: String
+    /// Verifies imgproxy-style signatures; `nil` without a key.
+    let signer: URLSigner?
+    /// Whether the signature `insecure` is accepted.
+    let allowsUnsigned: Bool
 
     /// Adds the routes to `router`.
     func addRoutes(to router: Router<ThumbnailRequestContext>) {
         router.get("thumbnail") { request, context in
-            // The work stops when the client leaves: its transfer and its
-            // decode permit go back to requests someone still waits for.
-            guard let watch = ClientDisconnectHandler.watch(for: context.channel) else {
-                return await respond(to: request)
-            }
-            return await watch.run { await respond(to: request) }
+            // The work of a miss stops when the client leaves: its transfer
+            // and its decode permit go back to requests someone still waits for.
+            await respond(to: request, watch: ClientDisconnectHandler.watch(for: context.channel))
         }
         router.get("health") { _, _ in
             "ok\n"
         }
+        // imgproxy-style: /{signature}/{options…}/plain/{url}@{ext} or /{signature}/{options…}/{base64url}.{ext}.
+        router.get("**") { request, context in
+            await respondProcessed(to: request, watch: ClientDisconnectHandler.watch(for: context.channel))
+        }
+    }
+
+    /// Answers one imgproxy-style request: signature, options, negotiation, result.
+    func respondProcessed(to request: Request, watch: ClientDisconnectWatch? = nil) async -> Response {
+        do {
+            // The path as sent (still percent-encoded): what was signed.
+            let path = request.uri.path.dropFirst()
+            let slash = path.firstIndex(of: "/") ?? path.endIndex
+            let signature = path[..<slash]
+            let rest = path[slash...]
+            let signed = signer?.verify(signature: String(signature), path: String(rest)) ?? false
+            guard signed || (allowsUnsigned && signature == "insecure") else {
+                throw ThumbnailError.forbidden(signer == nil ? "unsigned requests are not allowed (no THUMBNAIL_KEY)" : "invalid signature")
+            }
+            let parameters = try ProcessingRequest(path: rest, maxDimension: maxOutputDimension)
+            let negotiated = parameters.format == nil
+            let format = parameters.format ?? Self.negotiateFormat(accept: request.headers[.accept])
+            let thumbnail = try await renderer.render(parameters, format: format, watch: watch)
+            return response(for: thumbnail, request: request, variesByAccept: negotiated)
+        } catch {
+            return Self.errorResponse(for: error)
+        }
+    }
+
+    /// The output format for an `Accept` field: AVIF, then WebP, when the
+    /// client lists them (not with `q=0`); `nil` otherwise (JPEG, or PNG for
+    /// an image with alpha). `*/*` does not count: browsers send it with
+    /// images they cannot show.
+    static func negotiateFormat(accept: String?) -> ImageFormat? {
+        guard let accept else { return nil }
+        var accepted: Set<String> = []
+        for range in accept.split(separator: ",") {
+            let parts = range.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let type = parts.first else { continue }
+            let refused = parts.dropFirst().contains { parameter in
+                parameter.hasPrefix("q=") && (Double(parameter.dropFirst(2)) ?? 1) <= 0
+            }
+            if !refused { accepted.insert(type) }
+        }
+        if accepted.contains("image/avif") { return .avif }
+        if accepted.contains("image/webp") { return .webp }
+        return nil
+    }
+
+    /// A 200 (or a 304 for a matching `If-None-Match`) carrying `thumbnail`.
+    func response(for thumbnail: Thumbnail, request: Request, variesByAccept: Bool) -> Response {
+        var headers = HTTPFields()
+        headers[.eTag] = thumbnail.entityTag.value
+        headers[.cacheControl] = cacheControl
+        // The answer depends on Accept: shared caches must key on it.
+        if variesByAccept { headers[.vary] = "Accept" }
+        if let ifNoneMatch = request.headers[.ifNoneMatch], thumbnail.entityTag.matches(ifNoneMatch: ifNoneMatch) {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = thumbnail.format.mimeType
+        headers[.contentLength] = String(thumbnail.body.count)
+        headers[Self.cacheStatus] = thumbnail.cacheStatus
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: thumbnail.body)))
     }
 
     /// Answers one request; every failure becomes a status with a one-line text body.
-    func respond(to request: Request) async -> Response {
+    func respond(to request: Request, watch: ClientDisconnectWatch? = nil) async -> Response {
         let query = request.uri.queryParameters
         do {
             let parameters = try ThumbnailRequest(
                 parameter: { name in query[name[...]].map(String.init) },
                 maxDimension: maxOutputDimension
             )
-            let thumbnail = try await renderer.render(parameters)
-            var headers = HTTPFields()
-            headers[.eTag] = thumbnail.entityTag.value
-            headers[.cacheControl] = cacheControl
-            // The client's validator is compared after rendering: the tag
-            // depends on the output (see ``EntityTag``), which for a hot
-            // thumbnail is a memory-cache hit plus one small encode.
-            if let ifNoneMatch = request.headers[.ifNoneMatch], thumbnail.entityTag.matches(ifNoneMatch: ifNoneMatch) {
-                return Response(status: .notModified, headers: headers)
-            }
-            headers[.contentType] = thumbnail.format.mimeType
-            headers[.contentLength] = String(thumbnail.body.count)
-            headers[Self.cacheStatus] = thumbnail.cacheType == .none ? "miss" : "hit-\(thumbnail.cacheType)"
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: thumbnail.body)))
+            let thumbnail = try await renderer.render(parameters, watch: watch)
+            return response(for: thumbnail, request: request, variesByAccept: false)
         } catch {
             return Self.errorResponse(for: error)
         }
     }
 
-    /// `X-Cache`: where the pixels came from (`miss`, `hit-memory`, `hit-disk`).
+    /// `X-Cache`: the tier of an encoded-result hit (`hit-result-memory`,
+    /// `-disk`, `-redis`), else where the pixels came from (`miss`,
+    /// `hit-memory`, `hit-disk`).
     static let cacheStatus = HTTPField.Name("X-Cache")!
 
     /// The status and text for `error`.

@@ -16,6 +16,12 @@ final class ThumbnailRenderer: Sendable {
     private let allowedHosts: HostAllowList
     private let coders: ImageCoderRegistry
     private let cpuLimiter: ConcurrencyLimiter
+    /// Encoded responses already made.
+    let results: ResultCache
+    /// The fleet's Redis, when `--redis` is given.
+    let redis: RedisStore?
+    /// Where a load without a transformer stores the downloaded original.
+    private let directStoreCacheType: ImageCacheType
 
     /// Creates the loader and its parts from the server's options.
     init(options: ServerOptions) {
@@ -36,10 +42,28 @@ final class ThumbnailRenderer: Sendable {
         transfer.defaultHeaders["User-Agent"] = "AsyncWebImage-ThumbnailServer/\(CurlDataLoader.version)"
 
         let memory = MemoryCache(configuration: .init(costLimit: options.memoryCacheMiB * 1024 * 1024))
-        let disk = options.cacheDirectory.map { DiskStore(directory: URL(fileURLWithPath: $0)) }
-        let cache = ImageCache(memory: memory, disk: disk)
+        // `--cache-dir DIR`: originals in DIR/originals, encoded responses
+        // in DIR/results (two stores, so neither's eviction starves the other).
+        let directory = options.cacheDirectory.map { URL(fileURLWithPath: $0) }
+        let disk = directory.map { DiskStore(directory: $0.appendingPathComponent("originals")) }
+        // The fleet's tier: originals (with one origin fetch per image across
+        // the fleet, by leases) and encoded responses under their own keys.
+        var redisConfiguration = RedisStore.Configuration(endpoints: options.redisEndpoints)
+        redisConfiguration.commandTimeout = options.redisTimeout
+        let redis = options.redisEndpoints.isEmpty ? nil : RedisStore(configuration: redisConfiguration)
+        let cache = ImageCache(memory: memory, disk: disk, sharedTier: redis)
+        results = ResultCache(
+            // --cache-mib 0 keeps its promise that every request does the
+            // whole work (the benchmarks rely on it): no result memory either.
+            memoryBytes: options.memoryCacheMiB == 0 ? 0 : options.resultCacheMiB * 1024 * 1024,
+            disk: directory.map { DiskStore(directory: $0.appendingPathComponent("results")) },
+            shared: redis
+        )
+        self.redis = redis
 
         var configuration = ImageLoader.Configuration(cache: cache)
+        // Every decode counted (`thumbnail_decodes_total`).
+        configuration.coders = CountingDecoder.wrapping(.builtIn)
         configuration.dataLoader = CurlDataLoader(configuration: transfer)
         configuration.maxPixelCount = options.maxInputPixels
         // Encoders write no EXIF here: turn the pixels upright before resizing.
@@ -48,11 +72,24 @@ final class ThumbnailRenderer: Sendable {
         // than a remembered "blocked URL"; its clients decide about retrying.
         configuration.blocksFailedURLs = false
         let memoryOn = options.memoryCacheMiB > 0
-        // Finished thumbnails in memory; originals (encoded) on disk when a
-        // directory is given; the decoded full-size original nowhere.
+        // Finished thumbnails in memory (for imgproxy-style crops, the full
+        // decode they are cut from); originals (encoded) on disk and in the
+        // fleet's Redis when given.
         configuration.defaultContext.storeCacheType = memoryOn ? .memory : ImageCacheType.none
-        configuration.defaultContext.originalStoreCacheType = disk != nil ? .disk : ImageCacheType.none
-        configuration.defaultContext.queryCacheType = switch (memoryOn, disk != nil) {
+        // The "disk" tiers are the local disk and the fleet's Redis: storing
+        // originals there is also what lets the fleet fetch each one once.
+        let lowerTiers = disk != nil || redis != nil
+        configuration.defaultContext.originalStoreCacheType = lowerTiers ? .disk : ImageCacheType.none
+        configuration.defaultContext.queryCacheType = switch (memoryOn, lowerTiers) {
+        case (true, true): .all
+        case (true, false): .memory
+        case (false, true): .disk
+        case (false, false): ImageCacheType.none
+        }
+        // A load without a transformer (the imgproxy-style path) stores its
+        // original by its store type, not the original store type: say the
+        // lower tiers too, or it would neither reach the fleet nor take a lease.
+        directStoreCacheType = switch (memoryOn, lowerTiers) {
         case (true, true): .all
         case (true, false): .memory
         case (false, true): .disk
@@ -64,25 +101,101 @@ final class ThumbnailRenderer: Sendable {
         cpuLimiter = configuration.cpuLimiter
     }
 
-    /// The thumbnail for `request`.
+    /// The thumbnail for a query-form `request`: from the encoded-result
+    /// cache when it was made before (no decode, no encode), else made and stored.
     ///
     /// - Throws: ``ThumbnailError/forbidden(_:)`` for a host off the
     ///   allow-list; ``ImageError`` from the loader or the encoder;
     ///   `CancellationError` when the client went away.
-    func render(_ request: ThumbnailRequest) async throws -> Thumbnail {
-        guard let host = request.url.host, allowedHosts.allows(host) else {
-            throw ThumbnailError.forbidden("upstream host \(request.url.host ?? "") is not allowed")
+    func render(_ request: ThumbnailRequest, watch: ClientDisconnectWatch? = nil) async throws -> Thumbnail {
+        try checkHost(of: request.url)
+        let key = "query1|" + request.canonicalParameters
+        if let (entry, tier) = await results.entry(forKey: key) {
+            return Thumbnail(body: entry.body, format: entry.format, entityTag: entry.entityTag, cacheStatus: "hit-result-\(tier.rawValue)")
         }
+        return try await Self.whileConnected(watch) { try await self.make(request, key: key) }
+    }
+
+    /// Makes and stores a query-form thumbnail (the result cache missed).
+    private func make(_ request: ThumbnailRequest, key: String) async throws -> Thumbnail {
         let response = try await load(request)
         guard let image = response.image else { throw ThumbnailError.internalError("the loader returned no image") }
         let coders = coders
         let quality = Double(request.quality) / 100
         let body = try await cpuLimiter.withPermit { try coders.encode(image, as: request.format, quality: quality) }
+        let entry = results.store(body, format: request.format, forKey: key)
         return Thumbnail(
-            body: body, format: request.format, size: image.size,
-            entityTag: EntityTag(parameters: request.canonicalParameters, body: body),
-            cacheType: response.cacheType
+            body: body, format: request.format, entityTag: entry.entityTag,
+            cacheStatus: response.cacheType == .none ? "miss" : "hit-\(response.cacheType)"
         )
+    }
+
+    /// The image for an imgproxy-style `request` in `format` (`nil`: JPEG,
+    /// or PNG when the result has alpha), from the encoded-result cache or made.
+    ///
+    /// - Throws: as ``render(_:)``.
+    func render(_ request: ProcessingRequest, format: ImageFormat?, watch: ClientDisconnectWatch? = nil) async throws -> Thumbnail {
+        try checkHost(of: request.url)
+        let quality = request.quality.map(String.init) ?? "default"
+        let key = "imgproxy1|\(request.url.absoluteString)|\(request.transformKey)|\(format?.rawValue ?? "jpeg-or-png")|\(quality)"
+        if let (entry, tier) = await results.entry(forKey: key) {
+            return Thumbnail(body: entry.body, format: entry.format, entityTag: entry.entityTag, cacheStatus: "hit-result-\(tier.rawValue)")
+        }
+        return try await Self.whileConnected(watch) { try await self.make(request, format: format, key: key) }
+    }
+
+    /// Runs `work` in a task cancelled when the client leaves (`watch`):
+    /// only the work of a miss, so a result hit spawns no task.
+    private static func whileConnected<Value: Sendable>(
+        _ watch: ClientDisconnectWatch?, _ work: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        guard let watch else { return try await work() }
+        let result: Result<Value, any Error> = await watch.run {
+            do { return .success(try await work()) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// Makes and stores an imgproxy-style result (the result cache missed).
+    private func make(_ request: ProcessingRequest, format: ImageFormat?, key: String) async throws -> Thumbnail {
+        let target = request.targetSize
+        // A plain fit into a whole box is the decoder's own thumbnail
+        // (DCT-scaled for JPEG); the rest decode in full, then crop and scale.
+        let context = request.resizingType == .fit && target.width > 0 && target.height > 0
+            ? ImageContext(
+                thumbnailPixelSize: PixelSize(width: target.width, height: target.height), preserveAspectRatio: true,
+                storeCacheType: directStoreCacheType)
+            : ImageContext(storeCacheType: directStoreCacheType)
+        let response = try await loader.image(request.url, context: context)
+        guard let image = response.image else { throw ThumbnailError.internalError("the loader returned no image") }
+        let coders = coders
+        let (body, chosen) = try await cpuLimiter.withPermit {
+            let processed = try ImageProcessor.process(image, request)
+            let chosen = format ?? (processed.pixelFormat.hasAlpha ? .png : .jpeg)
+            let quality = Double(request.quality ?? Self.defaultQuality(for: chosen)) / 100
+            return (try coders.encode(processed, as: chosen, quality: quality), chosen)
+        }
+        let entry = results.store(body, format: chosen, forKey: key)
+        return Thumbnail(
+            body: body, format: chosen, entityTag: entry.entityTag,
+            cacheStatus: response.cacheType == .none ? "miss" : "hit-\(response.cacheType)"
+        )
+    }
+
+    /// The quality used when a request gives none, per format: imgproxy's
+    /// defaults (JPEG 80, WebP 79, AVIF 63); PNG is lossless.
+    static func defaultQuality(for format: ImageFormat) -> Int {
+        switch format {
+        case .webp: 79
+        case .avif: 63
+        default: 80
+        }
+    }
+
+    private func checkHost(of url: URL) throws(ThumbnailError) {
+        guard let host = url.host, allowedHosts.allows(host) else {
+            throw ThumbnailError.forbidden("upstream host \(url.host ?? "") is not allowed")
+        }
     }
 
     /// Loads the resized image: a DCT-scaled decode (`thumbnailPixelSize`)

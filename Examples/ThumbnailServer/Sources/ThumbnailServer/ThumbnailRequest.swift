@@ -2,12 +2,12 @@ import AsyncWebImage
 import Foundation
 
 /// One validated `GET /thumbnail` request:
-/// `url=…&width=…&height=…&fit=fit|fill|stretch&format=jpeg|png&quality=…`.
+/// `url=…&width=…&height=…&fit=fit|fill|stretch&format=jpeg|png|webp|avif&quality=…`.
 ///
 /// `width` and `height` are required, whole and at most the server's
 /// `--max-dimension`; `fit` is `fit` by default, `format` is `jpeg` by
-/// default and `quality` (1–100, JPEG only) is 80 by default, as in thumbor
-/// and imgproxy. Images are never enlarged.
+/// default and `quality` (1–100; JPEG, WebP and AVIF) is 80 by default, as
+/// in thumbor and imgproxy. Images are never enlarged.
 struct ThumbnailRequest: Sendable, Hashable {
     /// The upstream image.
     let url: URL
@@ -17,13 +17,13 @@ struct ThumbnailRequest: Sendable, Hashable {
     let mode: ResizeTransformer.Mode
     /// The format of the answer.
     let format: ImageFormat
-    /// JPEG quality, 1–100.
+    /// JPEG, WebP or AVIF quality, 1–100.
     let quality: Int
 
     /// The request's parameters in one fixed order: what the thumbnail
     /// depends on besides the upstream bytes (part of the `ETag`).
     var canonicalParameters: String {
-        "\(url.absoluteString)|\(size.width)x\(size.height)|\(mode.rawValue)|\(format.rawValue)|\(format == .jpeg ? quality : 0)"
+        "\(url.absoluteString)|\(size.width)x\(size.height)|\(mode.rawValue)|\(format.rawValue)|\(format == .png ? 0 : quality)"
     }
 
     /// Validates query parameters.
@@ -57,7 +57,9 @@ struct ThumbnailRequest: Sendable, Hashable {
         switch parameter("format") ?? "jpeg" {
         case "jpeg", "jpg": format = .jpeg
         case "png": format = .png
-        default: throw .badRequest("format must be jpeg or png")
+        case "webp": format = .webp
+        case "avif": format = .avif
+        default: throw .badRequest("format must be jpeg, png, webp or avif")
         }
         var quality = 80
         if let text = parameter("quality") {

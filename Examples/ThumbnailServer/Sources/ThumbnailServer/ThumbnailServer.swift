@@ -42,7 +42,9 @@ struct ThumbnailServer {
         let controller = ThumbnailController(
             renderer: ThumbnailRenderer(options: options),
             maxOutputDimension: options.maxOutputDimension,
-            cacheControl: "public, max-age=\(options.maxAge)"
+            cacheControl: "public, max-age=\(options.maxAge)",
+            signer: options.signer,
+            allowsUnsigned: options.allowsUnsigned
         )
         let router = Router(context: ThumbnailRequestContext.self)
         // One line per request at info; requests counted and timed by route
@@ -51,10 +53,23 @@ struct ThumbnailServer {
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: TracingMiddleware())
         controller.addRoutes(to: router)
+        let redis = controller.renderer.redis
         router.get("metrics") { _, _ in
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+            var buffer = ByteBuffer(bytes: registry.emitToBuffer())
+            if let redis {
+                // The fleet tier's own counters, read when scraped.
+                let statistics = redis.statistics
+                for (name, value) in [
+                    ("hits", statistics.hits), ("misses", statistics.misses), ("failures", statistics.failures),
+                    ("skipped_by_breaker", statistics.skippedByBreaker), ("writes", statistics.writes),
+                    ("failed_writes", statistics.failedWrites), ("oversized", statistics.oversized),
+                ] {
+                    buffer.writeString("# TYPE thumbnail_redis_\(name)_total counter\nthumbnail_redis_\(name)_total \(value)\n")
+                }
+            }
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: buffer))
         }
 
         let app = Application(

@@ -1,0 +1,35 @@
+import AsyncWebImage
+import Foundation
+import Metrics
+
+/// A decoder that counts the decodes of the decoder it wraps in
+/// `thumbnail_decodes_total` (on `/metrics`), so a test and an operator can
+/// see that an encoded-result hit decodes nothing.
+///
+/// It wraps every decoder the server's loader uses (``wrapping(_:)``), so
+/// each decode — from the network, the disk or the fleet's Redis — counts once.
+struct CountingDecoder: ImageDecoding {
+    /// The decoder doing the work.
+    let base: any ImageDecoding
+    /// The counter, shared by every wrapped decoder.
+    let counter: Counter
+
+    func canDecode(_ data: Data) -> Bool { base.canDecode(data) }
+
+    func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
+        counter.increment()
+        return try base.decode(data, options: options)
+    }
+
+    // No progressive decoder: the server never asks for previews, and one
+    // would decode outside the count.
+
+    /// `registry` with each decoder wrapped, counting into `thumbnail_decodes_total`.
+    static func wrapping(_ registry: ImageCoderRegistry) -> ImageCoderRegistry {
+        let counter = Counter(label: "thumbnail_decodes_total")
+        return ImageCoderRegistry(
+            decoders: registry.decoders.map { CountingDecoder(base: $0, counter: counter) },
+            encoders: registry.encoders
+        )
+    }
+}

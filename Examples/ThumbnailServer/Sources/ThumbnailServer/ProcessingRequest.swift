@@ -1,0 +1,188 @@
+import AsyncWebImage
+import Foundation
+
+/// One validated imgproxy-style request:
+/// `/{signature}/{options…}/plain/{percent-encoded source URL}@{ext}` or
+/// `/{signature}/{options…}/{base64url source URL, may be split by /}.{ext}`.
+///
+/// Options are `name:arg:arg`, in any order: `rs`/`resize:%type:%w:%h`,
+/// `rt`/`resizing_type:%type`, `s`/`size:%w:%h`, `w`/`width:%w`,
+/// `h`/`height:%h`, `g`/`gravity:%type`, `dpr:%ratio`, `q`/`quality:%q`,
+/// `f`/`format`/`ext:%ext`. An unknown option is a 400 (not silently
+/// ignored: the client would get something else than it asked for).
+struct ProcessingRequest: Sendable, Hashable {
+    /// How the image meets the width × height box (imgproxy's resizing types).
+    enum ResizingType: String, Sendable, Hashable {
+        /// Keep the aspect ratio, fit inside the box.
+        case fit
+        /// Keep the aspect ratio, cover the box, crop the rest (by gravity).
+        case fill
+        /// As `fill`, but an image smaller than the box is cropped to the
+        /// box's aspect ratio rather than returned smaller in one side only.
+        case fillDown = "fill-down"
+        /// Both sides exactly (up to the source's), aspect ratio ignored.
+        case force
+        /// `fill` when the source and the box have the same orientation, else `fit`.
+        case auto
+    }
+
+    /// Which part of the image a crop keeps.
+    enum Gravity: String, Sendable, Hashable, CaseIterable {
+        case center = "ce", north = "no", south = "so", east = "ea", west = "we"
+        case northEast = "noea", northWest = "nowe", southEast = "soea", southWest = "sowe"
+        /// The window with the highest entropy of a small greyscale version.
+        case smart = "sm"
+    }
+
+    /// The source image.
+    var url: URL
+    var resizingType: ResizingType = .fit
+    /// Requested width; 0 keeps the aspect ratio from the height.
+    var width = 0
+    /// Requested height; 0 keeps the aspect ratio from the width.
+    var height = 0
+    var gravity: Gravity = .center
+    /// Device pixel ratio: multiplies width and height.
+    var dpr = 1.0
+    /// 1–100, or `nil` for the format's default.
+    var quality: Int?
+    /// The output format from the extension or `f:`, or `nil` to negotiate from `Accept`.
+    var format: ImageFormat?
+
+    /// The target width and height in pixels (`dpr` applied, rounded); 0 = unconstrained.
+    var targetSize: (width: Int, height: Int) {
+        (Int((Double(width) * dpr).rounded()), Int((Double(height) * dpr).rounded()))
+    }
+
+    /// The canonical description of the transform, part of the result-cache key.
+    var transformKey: String {
+        let target = targetSize
+        return "\(resizingType.rawValue):\(target.width):\(target.height):\(gravity.rawValue)"
+    }
+
+    /// Parses the part of the path after the signature segment (starting with `/`).
+    ///
+    /// - Throws: ``ThumbnailError/badRequest(_:)`` naming what is wrong.
+    init(path: Substring, maxDimension: Int) throws(ThumbnailError) {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        var index = segments.startIndex
+        var request = ProcessingRequest(url: URL(string: "http://placeholder")!)
+        // Options: every segment with a colon before the source.
+        while index < segments.endIndex, segments[index] != "plain", segments[index].contains(":") {
+            try request.apply(option: segments[index], maxDimension: maxDimension)
+            index += 1
+        }
+        guard index < segments.endIndex else { throw .badRequest("the source URL is missing") }
+        let source: String
+        var extensionName: Substring?
+        if segments[index] == "plain" {
+            var encoded = segments[(index + 1)...].joined(separator: "/")[...]
+            if let at = encoded.lastIndex(of: "@") {
+                extensionName = encoded[encoded.index(after: at)...]
+                encoded = encoded[..<at]
+            }
+            guard let decoded = encoded.removingPercentEncoding else { throw .badRequest("the plain source URL is not percent-encoded properly") }
+            source = decoded
+        } else {
+            var encoded = segments[index...].joined()[...]
+            if let dot = encoded.lastIndex(of: ".") {
+                extensionName = encoded[encoded.index(after: dot)...]
+                encoded = encoded[..<dot]
+            }
+            guard let data = URLSigner.decodeBase64URL(encoded), let text = String(data: data, encoding: .utf8) else {
+                throw .badRequest("the source URL is not base64url")
+            }
+            source = text
+        }
+        guard let url = URL(string: source), let scheme = url.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else {
+            throw .badRequest("the source must be an absolute http or https URL")
+        }
+        request.url = url
+        if let extensionName, !extensionName.isEmpty { request.format = try Self.format(named: extensionName) }
+        let target = request.targetSize
+        guard target.width <= maxDimension, target.height <= maxDimension else {
+            throw .badRequest("width and height times dpr must be at most \(maxDimension)")
+        }
+        self = request
+    }
+
+    private init(url: URL) { self.url = url }
+
+    private mutating func apply(option: Substring, maxDimension: Int) throws(ThumbnailError) {
+        let parts = option.split(separator: ":", omittingEmptySubsequences: false)
+        let name = parts[0]
+        let arguments = Array(parts.dropFirst())
+        func dimension(_ text: Substring) throws(ThumbnailError) -> Int {
+            guard let value = Int(text), (0...maxDimension).contains(value) else {
+                throw .badRequest("\(name): a width or height must be a whole number from 0 to \(maxDimension)")
+            }
+            return value
+        }
+        func count(_ range: ClosedRange<Int>) throws(ThumbnailError) {
+            guard range.contains(arguments.count) else { throw .badRequest("\(name) takes \(range.lowerBound)…\(range.upperBound) arguments") }
+        }
+        switch name {
+        case "rs", "resize":
+            try count(1...3)
+            // Empty arguments keep their current value, as in imgproxy.
+            if !arguments[0].isEmpty { resizingType = try Self.resizingType(arguments[0]) }
+            if arguments.count > 1, !arguments[1].isEmpty { width = try dimension(arguments[1]) }
+            if arguments.count > 2, !arguments[2].isEmpty { height = try dimension(arguments[2]) }
+        case "rt", "resizing_type":
+            try count(1...1)
+            resizingType = try Self.resizingType(arguments[0])
+        case "s", "size":
+            try count(1...2)
+            if !arguments[0].isEmpty { width = try dimension(arguments[0]) }
+            if arguments.count > 1, !arguments[1].isEmpty { height = try dimension(arguments[1]) }
+        case "w", "width":
+            try count(1...1)
+            width = try dimension(arguments[0])
+        case "h", "height":
+            try count(1...1)
+            height = try dimension(arguments[0])
+        case "g", "gravity":
+            try count(1...1)
+            guard let gravity = Gravity(rawValue: String(arguments[0])) else {
+                throw .badRequest("gravity must be one of \(Gravity.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            self.gravity = gravity
+        case "dpr":
+            try count(1...1)
+            guard let value = Double(arguments[0]), value > 0, value <= 8 else {
+                throw .badRequest("dpr must be a number above 0 and at most 8")
+            }
+            dpr = value
+        case "q", "quality":
+            try count(1...1)
+            guard let value = Int(arguments[0]), (0...100).contains(value) else {
+                throw .badRequest("quality must be a whole number from 0 (the default) to 100")
+            }
+            quality = value == 0 ? nil : value
+        case "f", "format", "ext":
+            try count(1...1)
+            format = try Self.format(named: arguments[0])
+        default:
+            throw .badRequest("unknown processing option \(name)")
+        }
+    }
+
+    private static func resizingType(_ text: Substring) throws(ThumbnailError) -> ResizingType {
+        guard let type = ResizingType(rawValue: String(text)) else {
+            throw .badRequest("resizing type must be fit, fill, fill-down, force or auto")
+        }
+        return type
+    }
+
+    /// The output format an extension names.
+    static func format(named name: Substring) throws(ThumbnailError) -> ImageFormat {
+        switch name.lowercased() {
+        case "jpg", "jpeg": .jpeg
+        case "png": .png
+        case "webp": .webp
+        case "avif": .avif
+        default: throw .badRequest("output format must be jpg, png, webp or avif")
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import AsyncWebImage
+import Foundation
+import Testing
+@testable import thumbnail_server
+
+/// The pure parts, in process: the result cache's memory bound and the
+/// `Accept` negotiation.
+struct ResultCacheUnitTests {
+    static func entry(bytes: Int) -> ResultCache.Entry {
+        let body = Data(repeating: 7, count: bytes)
+        return ResultCache.Entry(body: body, format: .jpeg, entityTag: EntityTag(parameters: "k", body: body))
+    }
+
+    @Test("the memory tier keeps at most its bytes, evicting the least recently used")
+    func leastRecentlyUsedByBytes() {
+        var lru = ByteBoundedLRU(limit: 1000)
+        lru.insert(Self.entry(bytes: 400), forKey: "a")
+        lru.insert(Self.entry(bytes: 400), forKey: "b")
+        #expect(lru.value(forKey: "a") != nil)  // a is now more recent than b
+        lru.insert(Self.entry(bytes: 400), forKey: "c")
+        #expect(lru.totalBytes == 800)
+        #expect(lru.value(forKey: "b") == nil)
+        #expect(lru.value(forKey: "a") != nil)
+        #expect(lru.value(forKey: "c") != nil)
+        // Bigger than the whole bound: not kept, nothing evicted for it.
+        lru.insert(Self.entry(bytes: 1001), forKey: "d")
+        #expect(lru.value(forKey: "d") == nil)
+        #expect(lru.totalBytes == 800)
+        // Many hits keep the recency queue bounded and the entries intact.
+        for _ in 0..<10_000 { _ = lru.value(forKey: "a") }
+        #expect(lru.value(forKey: "c") != nil)
+        #expect(lru.totalBytes == 800)
+    }
+
+    @Test("Accept: AVIF before WebP, q=0 refuses, */* alone is JPEG/PNG", arguments: [
+        ("image/avif,image/webp,*/*", ImageFormat?.some(.avif)),
+        ("image/webp,image/avif;q=0", .some(.webp)),
+        ("image/webp;q=0.5", .some(.webp)),
+        ("text/html,*/*;q=0.8", nil),
+        ("IMAGE/AVIF", .some(.avif)),
+        ("", nil),
+    ])
+    func negotiation(accept: String, expected: ImageFormat?) {
+        #expect(ThumbnailController.negotiateFormat(accept: accept) == expected)
+    }
+
+    @Test("imgproxy's signing example verifies (key 'secret', salt 'hello')")
+    func signingExample() throws {
+        let signer = try #require(URLSigner(keyHex: "736563726574", saltHex: "68656C6C6F"))
+        // HMAC-SHA256("secret", "hello" + path), from Python's hmac module.
+        let path = "/rs:fill:300:400:0/g:sm/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png"
+        let expected = String(decoding: try ServerHarness.run("/usr/bin/env", ["python3", "-c", """
+        import base64, hashlib, hmac, sys
+        print(base64.urlsafe_b64encode(hmac.new(b"secret", b"hello" + sys.argv[1].encode(), hashlib.sha256).digest()).rstrip(b"=").decode())
+        """, path]), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(signer.signature(of: path) == expected)
+        #expect(signer.verify(signature: expected, path: path))
+        #expect(!signer.verify(signature: expected, path: path + "x"))
+        #expect(!signer.verify(signature: String(expected.dropLast()), path: path))
+        #expect(URLSigner(keyHex: "zz", saltHex: "") == nil)
+    }
+}

@@ -1,0 +1,258 @@
+import AsyncWebImage
+import Foundation
+
+/// A real `thumbnail-server` process and a real loopback origin
+/// (`python3 -m http.server`) for one test, both stopped by PID.
+final class ServerHarness {
+    /// The origin's files.
+    let root: URL
+    /// The origin's base URL.
+    private(set) var origin = ""
+    /// The server's base URL.
+    private(set) var base = ""
+    private var originProcess: Process?
+    private var serverProcess: Process?
+    /// Servers started before the current one (a fleet), stopped on deinit.
+    private var earlierServers: [Process] = []
+    private var redisProcess: Process?
+    /// The Redis port, once ``startRedis()`` ran.
+    private(set) var redisPort = 0
+    private let originLog: URL
+
+    /// The signing key and salt the server is started with (hex).
+    static let keyHex = "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881"
+    static let saltHex = "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5"
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("thumbnail-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("www"), withIntermediateDirectories: true)
+        originLog = root.appendingPathComponent("origin.log")
+    }
+
+    deinit {
+        stopServer()
+        for process in earlierServers where process.isRunning { process.terminate(); process.waitUntilExit() }
+        // SIGKILL: see the origin below; Redis keeps nothing (persistence off).
+        if let redisProcess, redisProcess.isRunning {
+            kill(redisProcess.processIdentifier, SIGKILL)
+            redisProcess.waitUntilExit()
+        }
+        // SIGKILL: the test process's threads block SIGTERM, and Python
+        // inherits that mask (the server unblocks it, Python does not).
+        if let originProcess, originProcess.isRunning {
+            kill(originProcess.processIdentifier, SIGKILL)
+            originProcess.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// Writes `data` as the origin's file `name`.
+    func serve(_ data: Data, as name: String) throws {
+        try data.write(to: root.appendingPathComponent("www").appendingPathComponent(name))
+    }
+
+    /// Starts the origin (a static file server on a free loopback port).
+    func startOrigin() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", root.appendingPathComponent("www").path]
+        _ = FileManager.default.createFile(atPath: originLog.path, contents: nil)
+        let log = try FileHandle(forWritingTo: originLog)
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        originProcess = process
+        let line = try waitForLine(in: originLog, containing: "port ")
+        guard let port = line.split(separator: " ").firstIndex(of: "port").map({ line.split(separator: " ")[$0 + 1] }) else {
+            throw HarnessError("no port in \(line)")
+        }
+        origin = "http://127.0.0.1:\(port)"
+    }
+
+    /// How many GETs the origin has answered so far.
+    var originRequests: Int {
+        let text = (try? String(contentsOf: originLog, encoding: .utf8)) ?? ""
+        return text.components(separatedBy: "\"GET /").count - 1
+    }
+
+    /// Starts a `redis-server` on a free loopback port, persistence off.
+    func startRedis() throws {
+        let port = String(decoding: try Self.run("/usr/bin/env", ["python3", "-c",
+            "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"]), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let log = root.appendingPathComponent("redis.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["redis-server", "--bind", "127.0.0.1", "--port", port, "--save", "", "--appendonly", "no", "--dir", root.path]
+        process.standardOutput = try FileHandle(forWritingTo: log)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        redisProcess = process
+        _ = try waitForLine(in: log, containing: "Ready to accept connections")
+        redisPort = Int(port) ?? 0
+    }
+
+    /// How many keys the Redis holds (`DBSIZE`, by `redis-cli`).
+    func redisKeyCount() throws -> Int {
+        let text = String(decoding: try Self.run("/usr/bin/env", ["redis-cli", "-p", String(redisPort), "DBSIZE"]), as: UTF8.self)
+        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// Starts another server, keeping the current one running (a fleet);
+    /// ``base`` is then the new one's.
+    func startAnotherServer(_ arguments: [String] = []) throws {
+        if let serverProcess { earlierServers.append(serverProcess) }
+        serverProcess = nil
+        try startServer(arguments)
+    }
+
+    /// Starts the server with `arguments` (plus the signing key, `--port 0`, loopback upstreams).
+    func startServer(_ arguments: [String] = []) throws {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["--port", "0", "--allow-loopback"] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["THUMBNAIL_KEY"] = Self.keyHex
+        environment["THUMBNAIL_SALT"] = Self.saltHex
+        process.environment = environment
+        let out = root.appendingPathComponent("server-\(UUID().uuidString).out")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        serverProcess = process
+        let line = try waitForLine(in: out, containing: "listening on ")
+        base = String(line.split(separator: " ").last ?? "")
+    }
+
+    /// Stops the server (SIGTERM, then waits for it).
+    func stopServer() {
+        if let serverProcess, serverProcess.isRunning { serverProcess.terminate(); serverProcess.waitUntilExit() }
+        serverProcess = nil
+    }
+
+    /// The built server next to this test bundle (or `THUMBNAIL_SERVER_BIN`).
+    static var binary: URL {
+        if let path = ProcessInfo.processInfo.environment["THUMBNAIL_SERVER_BIN"] { return URL(fileURLWithPath: path) }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("thumbnail-server")
+    }
+
+    /// The signature imgproxy would compute for `path`, by Python's hmac
+    /// module (not the server's code).
+    static func signature(of path: String) throws -> String {
+        let script = """
+        import base64, hashlib, hmac, sys
+        key, salt, path = bytes.fromhex(sys.argv[1]), bytes.fromhex(sys.argv[2]), sys.argv[3].encode()
+        print(base64.urlsafe_b64encode(hmac.new(key, salt + path, hashlib.sha256).digest()).rstrip(b"=").decode())
+        """
+        let result = try run("/usr/bin/env", ["python3", "-c", script, keyHex, saltHex, path])
+        return String(decoding: result, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// One response, fetched with the curl command-line tool.
+    struct Reply {
+        let status: Int
+        let headers: [String: String]
+        let body: Data
+    }
+
+    /// GETs `path` from the server with `headers`.
+    func get(_ path: String, headers: [String: String] = [:]) throws -> Reply {
+        let headerFile = root.appendingPathComponent("headers-\(UUID().uuidString)")
+        let bodyFile = root.appendingPathComponent("body-\(UUID().uuidString)")
+        var arguments = ["-s", "--max-time", "60", "-D", headerFile.path, "-o", bodyFile.path, "-w", "%{http_code}"]
+        // curl sends Accept: */* unless told otherwise.
+        arguments += ["-H", "Accept: \(headers["Accept"] ?? "")"]
+        for (name, value) in headers where name != "Accept" { arguments += ["-H", "\(name): \(value)"] }
+        arguments.append(base + path)
+        let status = Int(String(decoding: try Self.run("/usr/bin/env", ["curl"] + arguments), as: UTF8.self)) ?? 0
+        var fields: [String: String] = [:]
+        let text = (try? String(contentsOf: headerFile, encoding: .utf8)) ?? ""
+        for line in text.split(whereSeparator: \.isNewline) {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Reply(status: status, headers: fields, body: (try? Data(contentsOf: bodyFile)) ?? Data())
+    }
+
+    /// `thumbnail_decodes_total` from the server's /metrics.
+    func decodes() throws -> Int {
+        let text = String(decoding: try get("/metrics").body, as: UTF8.self)
+        for line in text.split(separator: "\n") where line.hasPrefix("thumbnail_decodes_total ") {
+            return Int(line.split(separator: " ")[1]) ?? -1
+        }
+        return 0
+    }
+
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String]) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return data
+    }
+
+    /// Waits (at most 30 s) for a line containing `text` in `file`.
+    private func waitForLine(in file: URL, containing text: String) throws -> String {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let content = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+            if let line = content.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw HarnessError("timed out waiting for '\(text)' in \(file.path)")
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Made-up test images, encoded with the library's encoders.
+enum TestImages {
+    /// A smooth RGB gradient, `width` × `height`, as JPEG or PNG.
+    static func gradient(width: Int, height: Int, as format: ImageFormat) throws -> Data {
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                let i = (y * width + x) * 3
+                pixels[i] = UInt8(x * 255 / max(1, width - 1))
+                pixels[i + 1] = UInt8(y * 255 / max(1, height - 1))
+                pixels[i + 2] = 128
+            }
+        }
+        let image = try Image(width: width, height: height, pixelFormat: .rgb8, pixels: pixels)
+        return try ImageCoderRegistry.builtIn.encode(image, as: format, quality: 0.9)
+    }
+
+    /// A flat grey `width` × `height` PNG with a detailed patch (8×8 blocks
+    /// of pseudo-random colours) over the columns `patch`.
+    static func patch(width: Int, height: Int, columns patch: Range<Int>) throws -> Data {
+        var pixels = [UInt8](repeating: 128, count: width * height * 3)
+        var state: UInt32 = 12_345
+        var blocks: [Int: (UInt8, UInt8, UInt8)] = [:]
+        for y in 0..<height {
+            for x in patch {
+                let block = (y / 8) * 1000 + x / 8
+                if blocks[block] == nil {
+                    state = state &* 1_664_525 &+ 1_013_904_223
+                    blocks[block] = (UInt8(truncatingIfNeeded: state >> 24), UInt8(truncatingIfNeeded: state >> 16), UInt8(truncatingIfNeeded: state >> 8))
+                }
+                let (r, g, b) = blocks[block]!
+                let i = (y * width + x) * 3
+                pixels[i] = r
+                pixels[i + 1] = g
+                pixels[i + 2] = b
+            }
+        }
+        let image = try Image(width: width, height: height, pixelFormat: .rgb8, pixels: pixels)
+        return try ImageCoderRegistry.builtIn.encode(image, as: .png)
+    }
+}
