@@ -21,6 +21,10 @@ struct CountingDecoder: ImageDecoding {
         return try base.decode(data, options: options)
     }
 
+    /// The wrapped decoder's header read: the loader schedules huge images
+    /// in its CPU limiter's heavy lane by it, which a wrapper must not hide.
+    func declaredSize(of data: Data) -> PixelSize? { base.declaredSize(of: data) }
+
     // No progressive decoder: the server never asks for previews, and one
     // would decode outside the count.
 

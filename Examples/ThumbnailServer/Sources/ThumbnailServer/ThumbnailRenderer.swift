@@ -62,6 +62,9 @@ final class ThumbnailRenderer: Sendable {
         self.redis = redis
 
         var configuration = ImageLoader.Configuration(cache: cache)
+        // One cache for every client: a `private` response is not stored,
+        // `s-maxage` wins over `max-age` (RFC 9111's shared cache).
+        configuration.httpCacheMode = .shared
         // Every decode counted (`thumbnail_decodes_total`).
         configuration.coders = CountingDecoder.wrapping(.builtIn)
         configuration.dataLoader = CurlDataLoader(configuration: transfer)
