@@ -91,11 +91,13 @@ let package = Package(
         ),
         // <sys/xattr.h>, which Swift's Glibc module leaves out (glibc itself, nothing to link).
         .systemLibrary(name: "CXattr"),
+        // <malloc.h>: mallopt, malloc_trim, mallinfo2 (glibc itself, nothing to link).
+        .systemLibrary(name: "CMalloc"),
         .target(
             name: "AsyncWebImage",
             dependencies: [
                 "AWILocking", "CCurl", "CTurboJPEG", "CSpng", "CXattr", "CWebP", "CGif", "CAvif", "CHeif",
-                "CDeflate", "CHiredis", "CLcms2", "CXXHash",
+                "CDeflate", "CHiredis", "CLcms2", "CXXHash", "CMalloc",
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
             swiftSettings: swiftSettings
@@ -116,7 +118,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "awi-bench",
-            dependencies: ["AsyncWebImage", "LoopbackServer", "CTurboJPEG", "CSpng", "CCurl", "CWebP", "CAvif", "CXXHash"],
+            dependencies: ["AsyncWebImage", "LoopbackServer", "CTurboJPEG", "CSpng", "CCurl", "CWebP", "CAvif", "CXXHash", "CMalloc"],
             path: "Benchmarks/awi-bench",
             swiftSettings: swiftSettings
         ),
@@ -125,6 +127,14 @@ let package = Package(
             name: "awi-cache-stress",
             dependencies: ["AsyncWebImage"],
             path: "Tests/CacheStressHelper",
+            swiftSettings: swiftSettings
+        ),
+        // A fresh process for AllocatorTuningTests: the allocator settings are
+        // process-wide and applied once, so each case needs its own process.
+        .executableTarget(
+            name: "awi-allocator-probe",
+            dependencies: ["AsyncWebImage", "CMalloc"],
+            path: "Tests/AllocatorProbeHelper",
             swiftSettings: swiftSettings
         ),
         // The command-line example: fetch, thumbnail, transform, write.
@@ -140,7 +150,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AsyncWebImageTests",
-            dependencies: ["AsyncWebImage", "AWILocking", "awi-cache-stress", "awi", "LoopbackServer", "CTurboJPEG", "CSpng"],
+            dependencies: ["AsyncWebImage", "AWILocking", "awi-cache-stress", "awi", "LoopbackServer", "CTurboJPEG", "CSpng", "awi-allocator-probe"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

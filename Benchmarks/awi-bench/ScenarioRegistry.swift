@@ -23,6 +23,7 @@ enum ScenarioRegistry {
         LoaderStartCancelScenario(),
         LoaderProgressiveScenario(),
         LoaderFinalLatencyScenario(),
+        AllocatorScenario(),
     ]
 
     /// The scenarios `names` select, in registry order; every scenario that

@@ -88,6 +88,14 @@ extension ImageLoader {
         /// The quality of JPEG data written for transformed images. 0.9 by default.
         public var transformedImageQuality = 0.9
 
+        // MARK: Memory
+
+        /// The allocator settings the first loader of the process applies
+        /// (see ``AllocatorTuning``): ``AllocatorTuning/default`` by default,
+        /// so decode buffers are reused instead of mapped and faulted in on
+        /// every decode. `nil` leaves glibc's allocator as it is.
+        public var allocatorTuning: AllocatorTuning? = .default
+
         /// Creates the default configuration, on ``ImageCache/shared``.
         public init() {
             cache = .shared

@@ -53,6 +53,7 @@ public final class ImageLoader: Sendable {
     /// Creates a loader.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        AllocatorTuning.settle(configuration.allocatorTuning)
         defaultContextIsEmpty = configuration.defaultContext.isEmpty
         allowedSchemes = configuration.dataLoader.allowedSchemes
         httpAllowed = allowedSchemes.contains("http")

@@ -1,0 +1,153 @@
+import CMalloc
+import Glibc
+import Synchronization
+
+/// Settings of glibc's allocator that keep decode buffers mapped between
+/// decodes, and a way to give the memory back after a burst.
+///
+/// By default glibc serves every allocation above 128 KiB (raised as such
+/// blocks are freed, up to 32 MiB) with its own `mmap`, and unmaps it on
+/// `free`. A decode allocates buffers of a few MiB to a few tens of MiB
+/// (libjpeg's coefficient arrays of a progressive JPEG, pixel buffers), so
+/// each decode maps fresh pages and the kernel faults every one of them in
+/// and zeroes it. With a higher mmap threshold these buffers come from the
+/// heap, and with a higher trim threshold the heap keeps them between
+/// decodes: the next decode reuses pages that are already resident.
+///
+/// The first ``ImageLoader`` created in the process applies its
+/// configuration's ``ImageLoader/Configuration/allocatorTuning`` (``default``
+/// unless changed); a configuration with `nil` there leaves the allocator
+/// untouched. The settings are process-wide, so they are applied once: later
+/// loaders, whatever their configuration, change nothing.
+///
+/// ```swift
+/// var configuration = ImageLoader.Configuration()
+/// configuration.allocatorTuning = nil          // keep glibc's defaults
+/// let loader = ImageLoader(configuration: configuration)
+/// ```
+///
+/// A server that has just finished a burst of large decodes can hand the
+/// memory the heap kept back to the system with ``releaseFreeMemory()``.
+///
+/// - Important: The settings are glibc's `mallopt` parameters: a process
+///   linked against another allocator (jemalloc, tcmalloc) ignores them.
+public struct AllocatorTuning: Sendable, Hashable {
+    /// The largest mmap threshold glibc accepts on a 64-bit system
+    /// (half its heap size): 32 MiB.
+    public static let maxMmapThreshold = 32 * 1024 * 1024
+
+    /// Allocations of at least this many bytes get their own `mmap`; smaller
+    /// ones come from the heap and are reused. Clamped to
+    /// 0...``maxMmapThreshold`` when applied. 32 MiB by default, so that a
+    /// 12 MP progressive JPEG's coefficient arrays stay on the heap.
+    public var mmapThreshold: Int
+
+    /// Free memory at the top of a heap beyond this many bytes is returned to
+    /// the system at once. 64 MiB by default: one large decode's buffers
+    /// stay resident for the next.
+    public var trimThreshold: Int
+
+    /// The most allocator arenas (each thread allocates from one), or `nil`
+    /// to keep glibc's limit (8 per core). Fewer arenas hold less free memory
+    /// between them. Twice the number of online processors (at least 2) by default.
+    public var maxArenas: Int?
+
+    /// Creates a tuning; every value defaults to the one ``default`` uses.
+    public init(
+        mmapThreshold: Int = AllocatorTuning.maxMmapThreshold,
+        trimThreshold: Int = 64 * 1024 * 1024,
+        maxArenas: Int? = AllocatorTuning.defaultMaxArenas
+    ) {
+        self.mmapThreshold = mmapThreshold
+        self.trimThreshold = trimThreshold
+        self.maxArenas = maxArenas
+    }
+
+    /// The tuning a loader applies unless configured otherwise.
+    public static var `default`: AllocatorTuning { AllocatorTuning() }
+
+    /// Twice the online processors, at least 2.
+    public static var defaultMaxArenas: Int {
+        max(2, 2 * max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+
+    // MARK: Applying
+
+    /// What has been decided for this process.
+    private enum State: Sendable {
+        /// No loader has been created and nothing was applied.
+        case unsettled
+        /// The first loader opted out: loaders leave the allocator alone.
+        case declined
+        /// This tuning is in effect.
+        case applied(AllocatorTuning)
+    }
+
+    private static let state = Mutex<State>(.unsettled)
+
+    /// The tuning in effect in this process, or `nil` when none was applied.
+    public static var current: AllocatorTuning? {
+        state.withLock { state in
+            if case .applied(let tuning) = state { return tuning }
+            return nil
+        }
+    }
+
+    /// Applies this tuning now, unless a tuning is already in effect.
+    ///
+    /// Loaders call this for you; call it yourself to tune before the first
+    /// loader exists, or after a loader opted out.
+    ///
+    /// - Returns: Whether this call applied it (`false`: another tuning, or
+    ///   this one, was already in effect, and nothing changed).
+    @discardableResult
+    public func apply() -> Bool {
+        Self.state.withLock { state in
+            if case .applied = state { return false }
+            setAllocatorParameters()
+            state = .applied(self)
+            return true
+        }
+    }
+
+    /// The loaders' entry: the first call settles the process (applies
+    /// `tuning`, or records the opt-out); later calls change nothing.
+    static func settle(_ tuning: AllocatorTuning?) {
+        state.withLock { state in
+            guard case .unsettled = state else { return }
+            if let tuning {
+                tuning.setAllocatorParameters()
+                state = .applied(tuning)
+            } else {
+                state = .declined
+            }
+        }
+    }
+
+    /// The `mallopt` calls (under the state lock, so two tunings never interleave).
+    private func setAllocatorParameters() {
+        let mmap = min(max(0, mmapThreshold), Self.maxMmapThreshold)
+        _ = awi_mallopt_mmap_threshold(Int32(mmap))
+        _ = awi_mallopt_trim_threshold(Int32(clamping: max(0, trimThreshold)))
+        if let maxArenas {
+            _ = awi_mallopt_arena_max(Int32(clamping: max(1, maxArenas)))
+        }
+    }
+
+    // MARK: Releasing
+
+    /// Returns the free memory every allocator arena holds to the system
+    /// (glibc's `malloc_trim(0)`): the top of each heap, and the whole free
+    /// pages inside it.
+    ///
+    /// The tuning keeps freed decode buffers resident so the next decode can
+    /// reuse them; after a burst of large decodes that is memory a quiet
+    /// server does not need. It walks every arena's free lists under their
+    /// locks, and the next large decode faults its pages in again, so call it when a burst is over, not per request.
+    ///
+    /// - Returns: Whether any memory was returned.
+    @discardableResult
+    public static func releaseFreeMemory() -> Bool {
+        awi_malloc_trim(0) != 0
+    }
+}
