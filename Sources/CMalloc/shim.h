@@ -6,8 +6,7 @@
 #include <malloc.h>
 #include <stddef.h>
 
-/// mallopt(M_MMAP_THRESHOLD): 1 on success, 0 when glibc refuses the value
-/// (above HEAP_MAX_SIZE / 2, 32 MiB on 64-bit).
+/// mallopt(M_MMAP_THRESHOLD): 1 on success, 0 when glibc refuses the value.
 static inline int awi_mallopt_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
 /// mallopt(M_TRIM_THRESHOLD).
 static inline int awi_mallopt_trim_threshold(int bytes) { return mallopt(M_TRIM_THRESHOLD, bytes); }

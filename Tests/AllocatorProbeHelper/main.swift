@@ -4,8 +4,9 @@
 //
 // usage: awi-allocator-probe once | optout | default | release
 //   once     three loaders (tuning A: mmap threshold 16 MiB; tuning B: 256 KiB;
-//            opted out), then an 8 MiB allocation. Prints
-//            "current <mmap threshold in effect, or none> mapped <bytes mmap'd for it>".
+//            opted out), then an 8 MiB and a 64 MiB allocation (main thread). Prints
+//            "current <mmap threshold in effect, or none> mapped <bytes mmap'd for
+//            the 8 MiB one> mapped64 <for the 64 MiB one>".
 //   optout   one opted-out loader, then the same. Prints the same line.
 //   default  one loader with the default configuration, then the same.
 //   release  one default loader; 48 buffers of 1 MiB written then freed.
@@ -42,8 +43,9 @@ func mappedBytes(forAllocationOf size: Int) -> Int {
 
 func reportProbe(_ loaders: [ImageLoader]) {
     let mapped = mappedBytes(forAllocationOf: 8 * 1024 * 1024)
+    let mapped64 = mappedBytes(forAllocationOf: 64 * 1024 * 1024)
     let current = AllocatorTuning.current.map { String($0.mmapThreshold) } ?? "none"
-    print("current \(current) mapped \(mapped) loaders \(loaders.count)")
+    print("current \(current) mapped \(mapped) mapped64 \(mapped64) loaders \(loaders.count)")
 }
 
 let arguments = CommandLine.arguments.dropFirst()

@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// By default glibc serves every allocation above 128 KiB (raised as such
 /// blocks are freed, up to 32 MiB) with its own `mmap`, and unmaps it on
-/// `free`. A decode allocates buffers of a few MiB to a few tens of MiB
+/// `free`; blocks above 32 MiB are always mapped afresh. A decode allocates buffers of a few MiB to a few tens of MiB
 /// (libjpeg's coefficient arrays of a progressive JPEG, pixel buffers), so
 /// each decode maps fresh pages and the kernel faults every one of them in
 /// and zeroes it. With a higher mmap threshold these buffers come from the
@@ -32,18 +32,16 @@ import Synchronization
 /// - Important: The settings are glibc's `mallopt` parameters: a process
 ///   linked against another allocator (jemalloc, tcmalloc) ignores them.
 public struct AllocatorTuning: Sendable, Hashable {
-    /// The largest mmap threshold glibc accepts on a 64-bit system
-    /// (half its heap size): 32 MiB.
-    public static let maxMmapThreshold = 32 * 1024 * 1024
-
     /// Allocations of at least this many bytes get their own `mmap`; smaller
-    /// ones come from the heap and are reused. Clamped to
-    /// 0...``maxMmapThreshold`` when applied. 32 MiB by default, so that a
-    /// 12 MP progressive JPEG's coefficient arrays stay on the heap.
+    /// ones come from the heap and are reused. 256 MiB by default, so that
+    /// the coefficient arrays of a large progressive JPEG (about 36 MB for
+    /// the luma of an 18 MP one) and the inflate buffer of a large PNG stay
+    /// on the heap. (A thread's arena other than the main one still maps
+    /// blocks larger than its 64 MiB heap.)
     public var mmapThreshold: Int
 
     /// Free memory at the top of a heap beyond this many bytes is returned to
-    /// the system at once. 64 MiB by default: one large decode's buffers
+    /// the system at once. 128 MiB by default: one large decode's buffers
     /// stay resident for the next.
     public var trimThreshold: Int
 
@@ -54,8 +52,8 @@ public struct AllocatorTuning: Sendable, Hashable {
 
     /// Creates a tuning; every value defaults to the one ``default`` uses.
     public init(
-        mmapThreshold: Int = AllocatorTuning.maxMmapThreshold,
-        trimThreshold: Int = 64 * 1024 * 1024,
+        mmapThreshold: Int = 256 * 1024 * 1024,
+        trimThreshold: Int = 128 * 1024 * 1024,
         maxArenas: Int? = AllocatorTuning.defaultMaxArenas
     ) {
         self.mmapThreshold = mmapThreshold
@@ -126,8 +124,8 @@ public struct AllocatorTuning: Sendable, Hashable {
 
     /// The `mallopt` calls (under the state lock, so two tunings never interleave).
     private func setAllocatorParameters() {
-        let mmap = min(max(0, mmapThreshold), Self.maxMmapThreshold)
-        _ = awi_mallopt_mmap_threshold(Int32(mmap))
+        // A value glibc refuses leaves its own setting in place.
+        _ = awi_mallopt_mmap_threshold(Int32(clamping: max(0, mmapThreshold)))
         _ = awi_mallopt_trim_threshold(Int32(clamping: max(0, trimThreshold)))
         if let maxArenas {
             _ = awi_mallopt_arena_max(Int32(clamping: max(1, maxArenas)))

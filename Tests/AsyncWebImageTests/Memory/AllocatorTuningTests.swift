@@ -30,14 +30,15 @@ struct AllocatorTuningTests {
         return values
     }
 
-    @Test("a default loader applies the tuning: an 8 MiB buffer comes from the heap, not from its own mmap")
+    @Test("a default loader applies the tuning: 8 MiB and 64 MiB buffers come from the heap, not from their own mmap")
     func defaultLoaderTunes() throws {
         // Given a process whose only loader has the default configuration
-        // When it allocates and writes 8 MiB
+        // When it allocates and writes 8 MiB, then 64 MiB (past glibc's own 32 MiB ceiling)
         let values = try probe("default")
-        // Then the default tuning is in effect and glibc mapped nothing for the buffer
+        // Then the default tuning is in effect and glibc mapped nothing for either
         #expect(values["current"] == String(AllocatorTuning.default.mmapThreshold))
         #expect(values["mapped"] == "0")
+        #expect(values["mapped64"] == "0")
     }
 
     @Test("an opted-out loader leaves the allocator alone: glibc maps the 8 MiB buffer itself")
@@ -49,6 +50,8 @@ struct AllocatorTuningTests {
         #expect(values["current"] == "none")
         let mapped = try #require(values["mapped"].flatMap { Int($0) })
         #expect(mapped >= 8 * Self.mebibyte)
+        let mapped64 = try #require(values["mapped64"].flatMap { Int($0) })
+        #expect(mapped64 >= 64 * Self.mebibyte)
     }
 
     @Test("the tuning is applied once: the first loader's wins, later loaders change nothing")
