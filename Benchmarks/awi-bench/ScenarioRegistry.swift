@@ -24,6 +24,7 @@ enum ScenarioRegistry {
         LoaderProgressiveScenario(),
         LoaderFinalLatencyScenario(),
         AllocatorScenario(),
+        ThumbnailStagesScenario(),
     ]
 
     /// The scenarios `names` select, in registry order; every scenario that
