@@ -125,7 +125,8 @@ struct AllocatorScenario: Scenario {
             BenchmarkRunner.printError("usage: awi-bench --allocator-child tuned|default FILE COUNT thumbnail|full")
             return 2
         }
-        if arguments[0] == "tuned" { AllocatorTuning.default.apply() }
+        // "tuned" was applied in main.swift, before any thread allocated.
+        if arguments[0] == "tuned" && AllocatorTuning.current == nil { return 3 }
         let options = arguments[3] == "full" ? ImageDecodingOptions() : ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 256, height: 256))
         let decode: () throws -> Image = ImageFormat.detect(data) == .png
             ? { try PNGCoder().decode(data, options: options) }
