@@ -104,11 +104,13 @@ let package = Package(
         ),
         // <sys/xattr.h>, which Swift's Glibc module leaves out (glibc itself, nothing to link).
         .systemLibrary(name: "CXattr"),
+        // <malloc.h>: mallopt, malloc_trim, mallinfo2 (glibc itself, nothing to link).
+        .systemLibrary(name: "CMalloc"),
         .target(
             name: "AsyncWebImage",
             dependencies: [
                 "AWILocking", "CCurl", "CTurboJPEG", "CSpng", "CXattr", "CWebP", "CGif", "CAvif", "CHeif",
-                "CDeflate", "CHiredis", "CLcms2", "CXXHash", "CImageQuant",
+                "CDeflate", "CHiredis", "CLcms2", "CXXHash", "CImageQuant", "CMalloc",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -134,7 +136,7 @@ let package = Package(
         .executableTarget(
             name: "awi-bench",
             dependencies: [
-                "AsyncWebImage", "LoopbackServer", "CTurboJPEG", "CSpng", "CCurl", "CWebP", "CAvif", "CXXHash",
+                "AsyncWebImage", "LoopbackServer", "CTurboJPEG", "CSpng", "CCurl", "CWebP", "CAvif", "CXXHash", "CMalloc",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -147,6 +149,14 @@ let package = Package(
             name: "awi-cache-stress",
             dependencies: ["AsyncWebImage"],
             path: "Tests/CacheStressHelper",
+            swiftSettings: swiftSettings
+        ),
+        // A fresh process for AllocatorTuningTests: the allocator settings are
+        // process-wide and applied once, so each case needs its own process.
+        .executableTarget(
+            name: "awi-allocator-probe",
+            dependencies: ["AsyncWebImage", "CMalloc"],
+            path: "Tests/AllocatorProbeHelper",
             swiftSettings: swiftSettings
         ),
         // The command-line example: fetch, thumbnail, transform, write.
@@ -163,7 +173,7 @@ let package = Package(
         .testTarget(
             name: "AsyncWebImageTests",
             dependencies: [
-                "AsyncWebImage", "AWILocking", "awi-cache-stress", "awi", "LoopbackServer", "CTurboJPEG", "CSpng",
+                "AsyncWebImage", "AWILocking", "awi-cache-stress", "awi", "LoopbackServer", "CTurboJPEG", "CSpng", "awi-allocator-probe",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

@@ -4,6 +4,10 @@ import Foundation
 enum BenchmarkRunner {
     /// The whole program; returns the exit code (0 even when targets are missed).
     static func main(arguments: [String]) async -> Int32 {
+        // A child process of the allocator scenario (see AllocatorScenario).
+        if arguments.first == "--allocator-child" {
+            return AllocatorScenario.child(Array(arguments.dropFirst()))
+        }
         let options: BenchmarkOptions
         let scenarios: [any Scenario]
         do {

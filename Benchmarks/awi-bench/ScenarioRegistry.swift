@@ -28,6 +28,8 @@ enum ScenarioRegistry {
         LoaderObservabilityScenario(),
         HTTP2TLSScenario(),
         AnimatedWebPScenario(),
+        AllocatorScenario(),
+        ThumbnailStagesScenario(),
     ]
 
     /// The scenarios `names` select, in registry order; every scenario that

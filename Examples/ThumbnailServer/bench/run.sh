@@ -1,11 +1,27 @@
 #!/usr/bin/env bash
 # Load test: thumbnail-server against thumbor 7.8, same corpus, same upstream,
-# same client, one run. 256 px fit-in JPEG thumbnails of a mix of 1–18 MP
-# baseline/progressive JPEGs and PNGs at concurrency 8; requests/s, p50/p99
-# latency (wrk --latency) and peak RSS (VmHWM) of each server process.
+# same load generator, interleaved in one run. 256 px fit-in JPEG thumbnails
+# (quality 80) at concurrency 8, per class of image: baseline JPEG,
+# progressive JPEG, PNG, and the whole mix.
 #
-#   Examples/ThumbnailServer/bench/run.sh              # 30 s per server
-#   DURATION=60 Examples/ThumbnailServer/bench/run.sh
+# Honest by construction:
+# - Every request has a URL of its own (/rN/<file> upstream; the upstream
+#   serves by the last path component), and the wrk threads draw from
+#   disjoint slices of one URL list (thread t of T takes t, t+T, t+2T, ...).
+#   Our server runs with --cache-mib 0, so neither its cache nor its
+#   coalescer can serve one request from another's work.
+# - Per class and server: requests/s, CPU per request (the server's
+#   utime+stime from /proc/PID/stat before and after the run, divided by
+#   the requests answered) and peak RSS (VmHWM, reset through clear_refs
+#   before each run), over ROUNDS interleaved rounds (server order
+#   alternates between rounds); the summary gives medians.
+# - Coalescing of identical concurrent requests is its own scenario at the
+#   end: every connection asks for the same URL, which changes every
+#   BURST requests.
+#
+#   Examples/ThumbnailServer/bench/run.sh                 # generated mix
+#   Examples/ThumbnailServer/bench/run.sh ~/photos        # a folder of real JPEGs/PNGs (URL-safe names)
+#   ROUNDS=3 DURATION=20 WARMUP=3 CONCURRENCY=8 SKIP_THUMBOR=1 ...
 #
 # Loopback only (127.0.0.1). Bounded: every server is killed on exit, every
 # wrk run lasts DURATION seconds, the upstream stops by itself.
@@ -15,9 +31,13 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 package="$(dirname "$here")"
 work="${BENCH_DIR:-${TMPDIR:-/tmp}/thumbnail-bench}"
-duration="${DURATION:-30}"
-warmup="${WARMUP:-5}"
+duration="${DURATION:-20}"
+warmup="${WARMUP:-3}"
 concurrency="${CONCURRENCY:-8}"
+rounds="${ROUNDS:-3}"
+burst="${BURST:-8}"
+threads=2
+photos="${1:-}"
 mkdir -p "$work/corpus"
 
 for tool in wrk /usr/bin/convert python3; do
@@ -46,12 +66,47 @@ if [ ! -f "$work/corpus/.done" ]; then
     done
     touch "$work/corpus/.done"
 fi
-files=()
-for file in "$work"/corpus/*.jpg "$work"/corpus/*.png; do files+=("$(basename "$file")"); done
+corpus_dir="$work/corpus"
+if [ -n "$photos" ]; then
+    corpus_dir="$(cd "$photos" && pwd)"
+fi
+
+# --- classes: baseline JPEG, progressive JPEG (an SOF2 marker), PNG ---
+python3 - "$corpus_dir" >"$work/classes.txt" <<'PY'
+import os, sys
+root = sys.argv[1]
+for name in sorted(os.listdir(root)):
+    path = os.path.join(root, name)
+    if not os.path.isfile(path) or name.startswith("."):
+        continue
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        print("png", name)
+    elif data[:2] == b"\xff\xd8":
+        i, kind = 2, "baseline"
+        while i + 4 <= len(data) and data[i] == 0xFF:
+            marker = data[i + 1]
+            if marker == 0xFF:
+                i += 1
+                continue
+            if marker in (0xC2, 0xC6, 0xCA, 0xCE):
+                kind = "progressive"
+            if marker == 0xDA:
+                break
+            i += 2 + (data[i + 2] << 8 | data[i + 3])
+        print(kind, name)
+PY
+[ -s "$work/classes.txt" ] || { echo "bench: no JPEG or PNG files in $corpus_dir" >&2; exit 1; }
+classes=()
+for class in baseline progressive png; do
+    grep -q "^$class " "$work/classes.txt" && classes+=("$class")
+done
+classes+=(mix)
 
 # --- thumbor 7.8 in a venv of its own ---
 thumbor="${THUMBOR:-$work/thumbor-venv/bin/thumbor}"
-if [ ! -x "$thumbor" ]; then
+if [ -z "${SKIP_THUMBOR:-}" ] && [ ! -x "$thumbor" ]; then
     echo "bench: installing thumbor 7.8 into $work/thumbor-venv"
     python3 -m venv "$work/thumbor-venv"
     "$work/thumbor-venv/bin/pip" install -q 'thumbor==7.8.*'
@@ -76,63 +131,111 @@ wait_for() { # FILE REGEX SECONDS
 }
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
-python3 -u "$here/upstream.py" --directory "$work/corpus" --seconds 1800 >"$work/upstream.log" 2>&1 &
+python3 -u "$here/upstream.py" --directory "$corpus_dir" --seconds 7200 >"$work/upstream.log" 2>&1 &
 pids+=($!)
 upstream_port="$(wait_for "$work/upstream.log" 'port [0-9]+' 10 | awk '{print $2}')"
 origin="127.0.0.1:$upstream_port"
 
-cat >"$work/paths.lua" <<'LUA'
--- Round-robin over the corpus; each wrk thread starts at its own offset.
-local paths, i = {}, 0
-for line in io.lines(os.getenv("BENCH_PATHS")) do paths[#paths + 1] = line end
-function setup(thread) thread:set("offset", math.random(#paths)) end
+# Thread t (0-based) of BENCH_THREADS takes paths t, t+T, t+2T, ...: two
+# threads never ask for the same URL, whatever their pace.
+cat >"$work/distinct.lua" <<'LUA'
+local next_id = 0
+function setup(thread)
+    thread:set("id", next_id)
+    next_id = next_id + 1
+end
+function init(args)
+    step = tonumber(os.getenv("BENCH_THREADS"))
+    paths = {}
+    for line in io.lines(os.getenv("BENCH_PATHS")) do paths[#paths + 1] = line end
+    index = id
+end
 function request()
-    i = i + 1
-    return wrk.format("GET", paths[((i + (offset or 0)) % #paths) + 1])
+    local path = paths[(index % #paths) + 1]
+    index = index + step
+    return wrk.format("GET", path)
+end
+LUA
+# Coalescing: every connection of every thread asks for path n / BURST at its
+# n-th request of the thread: identical requests arrive together.
+cat >"$work/identical.lua" <<'LUA'
+local count = 0
+function init(args)
+    burst = tonumber(os.getenv("BENCH_BURST"))
+    paths = {}
+    for line in io.lines(os.getenv("BENCH_PATHS")) do paths[#paths + 1] = line end
+end
+function request()
+    local path = paths[(math.floor(count / burst) % #paths) + 1]
+    count = count + 1
+    return wrk.format("GET", path)
 end
 LUA
 
-# measure NAME PID BASE PATHS-FILE -> one result line in $work/results.txt
+# paths SERVER CLASS PREFIX COUNT -> one path per line, each with a distinct /PREFIXn/ segment
+paths() {
+    local server="$1" class="$2" prefix="$3" count="$4" names=() i=0
+    while read -r kind name; do
+        if [ "$class" = mix ] || [ "$class" = "$kind" ]; then names+=("$name"); fi
+    done <"$work/classes.txt"
+    while [ $i -lt "$count" ]; do
+        local name="${names[$((i % ${#names[@]}))]}"
+        local source="$origin/$prefix$i/$name"
+        if [ "$server" = ours ]; then
+            echo "/thumbnail?url=http%3A%2F%2F${source//\//%2F}&width=256&height=256&fit=fit&format=jpeg&quality=80"
+        else
+            echo "/unsafe/fit-in/256x256/filters:format(jpeg)/$source"
+        fi
+        i=$((i + 1))
+    done
+}
+
+cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
+clock_ticks="$(getconf CLK_TCK)"
+
+# measure SERVER PID BASE CLASS ROUND SCRIPT -> one line in $work/results.tsv:
+# server class round requests/s cpu-ms/request peak-MiB p50 p99 errors
 measure() {
-    local name="$1" pid="$2" base="$3" paths="$4" out="$work/wrk-$1.txt"
-    # Every path must answer 200 with a JPEG before the load starts.
-    while read -r path; do
-        local got
-        got="$(curl -s -o "$work/check.jpg" -w '%{http_code} %{content_type}' --max-time 60 "$base$path")"
-        [[ "$got" == "200 image/jpeg"* ]] || { echo "bench: $name answered '$got' for $path" >&2; exit 1; }
-    done <"$paths"
-    BENCH_PATHS="$paths" wrk -t2 -c"$concurrency" -d"${warmup}s" --timeout 30s -s "$work/paths.lua" "$base" >/dev/null
-    BENCH_PATHS="$paths" wrk -t2 -c"$concurrency" -d"${duration}s" --timeout 30s --latency -s "$work/paths.lua" "$base" >"$out"
-    local rps p50 p99 errors rss
+    local server="$1" pid="$2" base="$3" class="$4" round="$5" script="$6"
+    local warm="$work/paths-$server-$class-$round-warm.txt" list="$work/paths-$server-$class-$round.txt" out="$work/wrk-$server-$class-$round.txt"
+    paths "$server" "$class" "w$round-" 4000 >"$warm"
+    paths "$server" "$class" "r$round-" 40000 >"$list"
+    # The first path must answer 200 with a JPEG before the load starts.
+    local got
+    got="$(curl -s -o /dev/null -w '%{http_code} %{content_type}' --max-time 60 "$base$(head -n 1 "$list")")"
+    [[ "$got" == "200 image/jpeg"* ]] || { echo "bench: $server answered '$got' for $(head -n 1 "$list")" >&2; exit 1; }
+    BENCH_PATHS="$warm" BENCH_THREADS=$threads BENCH_BURST=$burst \
+        wrk -t$threads -c"$concurrency" -d"${warmup}s" --timeout 30s -s "$script" "$base" >/dev/null
+    echo 5 >"/proc/$pid/clear_refs" 2>/dev/null || true
+    local before after
+    before="$(cpu_ticks "$pid")"
+    BENCH_PATHS="$list" BENCH_THREADS=$threads BENCH_BURST=$burst \
+        wrk -t$threads -c"$concurrency" -d"${duration}s" --timeout 30s --latency -s "$script" "$base" >"$out"
+    after="$(cpu_ticks "$pid")"
+    local requests rps p50 p99 errors rss cpu
+    requests="$(awk '/requests in/ {print $1}' "$out")"
     rps="$(awk '/^Requests\/sec/ {print $2}' "$out")"
     p50="$(awk '$1 == "50%" {print $2}' "$out")"
     p99="$(awk '$1 == "99%" {print $2}' "$out")"
-    errors="$(awk '/Non-2xx/ {print $NF} /Socket errors/ {print}' "$out" | tr '\n' ' ')"
-    rss="$(awk '/VmHWM/ {printf "%.0f MiB", $2 / 1024}' "/proc/$pid/status")"
-    printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$rps" "$p50" "$p99" "$rss" "${errors:-none}" | tee -a "$work/results.txt"
+    errors="$(awk '/Non-2xx/ {printf "non-2xx:%s ", $NF} /Socket errors/ {printf "socket:%s ", $0}' "$out")"
+    rss="$(awk '/VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/$pid/status")"
+    cpu="$(python3 -c 'import sys; t, n, hz = map(float, sys.argv[1:]); print(f"{1000 * t / hz / max(n, 1):.1f}")' "$((after - before))" "$requests" "$clock_ticks")"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$server" "$class" "$round" "$rps" "$cpu" "$rss" "$p50" "$p99" "${errors:-none}" | tee -a "$work/results.tsv"
 }
 
-: >"$work/results.txt"
-echo "| server | requests/s | p50 | p99 | peak RSS | errors |" | tee -a "$work/results.txt"
-echo "|---|---|---|---|---|---|" | tee -a "$work/results.txt"
-
+# --- the servers, both up for the whole run ---
 # thumbnail-server: caches off (--cache-mib 0), so every request downloads,
 # decodes, resizes and encodes, as thumbor does with no storage.
-: >"$work/paths-ours.txt"
-for file in "${files[@]}"; do
-    url="$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "http://$origin/$file")"
-    echo "/thumbnail?url=$url&width=256&height=256&fit=fit&format=jpeg&quality=80" >>"$work/paths-ours.txt"
-done
 "$server" --port 0 --allow-loopback --allow-host 127.0.0.1 --cache-mib 0 >"$work/ours.log" 2>&1 &
 ours=$!
 pids+=($ours)
 ours_base="$(wait_for "$work/ours.log" 'http://127\.0\.0\.1:[0-9]+' 30)"
-measure "thumbnail-server (no cache)" "$ours" "$ours_base" "$work/paths-ours.txt"
-kill "$ours"
+servers=(ours)
 
-# thumbor: one process, HTTP loader, no storage, no result storage, quality 80.
-thumbor_port="$(free_port)"
-cat >"$work/thumbor.conf" <<CONF
+if [ -z "${SKIP_THUMBOR:-}" ]; then
+    # thumbor: one process, HTTP loader, no storage, no result storage, quality 80.
+    thumbor_port="$(free_port)"
+    cat >"$work/thumbor.conf" <<CONF
 LOADER = 'thumbor.loaders.http_loader'
 STORAGE = 'thumbor.storages.no_storage'
 RESULT_STORAGE = None
@@ -141,23 +244,56 @@ QUALITY = 80
 HTTP_LOADER_MAX_CLIENTS = 16
 MAX_SOURCE_SIZE = 50000000
 CONF
-: >"$work/paths-thumbor.txt"
-for file in "${files[@]}"; do
-    echo "/unsafe/fit-in/256x256/filters:format(jpeg)/$origin/$file" >>"$work/paths-thumbor.txt"
-done
-"$thumbor" --port "$thumbor_port" --ip 127.0.0.1 --conf "$work/thumbor.conf" --processes 1 -l warning >"$work/thumbor.log" 2>&1 &
-tpid=$!
-pids+=($tpid)
-deadline=$((SECONDS + 60))
-until curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$thumbor_port/healthcheck"; do
-    [ $SECONDS -lt $deadline ] || { echo "bench: thumbor did not start" >&2; cat "$work/thumbor.log" >&2; exit 1; }
-    sleep 0.5
-done
-measure "thumbor $("$work/thumbor-venv/bin/python" -c 'import thumbor; print(thumbor.__version__)' 2>/dev/null || echo 7.8)" "$tpid" "http://127.0.0.1:$thumbor_port" "$work/paths-thumbor.txt"
-kill "$tpid"
+    "$thumbor" --port "$thumbor_port" --ip 127.0.0.1 --conf "$work/thumbor.conf" --processes 1 -l warning >"$work/thumbor.log" 2>&1 &
+    tpid=$!
+    pids+=($tpid)
+    deadline=$((SECONDS + 60))
+    until curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$thumbor_port/healthcheck"; do
+        [ $SECONDS -lt $deadline ] || { echo "bench: thumbor did not start" >&2; cat "$work/thumbor.log" >&2; exit 1; }
+        sleep 0.5
+    done
+    servers+=(thumbor)
+fi
+pid_of() { if [ "$1" = ours ]; then echo "$ours"; else echo "$tpid"; fi; }
+base_of() { if [ "$1" = ours ]; then echo "$ours_base"; else echo "http://127.0.0.1:$thumbor_port"; fi; }
 
-ours_rps="$(sed -n 3p "$work/results.txt" | awk -F'|' '{print $3}')"
-thumbor_rps="$(sed -n 4p "$work/results.txt" | awk -F'|' '{print $3}')"
-python3 -c "import sys; print(f'ratio: {float(sys.argv[1]) / float(sys.argv[2]):.1f}x thumbor requests/s')" "$ours_rps" "$thumbor_rps" | tee -a "$work/results.txt"
-echo "bench: corpus ${#files[@]} images: $(cd "$work/corpus" && ls -l --block-size=K *.jpg *.png | awk '{printf "%s %s, ", $9, $5}')"
-echo "bench: $concurrency connections, ${duration}s per server after ${warmup}s warm-up; wrk output in $work"
+printf 'server\tclass\tround\treq/s\tcpu-ms/req\tpeak-MiB\tp50\tp99\terrors\n' | tee "$work/results.tsv"
+for round in $(seq 1 "$rounds"); do
+    order=("${servers[@]}")
+    if [ $((round % 2)) -eq 0 ] && [ ${#servers[@]} -eq 2 ]; then order=(thumbor ours); fi
+    for class in "${classes[@]}"; do
+        for server in "${order[@]}"; do
+            measure "$server" "$(pid_of "$server")" "$(base_of "$server")" "$class" "$round" "$work/distinct.lua"
+        done
+    done
+done
+# Coalescing, apart: identical concurrent requests (the mix, BURST requests per URL per thread).
+for server in "${servers[@]}"; do
+    measure "$server" "$(pid_of "$server")" "$(base_of "$server")" mix "identical" "$work/identical.lua"
+done
+
+python3 - "$work/results.tsv" <<'PY'
+import statistics, sys
+rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1])][1:]
+def median(server, klass, column, rounds):
+    values = [float(r[column]) for r in rows if r[0] == server and r[1] == klass and rounds(r[2])]
+    return statistics.median(values) if values else None
+print("\nmedians over the interleaved rounds (distinct URLs); coalescing row apart")
+print("| class | server | req/s | CPU ms/request | peak RSS MiB | CPU ratio (thumbor/ours) |")
+print("|---|---|---|---|---|---|")
+classes = []
+for r in rows:
+    if r[1] not in classes: classes.append(r[1])
+for klass in classes:
+    for label, rounds in (("", lambda x: x != "identical"), (" (identical requests)", lambda x: x == "identical")):
+        ours_cpu = median("ours", klass, 4, rounds)
+        theirs_cpu = median("thumbor", klass, 4, rounds)
+        for server in ("ours", "thumbor"):
+            cpu = median(server, klass, 4, rounds)
+            if cpu is None: continue
+            peak = max(float(r[5]) for r in rows if r[0] == server and r[1] == klass and rounds(r[2]))
+            ratio = f"{theirs_cpu / ours_cpu:.2f}x" if server == "ours" and ours_cpu and theirs_cpu else ""
+            print(f"| {klass}{label} | {server} | {median(server, klass, 3, rounds):.1f} | {cpu:.1f} | {peak:.0f} | {ratio} |")
+PY
+echo "bench: corpus $corpus_dir: $(wc -l <"$work/classes.txt") images ($(awk '{print $1}' "$work/classes.txt" | sort | uniq -c | tr '\n' ' '))"
+echo "bench: $concurrency connections, $threads wrk threads, ${duration}s per run after ${warmup}s warm-up, $rounds rounds; load average now: $(cut -d' ' -f1-3 /proc/loadavg); raw rows in $work/results.tsv"

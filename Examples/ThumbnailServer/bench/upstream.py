@@ -1,5 +1,9 @@
 """A loopback upstream for the benchmark: serves a folder with sendfile(2).
 
+Only the last path component names the file: /r17/b01.jpg serves b01.jpg, so
+the load generator can give every request a URL of its own (no cache or
+coalescer on either server can tell two requests for the same image apart).
+
 python3's http.server copies files through Python buffers; at hundreds of
 megabytes a second that would take CPU from the servers under test on a
 2-core machine. Threaded, HTTP/1.1 keep-alive, 127.0.0.1 only. Prints
@@ -22,6 +26,10 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             if sent == 0:
                 break
             offset += sent
+
+    def translate_path(self, path):
+        name = os.path.basename(path.split("?", 1)[0].split("#", 1)[0])
+        return os.path.join(self.directory, name)
 
     def log_message(self, *args):
         pass

@@ -29,6 +29,9 @@ extension JPEGCoder {
 
         func compress(_ pixels: UnsafeRawBufferPointer, pitch: Int) throws(ImageError) -> Data {
             guard let base = pixels.baseAddress else { throw .encodingFailed(.jpeg, "no pixels") }
+            // The accurate DCT, not TJFLAG_FASTDCT: on 256 px thumbnails at
+            // q90 the fast one was no faster (tjbench: libjpeg-turbo's SIMD
+            // accurate DCT is as quick) for 0.01–0.07 dB less PSNR.
             return try handle.compress(
                 base, size: image.size, pitch: pitch, pixelFormat: tjFormat,
                 subsampling: subsampling, quality: libjpegQuality

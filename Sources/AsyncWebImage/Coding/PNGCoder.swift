@@ -51,12 +51,13 @@ import CSpng
 /// (`PNGDecodeRoute`); over it, the decode fails with
 /// ``ImageError/tooLarge(_:limit:actual:)`` before allocating.
 public struct PNGCoder: ImageDecoding, ImageEncoding {
-    /// The zlib level the encoder uses, 0 (store) to 9 (smallest). 6 by default.
+    /// The deflate level the encoder uses, 0 (store) to 9 (smallest), as
+    /// zlib numbers them (the compressor is libdeflate). 6 by default.
     public var compressionLevel: Int
 
     /// Creates the coder.
     ///
-    /// - Parameter compressionLevel: zlib level for encoding, clamped to
+    /// - Parameter compressionLevel: deflate level for encoding, clamped to
     ///   0...9: lower is faster and larger. 6, zlib's default, by default.
     public init(compressionLevel: Int = 6) {
         self.compressionLevel = min(max(compressionLevel, 0), 9)

@@ -99,6 +99,7 @@ extension ImageLoader {
         /// default; ``HTTPCacheMode/shared`` for a server answering many
         /// users; ``HTTPCacheMode/ignoringHeaders`` for SDWebImage's behaviour.
         public var httpCacheMode: HTTPCacheMode = .private
+
         // MARK: Observability
 
         /// Where the loader logs: debug lines along each load, warnings for
@@ -118,6 +119,14 @@ extension ImageLoader {
         /// when the loader is created; with none bootstrapped, the loader
         /// starts no span and injects nothing.
         public var tracer: (any Tracer)?
+
+        // MARK: Memory
+
+        /// The allocator settings the first loader of the process applies
+        /// (see ``AllocatorTuning``): ``AllocatorTuning/default`` by default,
+        /// so decode buffers are reused instead of mapped and faulted in on
+        /// every decode. `nil` leaves glibc's allocator as it is.
+        public var allocatorTuning: AllocatorTuning? = .default
 
         /// Creates the default configuration, on ``ImageCache/shared``.
         public init() {

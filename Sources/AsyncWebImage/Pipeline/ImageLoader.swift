@@ -77,6 +77,7 @@ public final class ImageLoader: Sendable {
     private init(configuration: Configuration, ownsSharedParts: Bool) {
         self.ownsSharedParts = ownsSharedParts
         self.configuration = configuration
+        AllocatorTuning.settle(configuration.allocatorTuning)
         defaultContextIsEmpty = configuration.defaultContext.isEmpty
         allowedSchemes = configuration.dataLoader.allowedSchemes
         httpAllowed = allowedSchemes.contains("http")
