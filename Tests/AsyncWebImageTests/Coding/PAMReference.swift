@@ -13,7 +13,12 @@ struct PAMReference {
 
     /// Reads `Fixtures/<folder>/<name>.pam`.
     init(_ folder: String, _ name: String) throws {
-        let data = try [UInt8](fixture(folder, name + ".pam"))
+        try self.init(data: fixture(folder, name + ".pam"))
+    }
+
+    /// Reads a PAM file's bytes.
+    init(data encoded: Data) throws {
+        let data = [UInt8](encoded)
         let marker = Array("ENDHDR\n".utf8)
         let end = try #require((0...(data.count - marker.count)).first { data[$0..<($0 + marker.count)].elementsEqual(marker) })
         var fields: [String: String] = [:]
