@@ -23,6 +23,7 @@ enum ScenarioRegistry {
         LoaderStartCancelScenario(),
         LoaderProgressiveScenario(),
         LoaderFinalLatencyScenario(),
+        GIFAnimationScenario(),
     ]
 
     /// The scenarios `names` select, in registry order; every scenario that
