@@ -83,6 +83,8 @@ struct ImageLoaderAnimationTests {
         let first = try #require(response.image)
         let animation = try #require(first.animation)
         #expect(first.size == PixelSize(width: 16, height: 16))
+        // The memory cache counts frames at their transformed size: frame 0 + all 300 (they fit in the bound)
+        #expect(first.cost == 16 * 16 * 4 + 300 * 16 * 16 * 4)
         for index in [0, 1, 150, 299] {
             let frame = try animation.frame(at: index)
             #expect(frame.size == PixelSize(width: 16, height: 16))

@@ -68,6 +68,9 @@ public final class AnimatedImage: Sendable {
         var peakBufferedBytes = 0
         var framesDecoded = 0
         var preloaded = false
+        /// Bytes of the frame decoded last: the size of a frame after the
+        /// frame transform, which may differ from the canvas.
+        var frameBytes: Int?
     }
 
     /// Creates an animation over `decoder`.
@@ -166,12 +169,16 @@ public final class AnimatedImage: Sendable {
 
     /// What the animation costs a cache beyond its first frame: all frames
     /// once preloaded, otherwise what the buffer may hold (its bound, or
-    /// every frame when they fit in less).
+    /// every frame when they fit in less). Frames are counted at the size
+    /// of the last one decoded (a transform may shrink them), the canvas
+    /// as RGBA before any.
     public var cost: Int {
-        let frameBytes = canvasSize.pixelCount * 4
-        let all = frameBytes.multipliedReportingOverflow(by: frameCount)
-        let everything = all.overflow ? Int.max : all.partialValue
-        return state.withLock { $0.preloaded ? max($0.bufferedBytes, everything) : min(everything, max(maxBufferBytes, frameBytes)) }
+        state.withLock { state in
+            let frameBytes = state.frameBytes ?? canvasSize.pixelCount * 4
+            let all = frameBytes.multipliedReportingOverflow(by: frameCount)
+            let everything = all.overflow ? Int.max : all.partialValue
+            return state.preloaded ? max(state.bufferedBytes, everything) : min(everything, max(maxBufferBytes, frameBytes))
+        }
     }
 
     /// Buffers `image` as frame `index`, then drops the frames needed last
@@ -180,6 +187,7 @@ public final class AnimatedImage: Sendable {
     private static func insert(_ image: Image, at index: Int, into state: inout State, bound: Int, frameCount: Int) {
         state.buffer[index] = image
         state.bufferedBytes += image.cost
+        state.frameBytes = image.cost
         if !state.preloaded {
             while state.bufferedBytes > bound, state.buffer.count > 1 {
                 let victim = state.buffer.keys.max { (($0 - index + frameCount) % frameCount) < (($1 - index + frameCount) % frameCount) }!
