@@ -1,12 +1,12 @@
 public import Foundation
 
 /// The frames of a GIF animation, decoded with giflib one after another and
-/// composited by a ``GIFCompositor`` (disposal, transparency, clipping).
+/// composited by a `GIFCompositor` (disposal, transparency, clipping).
 ///
-/// The structure comes from a ``GIFAnimationScan`` made before, so the
+/// The structure comes from a `GIFAnimationScan` made before, so the
 /// frame count and delays are known without decoding; the pixels are read
-/// by a ``GIFFrameReader`` positioned at the next frame. A frame whose data
-/// is broken throws, and so does every later call until ``rewind()``:
+/// by a `GIFFrameReader` positioned at the next frame. A frame whose data
+/// is broken throws, and so does every later call until `rewind()`:
 /// giflib's position after an error is unknown.
 final class GIFAnimatedFrameDecoder: AnimatedFrameDecoder {
     let info: AnimationInfo
