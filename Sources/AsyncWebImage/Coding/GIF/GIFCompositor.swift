@@ -27,7 +27,7 @@ final class GIFCompositor {
 
     /// Back to the empty canvas of frame 0.
     func reset() {
-        for index in canvas.indices { canvas[index] = 0 }
+        canvas.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         saved = nil
         last = nil
     }
@@ -100,9 +100,12 @@ final class GIFCompositor {
 
     private func clear(_ rect: GIFFrame.Rect) {
         guard rect.width > 0, rect.height > 0 else { return }
-        for row in rect.y..<(rect.y + rect.height) {
-            let start = (row * width + rect.x) * 4
-            for index in start..<(start + rect.width * 4) { canvas[index] = 0 }
+        let width = width
+        canvas.withUnsafeMutableBufferPointer { canvas in
+            for row in rect.y..<(rect.y + rect.height) {
+                let start = (row * width + rect.x) * 4
+                UnsafeMutableBufferPointer(rebasing: canvas[start..<(start + rect.width * 4)]).update(repeating: 0)
+            }
         }
     }
 }
