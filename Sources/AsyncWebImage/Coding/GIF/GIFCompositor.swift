@@ -15,8 +15,10 @@ final class GIFCompositor {
     private var saved: [UInt8]?
     /// The frame drawn last and the part of the canvas it covers.
     private var last: (disposal: Int, rect: GIFFrame.Rect)?
-    /// RGBA of the current frame's palette; alpha 0 marks the transparent entry.
-    private var colors = [UInt8](repeating: 0, count: 256 * 4)
+    /// The current frame's palette as RGBA pixels in memory order (one
+    /// 4-byte store each); the transparent entry is 0, every other one has
+    /// alpha 255, so 0 means "leave the canvas".
+    private var colors = [UInt32](repeating: 0, count: 256)
     private var rect = GIFFrame.Rect(x: 0, y: 0, width: 0, height: 0)
 
     init(width: Int, height: Int) {
@@ -45,16 +47,12 @@ final class GIFCompositor {
         rect = clipped(frame.rect)
         last = (frame.disposal, rect)
         for index in 0..<256 {
-            let base = index * 4
+            var rgba: UInt32 = 0xFF << 24
             if index * 3 + 2 < frame.palette.count {
-                colors[base] = frame.palette[index * 3]
-                colors[base + 1] = frame.palette[index * 3 + 1]
-                colors[base + 2] = frame.palette[index * 3 + 2]
-            } else {
-                // Past the table: opaque black, as the still decoder draws it.
-                colors[base] = 0; colors[base + 1] = 0; colors[base + 2] = 0
+                rgba |= UInt32(frame.palette[index * 3]) | UInt32(frame.palette[index * 3 + 1]) << 8 | UInt32(frame.palette[index * 3 + 2]) << 16
             }
-            colors[base + 3] = index == frame.transparentIndex ? 0 : 255
+            // Past the table: opaque black, as the still decoder draws it.
+            colors[index] = index == frame.transparentIndex ? 0 : rgba.littleEndian
         }
         rowOffsetX = frame.rect.x
         rowOffsetY = frame.rect.y
@@ -69,17 +67,14 @@ final class GIFCompositor {
         let canvasY = rowOffsetY + y
         guard canvasY < height, rowOffsetX < width else { return }
         let count = min(indices.count, width - rowOffsetX)
-        let start = (canvasY * width + rowOffsetX) * 4
+        let start = canvasY * width + rowOffsetX
         colors.withUnsafeBufferPointer { colors in
-            canvas.withUnsafeMutableBufferPointer { canvas in
+            canvas.withUnsafeMutableBytes { bytes in
+                // Raw stores keep the bytes' bound type; the array's storage is
+                // aligned for any scalar and every offset is a multiple of 4.
                 for x in 0..<count {
-                    let color = Int(indices[x]) * 4
-                    guard colors[color + 3] != 0 else { continue }
-                    let out = start + x * 4
-                    canvas[out] = colors[color]
-                    canvas[out + 1] = colors[color + 1]
-                    canvas[out + 2] = colors[color + 2]
-                    canvas[out + 3] = 255
+                    let color = colors[Int(indices[x])]
+                    if color != 0 { bytes.storeBytes(of: color, toByteOffset: (start + x) * 4, as: UInt32.self) }
                 }
             }
         }

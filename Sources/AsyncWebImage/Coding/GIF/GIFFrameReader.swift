@@ -121,7 +121,9 @@ final class GIFFrameReader {
         var palette = [UInt8]()
         palette.reserveCapacity(256 * 3)
         for index in 0..<Int(max(0, min(colorMap.pointee.ColorCount, 256))) {
-            palette += [colors[index].Red, colors[index].Green, colors[index].Blue]
+            palette.append(colors[index].Red)
+            palette.append(colors[index].Green)
+            palette.append(colors[index].Blue)
         }
         let transparent = control.map { Int($0.TransparentColor) } ?? -1
         let frame = GIFFrame(
