@@ -14,7 +14,7 @@ let swiftSettings: [SwiftSetting] = [
 ]
 
 /// One executable per fuzz target; each defines `LLVMFuzzerTestOneInput`.
-let fuzzTargets = ["FuzzFormatDetect", "FuzzJPEGDecode", "FuzzPNGDecode", "FuzzProgressive", "FuzzWebPDecode", "FuzzGIFDecode", "FuzzAVIFDecode", "FuzzHEIFDecode", "FuzzICCProfile", "FuzzAnimatedWebPDecode", "FuzzAPNGDecode"]
+let fuzzTargets = ["FuzzFormatDetect", "FuzzJPEGDecode", "FuzzPNGDecode", "FuzzProgressive", "FuzzWebPDecode", "FuzzGIFDecode", "FuzzAVIFDecode", "FuzzHEIFDecode", "FuzzICCProfile", "FuzzAnimatedWebPDecode", "FuzzAPNGDecode", "FuzzGIFAnimation"]
 
 let package = Package(
     name: "AsyncWebImageFuzzing",

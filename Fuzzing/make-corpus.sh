@@ -6,7 +6,7 @@ cd "$(dirname "$0")"
 fixtures=../Tests/AsyncWebImageTests/Fixtures
 rm -rf Corpus
 mkdir -p Corpus/FuzzFormatDetect Corpus/FuzzJPEGDecode Corpus/FuzzPNGDecode Corpus/FuzzProgressive
-mkdir -p Corpus/FuzzWebPDecode Corpus/FuzzGIFDecode
+mkdir -p Corpus/FuzzWebPDecode Corpus/FuzzGIFDecode Corpus/FuzzGIFAnimation
 mkdir -p Corpus/FuzzAVIFDecode Corpus/FuzzHEIFDecode
 
 for name in orientation-6 gray baseline-arithmetic progressive baseline-restart baseline-422 many-scans ycck; do
@@ -42,6 +42,13 @@ cp "$fixtures/webp/animated.webp" Corpus/FuzzAnimatedWebPDecode/
 for name in animated hidden-default ops palette; do
     cp "$fixtures/animation/$name.png" Corpus/FuzzAPNGDecode/
 done
+cp "$fixtures/gif/offset-animated.gif" Corpus/FuzzGIFAnimation/
+# Every disposal method, offsets, a transparent frame, delays of 0 and 1 cs.
+convert -dispose none -delay 10 -size 12x10 xc:blue \
+    -dispose background -delay 0 -page +2+2 \( -size 4x4 xc:red \) \
+    -dispose previous -delay 1 -page +6+4 \( -size 5x3 xc:lime \) \
+    -dispose none -delay 7 -page +1+5 \( -size 6x5 xc:none -fill yellow -draw "rectangle 1,1 3,3" \) \
+    -loop 3 Corpus/FuzzGIFAnimation/disposal.gif
 
 python3 - <<'PYTHON'
 import struct, zlib

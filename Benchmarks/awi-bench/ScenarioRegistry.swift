@@ -30,6 +30,7 @@ enum ScenarioRegistry {
         AnimatedWebPScenario(),
         AllocatorScenario(),
         ThumbnailStagesScenario(),
+        GIFAnimationScenario(),
     ]
 
     /// The scenarios `names` select, in registry order; every scenario that

@@ -37,10 +37,19 @@ public struct Image: Sendable {
     /// but could not be used, so the pixels are unconverted.
     public internal(set) var colorConversion: ColorConversion = .none
 
+    /// The animation this image is the first frame of, when it was decoded
+    /// from an animated file (GIF) without ``ImageOptions/decodeFirstFrameOnly``;
+    /// `nil` for still images. The image's own pixels are frame 0 (after the
+    /// thumbnail options or, with ``ImageOptions/transformAnimatedImage``,
+    /// the transformer); the animation's frames are made the same way.
+    public internal(set) var animation: AnimatedImage?
+
     let storage: PixelStorage
 
-    /// Bytes of pixel memory this image keeps alive; what caches count.
-    public var cost: Int { storage.bytes.count }
+    /// Bytes of pixel memory this image keeps alive; what caches count:
+    /// its pixels plus, for an animated image, what its frame buffer may
+    /// hold (``AnimatedImage/cost``).
+    public var cost: Int { storage.bytes.count + (animation?.cost ?? 0) }
 
     /// Width × height of the stored pixels.
     public var size: PixelSize { PixelSize(width: width, height: height) }

@@ -51,10 +51,46 @@ public struct ImageCoderRegistry: Sendable {
 
     /// Decodes `data` with the first decoder that accepts it.
     ///
+    /// An animation (a decoder conforming to ``AnimatedImageDecoding`` that
+    /// finds more than one frame) gives its first frame with the
+    /// ``AnimatedImage`` in ``Image/animation``, unless
+    /// ``ImageDecodingOptions/decodesFirstFrameOnly``: then the decoder's
+    /// still image. Thumbnail and scale-down options resample every frame
+    /// to the size they give the canvas.
+    ///
     /// - Throws: ``ImageError/unsupportedFormat(_:)`` when none does, or the decoder's error.
     public func decode(_ data: Data, options: ImageDecodingOptions = .init()) throws -> Image {
         guard let decoder = decoder(for: data) else { throw ImageError.unsupportedFormat(ImageFormat.detect(data)) }
+        if !options.decodesFirstFrameOnly, let animated = decoder as? any AnimatedImageDecoding,
+           let image = try Self.decodeAnimation(data, with: animated, options: options) {
+            return image
+        }
         return try decoder.decode(data, options: options)
+    }
+
+    /// Frame 0 of the animation in `data` carrying the animation, or `nil`
+    /// when `data` is a still image.
+    private static func decodeAnimation(_ data: Data, with coder: any AnimatedImageDecoding, options: ImageDecodingOptions) throws -> Image? {
+        guard let frames = try coder.makeAnimatedFrameDecoder(data, options: options) else { return nil }
+        let canvas = PixelSize(width: frames.info.canvasWidth, height: frames.info.canvasHeight)
+        var resample: (@Sendable (Image) throws -> Image)?
+        if let target = options.targetSize(forStored: canvas, orientation: .up) {
+            resample = { @Sendable frame in ImageResampler.resample(frame, to: target) }
+        }
+        let animation = AnimatedImage(
+            decoder: frames,
+            makeDecoder: {
+                guard let decoder = try coder.makeAnimatedFrameDecoder(data, options: options) else {
+                    throw ImageError.undecodable(ImageFormat.detect(data), "no longer an animation")
+                }
+                return decoder
+            },
+            maxBufferBytes: options.maxAnimationBufferBytes, frameTransform: resample
+        )
+        if options.preloadsAllFrames { try animation.preloadAllFrames() }
+        var first = try animation.frame(at: 0)
+        first.animation = animation
+        return first
     }
 
     /// Encodes `image` with the first encoder that writes `format`.

@@ -43,6 +43,20 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// (`.animationPixels`). One gigapixel by default: 480 frames of 1080p.
     public var maxAnimationPixelCount: Int = 1_000_000_000
 
+    /// Decode animated files as a still image of their first frame, with no
+    /// ``Image/animation``. `false` by default
+    /// (``ImageOptions/decodeFirstFrameOnly`` sets it).
+    public var decodesFirstFrameOnly: Bool = false
+
+    /// Decode every frame of an animation before the decode returns
+    /// (``AnimatedImage/preloadAllFrames()``). `false` by default: frame 0
+    /// only, the others on demand (``ImageOptions/preloadAllFrames`` sets it).
+    public var preloadsAllFrames: Bool = false
+
+    /// The bound of an animation's frame buffer in bytes
+    /// (``AnimatedImage/maxBufferBytes``): 16 MiB by default.
+    public var maxAnimationBufferBytes: Int = AnimatedImage.defaultMaxBufferBytes
+
     /// Rotate and mirror the pixels by the EXIF orientation, so the result is
     /// `.up`. `false` by default: the orientation is reported, not applied.
     public var applyOrientation: Bool = false
@@ -132,6 +146,9 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         if applyOrientation { parts.append("oriented") }
         if keepsColorProfile { parts.append("keepICC") }
         if maximumColorProfileBytes != 4 << 20 { parts.append("iccLimit=\(maximumColorProfileBytes)") }
+        if decodesFirstFrameOnly { parts.append("firstFrame") }
+        if preloadsAllFrames { parts.append("preload") }
+        if maxAnimationBufferBytes != AnimatedImage.defaultMaxBufferBytes { parts.append("animBuffer=\(maxAnimationBufferBytes)") }
         return parts.isEmpty ? "" : "#" + parts.joined(separator: ";")
     }
 }

@@ -22,13 +22,16 @@ struct ImageLoadRequest: Sendable {
         self.decodingOptions = decodingOptions
         self.dataRequest = dataRequest
         self.cache = cache
-        keys = Self.keys(url: url, context: context, decodingOptions: decodingOptions, dataRequest: dataRequest)
+        keys = Self.keys(url: url, options: options, context: context, decodingOptions: decodingOptions, dataRequest: dataRequest)
     }
 
-    private static func keys(url: URL, context: ImageContext, decodingOptions: ImageDecodingOptions, dataRequest: DataRequest) -> ImageRequestKeys {
+    private static func keys(
+        url: URL, options: ImageOptions, context: ImageContext, decodingOptions: ImageDecodingOptions, dataRequest: DataRequest
+    ) -> ImageRequestKeys {
         ImageRequestKeys(
             url: url, filter: context.cacheKeyFilter, variant: dataRequest.key.variant,
-            decodingSuffix: decodingOptions.cacheKeySuffix, transformer: context.transformer
+            decodingSuffix: decodingOptions.cacheKeySuffix, transformer: context.transformer,
+            transformsAnimation: options.contains(.transformAnimatedImage)
         )
     }
 
@@ -54,7 +57,7 @@ extension ImageLoadRequest {
     func with(dataRequest: DataRequest) -> ImageLoadRequest {
         var copy = self
         copy.dataRequest = dataRequest
-        copy.keys = Self.keys(url: url, context: context, decodingOptions: decodingOptions, dataRequest: dataRequest)
+        copy.keys = Self.keys(url: url, options: options, context: context, decodingOptions: decodingOptions, dataRequest: dataRequest)
         return copy
     }
 }

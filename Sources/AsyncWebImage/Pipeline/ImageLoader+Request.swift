@@ -114,6 +114,8 @@ extension ImageLoader {
         decoding.preserveAspectRatio = preserveAspectRatio ?? true
         decoding.scaleDownLargeImages = options.contains(.scaleDownLargeImages)
         decoding.applyOrientation = configuration.appliesOrientation
+        decoding.decodesFirstFrameOnly = options.contains(.decodeFirstFrameOnly)
+        decoding.preloadsAllFrames = options.contains(.preloadAllFrames)
         return decoding
     }
 
@@ -182,7 +184,7 @@ extension ImageLoader {
     ) -> ImageRequestKeys {
         let thumbnail = context.thumbnailPixelSize ?? defaults?.thumbnailPixelSize
         let decodingSuffix: String
-        if thumbnail == nil && !options.contains(.scaleDownLargeImages) {
+        if thumbnail == nil && options.isDisjoint(with: [.scaleDownLargeImages, .decodeFirstFrameOnly, .preloadAllFrames]) {
             decodingSuffix = plainKeySuffix
         } else {
             decodingSuffix = decodingOptions(
@@ -192,7 +194,8 @@ extension ImageLoader {
         }
         return ImageRequestKeys(
             url: url, urlString: string, filter: context.cacheKeyFilter ?? defaults?.cacheKeyFilter, variant: variant,
-            decodingSuffix: decodingSuffix, transformer: context.transformer ?? defaults?.transformer
+            decodingSuffix: decodingSuffix, transformer: context.transformer ?? defaults?.transformer,
+            transformsAnimation: options.contains(.transformAnimatedImage)
         )
     }
 

@@ -242,7 +242,7 @@ extension ImageLoader {
         if request.wantsPixels, let transformer = request.transformer, query.includesMemory,
            let (original, originalRecord) = await cache.memory.entry(forKey: keys.originalImageKey),
            known != nil || isUsableWithoutRevalidation(originalRecord, for: request.dataRequest) {
-            let image = try await transform(original, with: transformer, limiter: limiter)
+            let image = try await transform(original, with: transformer, options: request.options, limiter: limiter)
             if request.storeCacheType.includesMemory {
                 await cache.memory.setImage(image, forKey: keys.resultKey, http: known ?? originalRecord)
             }
@@ -382,7 +382,7 @@ extension ImageLoader {
         var image = original
         if let original, let transformer = request.transformer {
             try Task.checkCancellation()
-            image = try await transform(original, with: transformer, limiter: configuration.cpuLimiter)
+            image = try await transform(original, with: transformer, options: request.options, limiter: configuration.cpuLimiter)
         }
         var response = ImageResponse(image: image, data: data, cacheType: cacheType, url: request.url)
         guard storage.isStorable else { return response }
@@ -402,7 +402,9 @@ extension ImageLoader {
                 writes.append(write)
             }
         }
-        if let image, let original, request.transformer != nil, request.storeCacheType.includesDisk {
+        // A transformed animation is not written: the encoders write still
+        // images, and a disk hit re-decodes and transforms the original.
+        if let image, let original, request.transformer != nil, image.animation == nil, request.storeCacheType.includesDisk {
             // JPEG stays JPEG when there is no alpha to lose; everything else is PNG.
             let format: ImageFormat = original.format == .jpeg && !image.pixelFormat.hasAlpha ? .jpeg : .png
             if let write = cache.imageWrite(
@@ -426,27 +428,46 @@ extension ImageLoader {
         return response
     }
 
-    /// Runs `transformer` on the bounded pool, reporting foreign errors as
+    /// Transforms a decoded original, as SDWebImage does: a still image
+    /// once; an animation with `.transformAnimatedImage` frame by frame (a
+    /// derived ``AnimatedImage`` whose frames are transformed as they are
+    /// decoded, frame 0 now), and without it its first frame only, giving a
+    /// still image.
+    private func transform(
+        _ image: Image, with transformer: any ImageTransformer, options: ImageOptions, limiter: ConcurrencyLimiter
+    ) async throws -> Image {
+        guard let animation = image.animation else { return try await transform(image, with: transformer, limiter: limiter) }
+        guard options.contains(.transformAnimatedImage) else {
+            var still = image
+            still.animation = nil
+            return try await transform(still, with: transformer, limiter: limiter)
+        }
+        let transformed = try animation.applyingToFrames { frame in try Self.apply(transformer, to: frame) }
+        var first = try await limiter.withPermit { try transformed.frame(at: 0) }
+        first.animation = transformed
+        return first
+    }
+
+    /// Runs `transformer`, reporting foreign errors as
     /// ``ImageError/transformFailed(key:reason:)``; cancellation (built-in
     /// transformers check for it) stays `CancellationError`.
-    private func transform(_ image: Image, with transformer: any ImageTransformer, limiter: ConcurrencyLimiter) async throws -> Image {
-        try await telemetry.withChildSpan("image.transform") {
-            try await telemetry.timed(telemetry.transformTimer) {
-                try await transformPermitted(image, with: transformer, limiter: limiter)
-            }
+    private static func apply(_ transformer: any ImageTransformer, to image: Image) throws -> Image {
+        do {
+            return try transformer.transform(image)
+        } catch let error as ImageError {
+            throw error
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            throw ImageError.transformFailed(key: transformer.key, reason: String(describing: error))
         }
     }
 
-    private func transformPermitted(_ image: Image, with transformer: any ImageTransformer, limiter: ConcurrencyLimiter) async throws -> Image {
-        try await limiter.withPermit {
-            do {
-                return try transformer.transform(image)
-            } catch let error as ImageError {
-                throw error
-            } catch let error as CancellationError {
-                throw error
-            } catch {
-                throw ImageError.transformFailed(key: transformer.key, reason: String(describing: error))
+    /// Runs `transformer` on the bounded pool, in a span and timed.
+    private func transform(_ image: Image, with transformer: any ImageTransformer, limiter: ConcurrencyLimiter) async throws -> Image {
+        try await telemetry.withChildSpan("image.transform") {
+            try await telemetry.timed(telemetry.transformTimer) {
+                try await limiter.withPermit { try Self.apply(transformer, to: image) }
             }
         }
     }

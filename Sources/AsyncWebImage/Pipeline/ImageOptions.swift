@@ -45,4 +45,8 @@ public struct ImageOptions: OptionSet, Sendable, Hashable {
     public static let waitStoreCache = ImageOptions(rawValue: 1 << 13)
     /// Apply the transformer to animated images too (frame by frame).
     public static let transformAnimatedImage = ImageOptions(rawValue: 1 << 14)
+    /// Decode every frame of an animated image up front and keep them all
+    /// (``AnimatedImage/preloadAllFrames()``), instead of on demand within
+    /// the frame buffer's bound.
+    public static let preloadAllFrames = ImageOptions(rawValue: 1 << 15)
 }

@@ -47,9 +47,13 @@ struct ImageRequestKeys: Hashable, Sendable {
     ///   - variant: The variant of the request as sent (``DataRequest/Key/variant``).
     ///   - decodingSuffix: ``ImageDecodingOptions/cacheKeySuffix`` of the load.
     ///   - transformer: The effective transformer, if any.
+    ///   - transformsAnimation: `.transformAnimatedImage`: with a transformer,
+    ///     an animation's every frame is transformed (the result stays
+    ///     animated) instead of the first frame only, so the result key
+    ///     says so (`#animated`).
     init(
         url: URL, urlString: String? = nil, filter: CacheKeyFilter?, variant: DataRequest.Variant,
-        decodingSuffix: String, transformer: (any ImageTransformer)?
+        decodingSuffix: String, transformer: (any ImageTransformer)?, transformsAnimation: Bool = false
     ) {
         let string = urlString ?? url.absoluteString
         origin = Origin(url: string, variant: variant)
@@ -59,7 +63,7 @@ struct ImageRequestKeys: Hashable, Sendable {
         let originalImageKey = decodingSuffix.isEmpty ? dataKey : dataKey + decodingSuffix
         self.dataKey = dataKey
         self.originalImageKey = originalImageKey
-        resultKey = transformer.map { originalImageKey + "#transform=" + $0.key } ?? originalImageKey
+        resultKey = transformer.map { originalImageKey + "#transform=" + $0.key + (transformsAnimation ? "#animated" : "") } ?? originalImageKey
     }
 
     /// The key of the shared work making this result for `request`.

@@ -21,6 +21,11 @@ struct PAMReference {
         try self.init(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
     }
 
+    /// Reads a PAM file's bytes.
+    init(data encoded: Data) throws {
+        try self.init(bytes: [UInt8](encoded))
+    }
+
     /// Parses a PAM file's bytes.
     init(bytes data: [UInt8]) throws {
         let marker = Array("ENDHDR\n".utf8)

@@ -68,6 +68,10 @@ for f in still interlaced transparent offset-animated; do
     convert "$f.gif[0]" -coalesce -alpha on -depth 8 pam:"$f.pam"
 done
 gif2webp -quiet offset-animated.gif -o ../webp/animated.webp
+# 300 solid 128×128 frames (frame i is rgb(i % 256, i / 256 × 40, 0)), 4 cs
+# each, played twice: the animation buffer and playback tests.
+convert -delay 4 -size 128x128 $(for i in $(seq 0 299); do echo "xc:rgb($((i % 256)),$((i / 256 * 40)),0)"; done) \
+    -loop 2 anim-300.gif
 cd ..
 
 # ---- one tiny file per format ImageFormat names, and the media type `file`

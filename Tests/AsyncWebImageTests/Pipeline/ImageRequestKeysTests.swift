@@ -86,7 +86,7 @@ extension ImageRequestKeysTests {
         let all: [ImageOptions] = [
             .retryFailed, .lowPriority, .highPriority, .progressiveLoad, .refreshCached, .handleCookies,
             .allowInvalidSSLCertificates, .scaleDownLargeImages, .queryMemoryData, .fromCacheOnly, .fromLoaderOnly,
-            .avoidDecodeImage, .decodeFirstFrameOnly, .waitStoreCache, .transformAnimatedImage,
+            .avoidDecodeImage, .decodeFirstFrameOnly, .waitStoreCache, .transformAnimatedImage, .preloadAllFrames,
         ]
         for option in all {
             let plain = ImageLoader.dataRequest(url, options: option).key.variant.isPlain

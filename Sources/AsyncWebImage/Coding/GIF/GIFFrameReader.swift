@@ -39,6 +39,9 @@ final class GIFFrameReader {
     ///
     /// - Parameters:
     ///   - maxPixelCount: frames declaring more pixels fail before any is decoded.
+    ///   - allowsEmpty: whether a frame of no pixels is read (its data
+    ///     skipped, `begin` called, no row) instead of failing, as an
+    ///     animation shows it: a frame that only waits.
     ///   - begin: called once the frame's place, palette and transparency are known, before its rows.
     ///   - row: called with the frame-relative row index and the row's palette indices.
     /// - Throws: ``ImageError/tooLarge(_:limit:actual:)`` for a frame over
@@ -46,6 +49,7 @@ final class GIFFrameReader {
     ///   (including data that ends too soon).
     func nextFrame(
         maxPixelCount: Int,
+        allowsEmpty: Bool = false,
         begin: (GIFFrame) throws(ImageError) -> Void,
         row: (Int, UnsafeBufferPointer<UInt8>) -> Void
     ) throws(ImageError) -> GIFFrame? {
@@ -57,7 +61,7 @@ final class GIFFrameReader {
             case EXTENSION_RECORD_TYPE:
                 control = try readExtension() ?? control
             case IMAGE_DESC_RECORD_TYPE:
-                return try readImage(control: control, maxPixelCount: maxPixelCount, begin: begin, row: row)
+                return try readImage(control: control, maxPixelCount: maxPixelCount, allowsEmpty: allowsEmpty, begin: begin, row: row)
             case TERMINATE_RECORD_TYPE:
                 return nil
             default:
@@ -86,6 +90,7 @@ final class GIFFrameReader {
     private func readImage(
         control: GraphicsControlBlock?,
         maxPixelCount: Int,
+        allowsEmpty: Bool,
         begin: (GIFFrame) throws(ImageError) -> Void,
         row: (Int, UnsafeBufferPointer<UInt8>) -> Void
     ) throws(ImageError) -> GIFFrame {
@@ -95,7 +100,16 @@ final class GIFFrameReader {
             x: Int(descriptor.Left), y: Int(descriptor.Top),
             width: Int(descriptor.Width), height: Int(descriptor.Height)
         )
-        guard rect.width > 0, rect.height > 0 else { throw .undecodable(.gif, "a frame of \(rect.width)×\(rect.height) pixels") }
+        guard rect.width > 0, rect.height > 0 else {
+            guard allowsEmpty else { throw .undecodable(.gif, "a frame of \(rect.width)×\(rect.height) pixels") }
+            try skipImageData()
+            let frame = GIFFrame(
+                rect: rect, palette: [], transparentIndex: nil,
+                delayCentiseconds: control.map { Int($0.DelayTime) } ?? 0, disposal: control.map { Int($0.DisposalMode) } ?? 0
+            )
+            try begin(frame)
+            return frame
+        }
         // Bounds the LZW work, which is per pixel whatever the canvas keeps.
         let pixels = PixelSize(width: rect.width, height: rect.height).pixelCount
         guard pixels <= maxPixelCount else {
@@ -107,7 +121,9 @@ final class GIFFrameReader {
         var palette = [UInt8]()
         palette.reserveCapacity(256 * 3)
         for index in 0..<Int(max(0, min(colorMap.pointee.ColorCount, 256))) {
-            palette += [colors[index].Red, colors[index].Green, colors[index].Blue]
+            palette.append(colors[index].Red)
+            palette.append(colors[index].Green)
+            palette.append(colors[index].Blue)
         }
         let transparent = control.map { Int($0.TransparentColor) } ?? -1
         let frame = GIFFrame(
@@ -125,6 +141,16 @@ final class GIFFrameReader {
             }
         }
         return frame
+    }
+
+    /// Reads past the LZW data of the current image without decoding it.
+    private func skipImageData() throws(ImageError) {
+        var codeSize: Int32 = 0
+        var block: UnsafeMutablePointer<GifByteType>?
+        guard DGifGetCode(gif, &codeSize, &block) == GIF_OK else { throw lastError("skipping image data") }
+        while block != nil {
+            guard DGifGetCodeNext(gif, &block) == GIF_OK else { throw lastError("skipping image data") }
+        }
     }
 
     /// The display rows in the order the file stores them: top to bottom, or
