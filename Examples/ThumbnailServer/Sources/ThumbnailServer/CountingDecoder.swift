@@ -8,7 +8,7 @@ import Metrics
 ///
 /// It wraps every decoder the server's loader uses (``wrapping(_:)``), so
 /// each decode — from the network, the disk or the fleet's Redis — counts once.
-struct CountingDecoder: ImageDecoding {
+struct CountingDecoder: AnimatedImageDecoding {
     /// The decoder doing the work.
     let base: any ImageDecoding
     /// The counter, shared by every wrapped decoder.
@@ -24,6 +24,16 @@ struct CountingDecoder: ImageDecoding {
     /// The wrapped decoder's header read: the loader schedules huge images
     /// in its CPU limiter's heavy lane by it, which a wrapper must not hide.
     func declaredSize(of data: Data) -> PixelSize? { base.declaredSize(of: data) }
+
+    /// The wrapped decoder's frames when it decodes animations (GIF,
+    /// animated WebP, APNG), so the server can keep an animation animated;
+    /// `nil` (a still image) otherwise. An animation counts as one decode.
+    func makeAnimatedFrameDecoder(_ data: Data, options: ImageDecodingOptions) throws -> (any AnimatedFrameDecoder)? {
+        guard let animated = base as? any AnimatedImageDecoding,
+              let frames = try animated.makeAnimatedFrameDecoder(data, options: options) else { return nil }
+        counter.increment()
+        return frames
+    }
 
     // No progressive decoder: the server never asks for previews, and one
     // would decode outside the count.

@@ -47,7 +47,11 @@ struct ThumbnailController: Sendable {
             let parameters = try ProcessingRequest(path: rest, maxDimension: maxOutputDimension)
             let negotiated = parameters.format == nil
             let format = parameters.format ?? Self.negotiateFormat(accept: request.headers[.accept])
-            let thumbnail = try await renderer.render(parameters, format: format, watch: watch)
+            // An animated source stays animated in WebP: asked for, or
+            // negotiated when the client takes WebP (AVIF output is still-only).
+            let animates = parameters.format == .webp
+                || (negotiated && Self.accepts("image/webp", accept: request.headers[.accept]))
+            let thumbnail = try await renderer.render(parameters, format: format, animatesAsWebP: animates, watch: watch)
             return response(for: thumbnail, request: request, variesByAccept: negotiated)
         } catch {
             return Self.errorResponse(for: error)
@@ -59,7 +63,20 @@ struct ThumbnailController: Sendable {
     /// an image with alpha). `*/*` does not count: browsers send it with
     /// images they cannot show.
     static func negotiateFormat(accept: String?) -> ImageFormat? {
-        guard let accept else { return nil }
+        let accepted = acceptedTypes(accept)
+        if accepted.contains("image/avif") { return .avif }
+        if accepted.contains("image/webp") { return .webp }
+        return nil
+    }
+
+    /// Whether `accept` lists `type` (not with `q=0`).
+    static func accepts(_ type: String, accept: String?) -> Bool {
+        acceptedTypes(accept).contains(type)
+    }
+
+    /// The media types `accept` lists without `q=0`, lower-cased.
+    private static func acceptedTypes(_ accept: String?) -> Set<String> {
+        guard let accept else { return [] }
         var accepted: Set<String> = []
         for range in accept.split(separator: ",") {
             let parts = range.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -69,9 +86,7 @@ struct ThumbnailController: Sendable {
             }
             if !refused { accepted.insert(type) }
         }
-        if accepted.contains("image/avif") { return .avif }
-        if accepted.contains("image/webp") { return .webp }
-        return nil
+        return accepted
     }
 
     /// A 200 (or a 304 for a matching `If-None-Match`) carrying `thumbnail`.

@@ -137,14 +137,22 @@ final class ThumbnailRenderer: Sendable {
     /// or PNG when the result has alpha), from the encoded-result cache or made.
     ///
     /// - Throws: as ``render(_:)``.
-    func render(_ request: ProcessingRequest, format: ImageFormat?, watch: ClientDisconnectWatch? = nil) async throws -> Thumbnail {
+    /// - Parameter animatesAsWebP: Whether an animated source (GIF,
+    ///   animated WebP, APNG) is answered as an animated WebP, every frame
+    ///   processed alike; otherwise its first frame is.
+    func render(
+        _ request: ProcessingRequest, format: ImageFormat?, animatesAsWebP: Bool = false, watch: ClientDisconnectWatch? = nil
+    ) async throws -> Thumbnail {
         try checkHost(of: request.url)
         let quality = request.quality.map(String.init) ?? "default"
         let key = "imgproxy1|\(request.url.absoluteString)|\(request.transformKey)|\(format?.rawValue ?? "jpeg-or-png")|\(quality)"
+            + (animatesAsWebP ? "|anim-webp" : "")
         if let (entry, tier) = await results.entry(forKey: key) {
             return Thumbnail(body: entry.body, format: entry.format, entityTag: entry.entityTag, cacheStatus: "hit-result-\(tier.rawValue)")
         }
-        return try await Self.whileConnected(watch) { try await self.make(request, format: format, key: key) }
+        return try await Self.whileConnected(watch) {
+            try await self.make(request, format: format, animatesAsWebP: animatesAsWebP, key: key)
+        }
     }
 
     /// Runs `work` in a task cancelled when the client leaves (`watch`):
@@ -160,7 +168,7 @@ final class ThumbnailRenderer: Sendable {
     }
 
     /// Makes and stores an imgproxy-style result (the result cache missed).
-    private func make(_ request: ProcessingRequest, format: ImageFormat?, key: String) async throws -> Thumbnail {
+    private func make(_ request: ProcessingRequest, format: ImageFormat?, animatesAsWebP: Bool, key: String) async throws -> Thumbnail {
         let target = request.targetSize
         // A plain fit into a whole box is the decoder's own thumbnail
         // (DCT-scaled for JPEG); the rest decode in full, then crop and scale.
@@ -173,6 +181,9 @@ final class ThumbnailRenderer: Sendable {
         guard let image = response.image else { throw ThumbnailError.internalError("the loader returned no image") }
         let coders = coders
         let (body, chosen) = try await cpuLimiter.withPermit {
+            if animatesAsWebP, let animation = image.animation {
+                return (try Self.animatedWebP(animation, request), ImageFormat.webp)
+            }
             let processed = try ImageProcessor.process(image, request)
             let chosen = format ?? (processed.pixelFormat.hasAlpha ? .png : .jpeg)
             let quality = Double(request.quality ?? Self.defaultQuality(for: chosen)) / 100
@@ -183,6 +194,22 @@ final class ThumbnailRenderer: Sendable {
             body: body, format: chosen, entityTag: entry.entityTag,
             cacheStatus: response.cacheType == .none ? "miss" : "hit-\(response.cacheType)"
         )
+    }
+
+    /// Every frame of `animation` processed as `request` says, encoded as
+    /// an animated WebP with the source's durations and loop count. Frames
+    /// are decoded one at a time through the animation's bounded buffer;
+    /// the frame count and canvas were checked against the animation pixel
+    /// limit before any frame was decoded.
+    private static func animatedWebP(_ animation: AnimatedImage, _ request: ProcessingRequest) throws -> Data {
+        let encoder = AnimatedWebPEncoder(quality: Double(request.quality ?? defaultQuality(for: .webp)) / 100)
+        var index = 0
+        return try encoder.encodeAnimation(loopCount: animation.loopCount) {
+            guard index < animation.frameCount else { return nil }
+            defer { index += 1 }
+            let frame = try ImageProcessor.process(animation.frame(at: index), request)
+            return (frame, animation.frameDurations[index])
+        }
     }
 
     /// The quality used when a request gives none, per format: imgproxy's

@@ -136,6 +136,51 @@ struct ImgproxyInterfaceTests {
         }
     }
 
+    @Test("an animated GIF stays animated as WebP (asked for, or negotiated), every frame resized, durations kept; JPEG gets its first frame")
+    func animatedSource() throws {
+        // Given an origin serving a 3-frame 40×30 GIF (red, lime, blue, 200 ms each, looping) made by ImageMagick
+        let harness = try ServerHarness()
+        let gif = harness.root.appendingPathComponent("anim.gif")
+        try ServerHarness.run("/usr/bin/convert", [
+            "-delay", "20", "-size", "40x30", "xc:red", "xc:lime", "xc:blue", "-loop", "0", gif.path,
+        ])
+        try harness.serve(try Data(contentsOf: gif), as: "anim.gif")
+        try harness.startOrigin()
+        try harness.startServer(["--allow-unsigned"])
+        let path = "/insecure/rs:fit:20:20/plain/\(harness.origin)/anim.gif"
+
+        // When it is asked for as WebP, and negotiated with a browser's Accept
+        let asked = try harness.get(path + "@webp")
+        let negotiated = try harness.get(path, headers: ["Accept": "image/avif,image/webp,*/*"])
+        let still = try harness.get(path + "@jpg")
+
+        // Then both answers are animated WebPs of 3 frames at 20×15 with the
+        // source's colours and durations (webpmux and our decoder agree)
+        for reply in [asked, negotiated] {
+            #expect(reply.status == 200)
+            #expect(reply.headers["content-type"] == "image/webp")
+            let file = harness.root.appendingPathComponent("anim-\(UUID().uuidString).webp")
+            try reply.body.write(to: file)
+            let info = String(decoding: try ServerHarness.run("/usr/bin/env", ["webpmux", "-info", file.path]), as: UTF8.self)
+            #expect(info.contains("Number of frames: 3"), "\(info)")
+            #expect(info.contains("Canvas size: 20 x 15"), "\(info)")
+            let frames = try #require(try WebPCoder().makeAnimatedFrameDecoder(reply.body, options: .init()))
+            #expect(frames.info.frameDurations == [.milliseconds(200), .milliseconds(200), .milliseconds(200)])
+            var colours: [[UInt8]] = []
+            while let frame = try frames.decodeNextFrame() { colours.append(Array(try #require(frame.pixel(x: 10, y: 7)).prefix(3))) }
+            #expect(colours.count == 3)
+            for (colour, expected) in zip(colours, [[255, 0, 0], [0, 255, 0], [0, 0, 255]] as [[Int]]) {
+                #expect(zip(colour, expected).allSatisfy { abs(Int($0) - $1) <= 12 }, "\(colour) vs \(expected)")
+            }
+        }
+        #expect(negotiated.headers["vary"] == "Accept")
+        // And a JPEG answer is the first frame
+        #expect(still.headers["content-type"] == "image/jpeg")
+        let rgb = try Self.rgb(of: still.body, in: harness)
+        #expect(rgb.count == 20 * 15 * 3)
+        #expect(rgb[0] > 200 && rgb[1] < 40 && rgb[2] < 40)
+    }
+
     @Test("a result hit performs 0 decodes and the origin sees no second request; the disk tier survives a restart")
     func resultHits() throws {
         let harness = try Self.started(["--allow-unsigned", "--cache-dir", "CACHE"].map {
