@@ -31,6 +31,7 @@ enum ScenarioRegistry {
         AllocatorScenario(),
         ThumbnailStagesScenario(),
         GIFAnimationScenario(),
+        AnimationPlaybackRSSScenario(),
     ]
 
     /// The scenarios `names` select, in registry order; every scenario that

@@ -22,9 +22,9 @@ public protocol ImageDecoding: Sendable {
     /// pixels, or `nil` when this decoder cannot tell cheaply.
     ///
     /// The loader schedules a decode by it before the decode starts: images
-    /// declaring more than ``ImageLoader/Configuration/heavyDecodePixelCount``
-    /// pixels take the CPU limiter's heavy lane
-    /// (``ConcurrencyLimiter/withPermit(heavy:_:)``), so a few huge images
+    /// declaring more than ``ConcurrencyLimiter/heavyPixelCount`` pixels
+    /// take the CPU limiter's heavy lane
+    /// (``ConcurrencyLimiter/withPermit(heavy:isolation:_:)``), so a few huge images
     /// cannot hold every CPU permit while small ones wait. Must be cheap (a
     /// header read); `nil` schedules the decode as a light one.
     func declaredSize(of data: Data) -> PixelSize?
