@@ -19,8 +19,17 @@ final class ImageEventChannel: Sendable {
     private typealias Machine = ImageEventChannelStateMachine<Waiter, @Sendable () -> Void>
 
     private let state = Lock(Machine())
+    /// What to do when the consumer's task is escalated while it waits:
+    /// the coalescer promotes the shared work (and, through it, the download).
+    private let escalation = Lock<(@Sendable (TaskPriority) -> Void)?>(nil)
 
     init() {}
+
+    /// Registers how to promote the producer when the consumer's task is
+    /// escalated while it waits in ``next()`` (priority follows the task).
+    func onEscalation(_ action: @escaping @Sendable (TaskPriority) -> Void) {
+        escalation.withLock { $0 = action }
+    }
 
     /// Registers what to do when the consumer goes away (typically: cancel
     /// the producer task). Runs at once if it has already gone; dropped if
@@ -77,17 +86,21 @@ final class ImageEventChannel: Sendable {
         case .none: break
         }
         defer { state.observeHandOff() }
-        return try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: Waiter) in
-                switch state.withLock({ $0.next(parking: continuation) }) {
-                case .event(let event): continuation.resume(returning: event)
-                case .end: continuation.resume(returning: nil)
-                case .fail(let error): continuation.resume(throwing: error)
-                case .none: break
+        return try await withTaskPriorityEscalationHandler {
+            try await withTaskCancellationHandler {
+                try await withUnsafeThrowingContinuation { (continuation: Waiter) in
+                    switch state.withLock({ $0.next(parking: continuation) }) {
+                    case .event(let event): continuation.resume(returning: event)
+                    case .end: continuation.resume(returning: nil)
+                    case .fail(let error): continuation.resume(throwing: error)
+                    case .none: break
+                    }
                 }
+            } onCancel: {
+                terminate()
             }
-        } onCancel: {
-            terminate()
+        } onPriorityEscalated: { [self] _, priority in
+            escalation.withLock { $0 }?(priority)
         }
     }
 }

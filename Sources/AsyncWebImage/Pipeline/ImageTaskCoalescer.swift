@@ -114,6 +114,9 @@ final class ImageTaskCoalescer: Sendable {
             entryCount.store(state.table.entries.count, ordering: .relaxed)
             return (action, id)
         }
+        // Priority follows the task: a consumer escalated while it waits
+        // promotes the shared work, whose download promotes its transfer.
+        channel.onEscalation { [weak self] priority in self?.escalate(key, to: priority) }
         switch action {
         case .joined(let progress, let preview):
             if let progress { channel.send(progress) }
@@ -128,6 +131,14 @@ final class ImageTaskCoalescer: Sendable {
             if case .cancel = record { task.cancel() }
             return false
         }
+    }
+
+    /// Raises the priority of the work running for `key` (a subscriber's
+    /// task was escalated while it waited): the work's task, and through the
+    /// download coalescer's own escalation handler its transfer, follow.
+    func escalate(_ key: Key, to priority: TaskPriority) {
+        let task = state.withLock { $0.table.entries[key]?.work }
+        task?.escalatePriority(to: priority)
     }
 
     /// Cancels the work of every entry (``ImageLoader/shutdown()``).
@@ -154,7 +165,16 @@ final class ImageTaskCoalescer: Sendable {
         // subscriber out of the table under the lock: `finish`, `leave`
         // (from the cancellation handler), or the registration itself.
         defer { state.observeHandOff() }
-        return try await withTaskCancellationHandler {
+        return try await withTaskPriorityEscalationHandler {
+            try await waitForResult(key, id: id)
+        } onPriorityEscalated: { [weak self] _, priority in
+            self?.escalate(key, to: priority)
+        }
+    }
+
+    /// The wait of ``awaitResult(_:)``, under its escalation handler.
+    private func waitForResult(_ key: Key, id: UInt64) async throws -> JoinResult {
+        try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<JoinResult, any Error>) in
                 let joined = state.withLock { $0.table.join(key, id: id, sink: .waiter(continuation)) }
                 guard joined else { return continuation.resume(returning: .notRunning) }
