@@ -2,11 +2,22 @@ import Foundation
 import Testing
 import AsyncWebImage
 
+/// Whether a sanitizer runtime is linked into this process (and so into the
+/// probe, built the same way): its allocator stands in for glibc's.
+private let sanitizerReplacesMalloc: Bool = {
+    guard let handle = dlopen(nil, RTLD_NOW) else { return false }
+    defer { dlclose(handle) }
+    return dlsym(handle, "__tsan_init") != nil || dlsym(handle, "__asan_init") != nil
+}()
+
 /// The allocator settings are process-wide and settled by the first loader,
 /// so every case runs in a fresh helper process (`awi-allocator-probe`) and
 /// observes glibc's allocator itself: how many bytes it mmap'd for an 8 MiB
 /// buffer (`mallinfo2().hblkhd`), and the resident set (`/proc/self/statm`).
-@Suite("AllocatorTuning", .timeLimit(.minutes(1)))
+@Suite(
+    "AllocatorTuning", .timeLimit(.minutes(1)),
+    .disabled(if: sanitizerReplacesMalloc, "ThreadSanitizer and AddressSanitizer replace glibc's malloc: mallopt and mallinfo2 say nothing about theirs")
+)
 struct AllocatorTuningTests {
     private static let mebibyte = 1024 * 1024
 
