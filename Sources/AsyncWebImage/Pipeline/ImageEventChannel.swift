@@ -22,13 +22,26 @@ final class ImageEventChannel: Sendable {
     /// What to do when the consumer's task is escalated while it waits:
     /// the coalescer promotes the shared work (and, through it, the download).
     private let escalation = Lock<(@Sendable (TaskPriority) -> Void)?>(nil)
+    /// The highest consumer priority the producer has been told of
+    /// (`TaskPriority.rawValue`): a wait only escalates above it.
+    private let toldPriority = Atomic<UInt8>(0)
 
     init() {}
 
     /// Registers how to promote the producer when the consumer's task is
     /// escalated while it waits in ``next()`` (priority follows the task).
     func onEscalation(_ action: @escaping @Sendable (TaskPriority) -> Void) {
+        // The consumer subscribes from its own task: the work starts at (or
+        // above) this priority, so only a rise beyond it needs telling.
+        toldPriority.store(Task.currentPriority.rawValue, ordering: .relaxed)
         escalation.withLock { $0 = action }
+    }
+
+    /// Tells the producer of `priority` if it is above what it was told.
+    private func escalate(to priority: TaskPriority) {
+        guard priority.rawValue > toldPriority.load(ordering: .relaxed) else { return }
+        toldPriority.store(priority.rawValue, ordering: .relaxed)
+        escalation.withLock { $0 }?(priority)
     }
 
     /// Registers what to do when the consumer goes away (typically: cancel
@@ -87,7 +100,10 @@ final class ImageEventChannel: Sendable {
         }
         defer { state.observeHandOff() }
         return try await withTaskPriorityEscalationHandler {
-            try await withTaskCancellationHandler {
+            // An escalation that came before this handler was installed
+            // shows in the task's priority instead.
+            escalate(to: Task.currentPriority)
+            return try await withTaskCancellationHandler {
                 try await withUnsafeThrowingContinuation { (continuation: Waiter) in
                     switch state.withLock({ $0.next(parking: continuation) }) {
                     case .event(let event): continuation.resume(returning: event)
@@ -100,7 +116,7 @@ final class ImageEventChannel: Sendable {
                 terminate()
             }
         } onPriorityEscalated: { [self] _, priority in
-            escalation.withLock { $0 }?(priority)
+            escalate(to: priority)
         }
     }
 }

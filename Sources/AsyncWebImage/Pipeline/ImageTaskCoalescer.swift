@@ -166,7 +166,11 @@ final class ImageTaskCoalescer: Sendable {
         // (from the cancellation handler), or the registration itself.
         defer { state.observeHandOff() }
         return try await withTaskPriorityEscalationHandler {
-            try await waitForResult(key, id: id)
+            // A waiter of low-priority work (a prefetch) lifts it to its own
+            // priority; an escalation before this handler shows here too.
+            let current = Task.currentPriority
+            if current > .low { escalate(key, to: current) }
+            return try await waitForResult(key, id: id)
         } onPriorityEscalated: { [weak self] _, priority in
             self?.escalate(key, to: priority)
         }
