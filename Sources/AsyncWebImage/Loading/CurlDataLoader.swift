@@ -71,6 +71,9 @@ public final class CurlDataLoader: DataLoading, Sendable {
     /// ``Configuration/maxResponseBytes``.
     public var maxResponseBytes: Int64 { configuration.maxResponseBytes }
 
+    /// ``Configuration/clientCertificate``.
+    public var clientCertificate: TLSClientCertificate? { configuration.clientCertificate }
+
     /// curl easy handles currently allocated (0 when idle).
     public var liveEasyHandles: Int { loop.liveHandles.load(ordering: .relaxed) }
 

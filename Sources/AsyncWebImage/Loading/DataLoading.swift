@@ -32,6 +32,12 @@ public protocol DataLoading: Sendable {
     /// loader that does not enforce its own limit. 64 MiB unless the loader
     /// says otherwise.
     var maxResponseBytes: Int64 { get }
+
+    /// The TLS client certificate this loader presents to every server, if
+    /// any. It changes what a server may return, so ``ImageLoader`` puts it
+    /// in each request's identity (two certificates never share a cache
+    /// entry). `nil` unless the loader says otherwise.
+    var clientCertificate: TLSClientCertificate? { get }
 }
 
 extension DataLoading {
@@ -40,4 +46,7 @@ extension DataLoading {
 
     /// 64 MiB.
     public var maxResponseBytes: Int64 { 64 * 1024 * 1024 }
+
+    /// None.
+    public var clientCertificate: TLSClientCertificate? { nil }
 }

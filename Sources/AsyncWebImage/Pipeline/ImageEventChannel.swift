@@ -39,8 +39,8 @@ final class ImageEventChannel: Sendable {
 
     /// Tells the producer of `priority` if it is above what it was told.
     private func escalate(to priority: TaskPriority) {
-        guard priority.rawValue > toldPriority.load(ordering: .relaxed) else { return }
-        toldPriority.store(priority.rawValue, ordering: .relaxed)
+        // One atomic max: of two racing waits, only the one that raised it tells.
+        guard toldPriority.max(priority.rawValue, ordering: .relaxed).oldValue < priority.rawValue else { return }
         escalation.withLock { $0 }?(priority)
     }
 

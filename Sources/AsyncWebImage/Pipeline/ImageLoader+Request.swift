@@ -32,7 +32,7 @@ extension ImageLoader {
     /// cache never share an entry. A request modifier may still set its own.
     func clientCertificate(of dataLoader: (any DataLoading)?) -> TLSClientCertificate? {
         guard let dataLoader else { return defaultClientCertificate }
-        return (dataLoader as? CurlDataLoader)?.configuration.clientCertificate
+        return dataLoader.clientCertificate
     }
 
     /// `request` as it will be sent: the request modifier (context over

@@ -64,9 +64,9 @@ public final class ImageLoader: Sendable {
     let hasOptionsProcessor: Bool
     /// `stale-while-revalidate` refreshes running after their stale entry was served.
     let backgroundRevalidations = BackgroundRevalidations()
-    /// The client certificate of the configuration's data loader (a
-    /// ``CurlDataLoader`` with ``CurlDataLoader/Configuration/clientCertificate``),
-    /// stamped on every request so that it is part of the request's identity.
+    /// The client certificate of the configuration's data loader
+    /// (``DataLoading/clientCertificate``), read once and stamped on every
+    /// request so that it is part of the request's identity.
     let defaultClientCertificate: TLSClientCertificate?
 
     /// Creates a loader.
@@ -83,7 +83,7 @@ public final class ImageLoader: Sendable {
         httpAllowed = allowedSchemes.contains("http")
         httpsAllowed = allowedSchemes.contains("https")
         hasOptionsProcessor = configuration.optionsProcessor != nil
-        defaultClientCertificate = (configuration.dataLoader as? CurlDataLoader)?.configuration.clientCertificate
+        defaultClientCertificate = configuration.dataLoader.clientCertificate
         plainKeySuffix = ImageDecodingOptions(applyOrientation: configuration.appliesOrientation).cacheKeySuffix
         let telemetry = LoaderTelemetry(logger: configuration.logger, factory: configuration.metricsFactory, tracer: configuration.tracer)
         self.telemetry = telemetry
