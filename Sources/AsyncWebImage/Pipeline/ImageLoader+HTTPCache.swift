@@ -137,28 +137,39 @@ extension ImageLoader {
         let dataRequest = conditional
         let coalescer = downloadCoalescer(for: request.context.dataLoader)
         let modifiers = DownloadModifiers(responseModifier: request.context.responseModifier, decryptor: request.context.decryptor)
+        var whole = request.dataRequest
+        whole.priority = .low
+        whole.retryPolicy = request.context.retryPolicy
+        let wholeRequest = whole
         backgroundRevalidations.start(key: request.keys.dataKey) { [weak self] in
-            var head: DataResponseHead?
-            var body: Data?
-            do {
-                for try await event in coalescer.download(dataRequest, modifiers: modifiers) {
-                    switch event {
-                    case .head(let received): head = received
-                    case .completed(let data): body = data
-                    case .progress, .chunk: break
+            // The conditional request first; a 304 for another representation
+            // (§4.3.4) refreshes nothing and is followed by the request without
+            // validators, once.
+            for attempt in [dataRequest, wholeRequest] {
+                var head: DataResponseHead?
+                var body: Data?
+                do {
+                    for try await event in coalescer.download(attempt, modifiers: modifiers) {
+                        switch event {
+                        case .head(let received): head = received
+                        case .completed(let data): body = data
+                        case .progress, .chunk: break
+                        }
                     }
+                } catch {
+                    // A failed revalidation leaves the stale entry to expire; the
+                    // next load after the window revalidates in the foreground.
+                    return
                 }
-            } catch {
-                // A failed revalidation leaves the stale entry to expire; the
-                // next load after the window revalidates in the foreground.
+                guard let self, let head, let body, !Task.isCancelled else { return }
+                if head.statusCode == 304 {
+                    guard record.metadata.isSelected(by: head) else { continue }
+                    await self.storeRefreshed(record.metadata.refreshed(by: head, responseTime: Date()), for: request)
+                    return
+                }
+                _ = try? await self.process(request, data: body, head: head, storage: self.storage(for: head, request: request))
                 return
             }
-            guard let self, let head, let body, !Task.isCancelled else { return }
-            if head.statusCode == 304 {
-                await self.storeRefreshed(record.metadata.refreshed(by: head, responseTime: Date()), for: request)
-                return
-            }
-            _ = try? await self.process(request, data: body, head: head, storage: self.storage(for: head, request: request))
         }
     }
 }

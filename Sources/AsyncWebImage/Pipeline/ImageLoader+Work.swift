@@ -101,6 +101,13 @@ extension ImageLoader {
             throw error
         }
         if let head, head.statusCode == 304 {
+            if let held = stale?.record.metadata ?? storedMetadata, !held.isSelected(by: head) {
+                // The 304 names a representation other than the one stored
+                // (§4.3.4): it refreshes nothing, and the stored body is no
+                // longer what the origin serves. Fetch it whole.
+                logger.warning("304 for another representation; fetching it whole", metadata: ["awi.id": request.logID])
+                return try await downloadWhole(request, handle: handle)
+            }
             if let stale {
                 // Not modified: the stored entry is current again, its
                 // metadata refreshed from the 304 (§4.3.4); no body came.
@@ -109,9 +116,7 @@ extension ImageLoader {
                 let current = StaleEntry(record: HTTPCacheRecord(refreshed, mode: configuration.httpCacheMode), image: stale.image)
                 if let response = try await serveStored(request, current) { return (response, .notModified) }
                 // The entry went away meanwhile: fetch it whole.
-                let (newHead, newData) = try await downloadTraced(request, request.dataRequest, handle: handle)
-                if newHead?.statusCode == 304 { throw ImageError.httpStatus(304) }
-                return (try await process(request, data: newData, head: newHead, storage: storage(for: newHead, request: request)), .network)
+                return try await downloadWhole(request, handle: handle)
             }
             guard cachedData != nil else { throw ImageError.httpStatus(304) }
             if let storedMetadata {
@@ -131,6 +136,16 @@ extension ImageLoader {
             await leasing.releaseLease(lease)
         }
         return (try await process(request, data: data, head: head, storage: storage, sharedWritten: lease != nil), .network)
+    }
+
+    /// The response to the request without validators, processed as a
+    /// new image: what a load falls back to when a `304` cannot be used.
+    private func downloadWhole(
+        _ request: ImageLoadRequest, handle: ImageTaskCoalescer.Handle
+    ) async throws -> (ImageResponse?, LoaderTelemetry.Outcome) {
+        let (head, data) = try await downloadTraced(request, request.dataRequest, handle: handle)
+        if head?.statusCode == 304 { throw ImageError.httpStatus(304) }
+        return (try await process(request, data: data, head: head, storage: storage(for: head, request: request)), .network)
     }
 
     /// A download with its span, timer, byte count and log line, carrying

@@ -300,6 +300,71 @@ struct ImageLoaderHTTPCacheTests {
         #expect(Self.counts(harness, "/t.png") == [3, 2, 2])
     }
 
+    /// A route that serves `body` as `etag`, and answers any conditional
+    /// request with a `304` naming `notModifiedTag` (which need not match).
+    static func representation(_ body: Data, etag: String, notModifiedTag: String) -> LoopbackServer.Handler {
+        { request in
+            if request[header: "If-None-Match"] != nil {
+                return LoopbackServer.Response(status: 304, headers: [("ETag", notModifiedTag), ("Cache-Control", "no-cache")])
+            }
+            return LoopbackServer.Response(
+                headers: [("Content-Type", "image/png"), ("Cache-Control", "no-cache")], body: body, etag: etag
+            )
+        }
+    }
+
+    @Test("a 304 naming another ETag refreshes nothing: the image is fetched whole, without validators (RFC 9111 §4.3.4)")
+    func notModifiedForAnotherRepresentation() async throws {
+        let harness = try Self.harness()
+        let path = "/moved.png"
+        let url = harness.server.url(path)
+        let old = try fixture("png", "rgb8.png")
+        let new = try fixture("png", "gray1.png")
+        harness.server.route(path, handler: Self.representation(old, etag: Self.etag, notModifiedTag: Self.etag))
+        let first = try await harness.loader.image(url, options: .waitStoreCache)
+
+        // The origin has a new representation, yet answers the old validator with a 304 for it.
+        harness.server.route(path, handler: Self.representation(new, etag: "\"v2\"", notModifiedTag: "\"v2\""))
+        let second = try await harness.loader.image(url, options: .waitStoreCache)
+        let expected = try PNGCoder().decode(new, options: ImageDecodingOptions())
+        #expect(second.cacheType == .none)
+        #expect(second.image?.pixels == expected.pixels)
+        #expect(second.image?.pixels != first.image?.pixels)
+        let statistics = harness.server.statistics(path)
+        #expect(statistics.requests == 3 && statistics.conditionalRequests == 1)
+        #expect(statistics.requestHeaders.last?["if-none-match"] == nil)
+
+        // The new representation is what is stored now: its own 304 refreshes it.
+        let third = try await harness.loader.image(url)
+        #expect(third.cacheType == .memory)
+        #expect(third.image?.pixels == expected.pixels)
+        #expect(harness.server.statistics(path).requestHeaders.last?["if-none-match"] == "\"v2\"")
+    }
+
+    @Test("a 304 with the weak form of the stored ETag, or with no validator, refreshes the entry")
+    func weakNotModified() async throws {
+        let harness = try Self.harness()
+        let png = try fixture("png", "rgb8.png")
+        for (path, tag) in [("/weak.png", "W/\(Self.etag)"), ("/bare.png", "")] {
+            let url = harness.server.url(path)
+            harness.server.route(path) { request in
+                if request[header: "If-None-Match"] != nil {
+                    return LoopbackServer.Response(status: 304, headers: tag.isEmpty ? [] : [("ETag", tag)])
+                }
+                return LoopbackServer.Response(
+                    headers: [("Content-Type", "image/png"), ("Cache-Control", "no-cache")], body: png, etag: Self.etag
+                )
+            }
+            _ = try await harness.loader.image(url, options: .waitStoreCache)
+            let decodes = harness.decodes.count
+            let second = try await harness.loader.image(url)
+            #expect(second.cacheType == .memory, "\(path)")
+            #expect(harness.decodes.count == decodes, "\(path)")
+            let statistics = harness.server.statistics(path)
+            #expect(statistics.requests == 2 && statistics.conditionalRequests == 1, "\(path)")
+        }
+    }
+
     /// Polls `condition` for up to 5 s.
     static func eventually(_ condition: @Sendable () -> Bool) async -> Bool {
         for _ in 0..<500 {

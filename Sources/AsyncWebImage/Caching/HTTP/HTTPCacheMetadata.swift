@@ -103,6 +103,36 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
         return true
     }
 
+    /// Whether a `304 Not Modified` describes the stored response this
+    /// metadata belongs to (RFC 9111 §4.3.4), so that it may refresh it.
+    /// A strong `ETag` in the 304 must equal the stored one strongly; a weak
+    /// one must equal it weakly; with no `ETag`, a `Last-Modified` in the 304
+    /// must equal the stored one. A 304 with no validator at all refreshes
+    /// the one stored response, as browsers do (origins that forget their
+    /// validators on 304s are common). A 304 that names another
+    /// representation refreshes nothing: the stored body is not what the
+    /// origin now serves, so the caller fetches it whole.
+    func isSelected(by head: DataResponseHead) -> Bool {
+        if let received = head[header: "etag"] {
+            guard let etag else { return false }
+            if Self.isWeak(received) { return Self.opaqueTag(received) == Self.opaqueTag(etag) }
+            return !Self.isWeak(etag) && received.trimmingSpaces == etag.trimmingSpaces
+        }
+        if let received = head[header: "last-modified"], let lastModified {
+            return received.trimmingSpaces == lastModified.trimmingSpaces
+        }
+        return true
+    }
+
+    /// Whether an entity tag is weak (`W/"…"`).
+    private static func isWeak(_ tag: String) -> Bool { tag.trimmingSpaces.hasPrefix("W/") }
+
+    /// An entity tag without its weakness indicator, for the weak comparison.
+    private static func opaqueTag(_ tag: String) -> Substring {
+        let trimmed = tag.trimmingSpaces
+        return trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : Substring(trimmed)
+    }
+
     /// This metadata updated by a `304 Not Modified` that arrived at
     /// `responseTime` (RFC 9111 §4.3.4): the fields the 304 carries replace
     /// the stored ones, and the entry's age starts again from the 304.
