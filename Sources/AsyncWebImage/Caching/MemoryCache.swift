@@ -93,6 +93,28 @@ public actor MemoryCache {
     /// stored with), as ``image(forKey:)`` finds it; synchronous, for the
     /// loader's fast path.
     nonisolated func entry(forKey key: String) -> Entry? {
+        // The common cases, a hit without an expiry and a miss with no weak
+        // recovery, in one short critical section that returns one reference.
+        let weak = configuration.isWeakRecoveryEnabled
+        let found = state.withLock { state -> (entry: Entry?, done: Bool) in
+            if let entry = state.lru.value(forKey: key) {
+                guard entry.expiry == nil else { return (entry, false) }
+                state.counters.hits += 1
+                return (entry, true)
+            }
+            guard weak else {
+                state.counters.misses += 1
+                return (nil, true)
+            }
+            return (nil, false)
+        }
+        if found.done { return found.entry }
+        return entryWithExpiryOrRecovery(forKey: key)
+    }
+
+    /// ``entry(forKey:)`` for an entry with an expiry, or a lookup that may
+    /// recover an evicted image from the weak table.
+    private nonisolated func entryWithExpiryOrRecovery(forKey key: String) -> Entry? {
         let now = now
         let configuration = configuration
         let (entry, evicted) = state.withLock { state -> (Entry?, [Entry]) in

@@ -176,7 +176,13 @@ extension ImageLoader {
             return .none(memoryChecked: true)
         }
         telemetry.countLoad(.memory)
-        logger(for: context).debug("memory hit", metadata: ["awi.id": .string(String(SHA256.hexDigest(keys.resultKey).prefix(12)))])
+        // The loggers are used where they are, not copied out (`logger(for:)`
+        // would retain and release a handler and a label on every hit).
+        if let logger = context.logger {
+            logger.debug("memory hit", metadata: ["awi.id": .string(String(SHA256.hexDigest(keys.resultKey).prefix(12)))])
+        } else {
+            telemetry.logger.debug("memory hit", metadata: ["awi.id": .string(String(SHA256.hexDigest(keys.resultKey).prefix(12)))])
+        }
         return .hit(ImageResponse(image: entry.image, data: nil, cacheType: .memory, url: url))
     }
 

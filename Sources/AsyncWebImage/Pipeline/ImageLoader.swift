@@ -165,6 +165,9 @@ public final class ImageLoader: Sendable {
     /// stage of their own; the full path runs with `span`'s context current,
     /// so its stages' spans are children of it (binding the task-local costs
     /// what a memory hit as a whole does, so only the full path pays it).
+    // Inlined into both branches of `image(_:)`: an async call of its own
+    // costs a memory hit an executor check on entry.
+    @inline(__always)
     private func loadImage(_ url: URL, options: ImageOptions, context: ImageContext, span: (any Span)?) async throws -> ImageResponse {
         try Task.checkCancellation()
         if hasShutDown { throw ImageError.shutDown }
