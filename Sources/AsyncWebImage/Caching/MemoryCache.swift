@@ -28,7 +28,7 @@ import Synchronization
 ///
 /// The state sits behind a lock rather than in the actor's isolation, so
 /// that the loader's memory fast path reads it synchronously
-/// (``entry(forKey:)``), without the two executor hops of an actor call;
+/// (an internal, nonisolated lookup), without the two executor hops of an actor call;
 /// the public API stays the actor's. Nothing but O(1) bookkeeping runs under
 /// the lock: evicted images are released after it is let go.
 public actor MemoryCache {
