@@ -30,6 +30,10 @@ struct LoaderObservabilityScenario: Scenario {
         rows.append(await context.measureCase(scenario: name, caseName: real) {
             try await memoryHit(caseName: real, context: context, sinks: .real, target: .timeAtMost(1.5))
         })
+        let floor = "memory hit + tracer vs plain hit + a bare span"
+        rows.append(await context.measureCase(scenario: name, caseName: floor) {
+            try await memoryHitOverTracerFloor(caseName: floor, context: context)
+        })
         let cancel = "start-then-cancel, no-op sinks"
         rows.append(await context.measureCase(scenario: name, caseName: cancel) {
             try await startCancel(caseName: cancel, context: context)
@@ -89,6 +93,50 @@ struct LoaderObservabilityScenario: Scenario {
         )
         if let ours = measurement.ours.median(.cpu) {
             row.note = String(format: "%.2f µs per hit (CPU)", ours / Double(Self.lookups) * 1e6)
+        }
+        return row
+    }
+
+    /// The traced memory hit against its floor: a plain hit plus one span
+    /// started and ended on the same kind of tracer, in the same loop. The
+    /// ratio is what the loader adds to a traced hit beyond the tracer's own
+    /// cost (which no loader can avoid while it gives every load a span).
+    private func memoryHitOverTracerFloor(caseName: String, context: BenchmarkContext) async throws -> ResultRow {
+        let url = URL(string: "http://127.0.0.1:9/observed-floor.jpg")!
+        let image = try Image(width: 64, height: 64, pixelFormat: .rgb8, pixels: [UInt8](repeating: 128, count: 64 * 64 * 3))
+        let (plain, plainMemory) = Self.loader(nil)
+        let (observed, observedMemory) = Self.loader(.real)
+        await plainMemory.setImage(image, forKey: url.absoluteString)
+        await observedMemory.setImage(image, forKey: url.absoluteString)
+        for loader in [plain, observed] {
+            guard try await loader.image(url).cacheType == .memory else { throw BenchmarkFailure("the loader missed its memory cache") }
+        }
+        let tracer = CountingTracer()
+        let plan = context.plan(warmup: 2, minIterations: 10, maxIterations: 40, budget: 4)
+        let measurement = try await InterleavedMeasurement.run(
+            plan: plan, progress: context.progress,
+            ours: {
+                try await Sample.inProcess {
+                    for _ in 0..<Self.lookups { blackHole(try await observed.image(url)) }
+                }
+            },
+            baseline: {
+                try await Sample.inProcess {
+                    for _ in 0..<Self.lookups {
+                        let span = tracer.startSpan("image.load", context: ServiceContext.current ?? .topLevel, ofKind: .client)
+                        blackHole(try await plain.image(url))
+                        span.end()
+                    }
+                }
+            }
+        )
+        var row = ResultRow(
+            scenario: name, caseName: caseName, measurement: measurement,
+            unitsPerOperation: Double(Self.lookups), unit: "hit/s", basis: .cpu,
+            baseline: "plain image(url) + startSpan/end", target: .timeAtMost(1.1)
+        )
+        if let ours = measurement.ours.median(.cpu), let floor = measurement.baseline.median(.cpu) {
+            row.note = String(format: "%.2f µs per traced hit, %.2f µs its floor (CPU)", ours / Double(Self.lookups) * 1e6, floor / Double(Self.lookups) * 1e6)
         }
         return row
     }

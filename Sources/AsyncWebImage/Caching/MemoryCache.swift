@@ -1,3 +1,6 @@
+import AWILocking
+import Synchronization
+
 /// A cost- and count-limited LRU cache of decoded images, with a
 /// weak-recovery table behind it.
 ///
@@ -22,22 +25,41 @@
 /// - Important: the actor only files images: it never decodes, encodes or
 ///   copies pixels, so a call holds it for a dictionary lookup and a few
 ///   index updates.
+///
+/// The state sits behind a lock rather than in the actor's isolation, so
+/// that the loader's memory fast path reads it synchronously
+/// (an internal, nonisolated lookup), without the two executor hops of an actor call;
+/// the public API stays the actor's. Nothing but O(1) bookkeeping runs under
+/// the lock: evicted images are released after it is let go.
 public actor MemoryCache {
     /// The limits this cache enforces.
     public let configuration: Configuration
 
-    /// An image in the LRU and when it stops being served.
-    private struct Entry {
-        var image: Image
-        var expiry: ContinuousClock.Instant?
+    /// An image in the LRU, when it stops being served, and the HTTP record
+    /// of its response. A class, immutable: a lookup hands out one reference
+    /// instead of copying the image and the record out of the LRU.
+    final class Entry: Sendable {
+        let image: Image
+        let expiry: ContinuousClock.Instant?
         /// The HTTP metadata and freshness of the response the image came
         /// from, when the loader keeps them (``HTTPCacheMode``).
-        var http: HTTPCacheRecord?
+        let http: HTTPCacheRecord?
+
+        init(image: Image, expiry: ContinuousClock.Instant?, http: HTTPCacheRecord? = nil) {
+            self.image = image
+            self.expiry = expiry
+            self.http = http
+        }
     }
 
-    private var lru = LRUStorage<String, Entry>()
-    private var weakTable = WeakRecoveryTable()
-    private var counters = Statistics()
+    /// Everything the lock guards.
+    private struct State {
+        var lru = LRUStorage<String, Entry>()
+        var weakTable = WeakRecoveryTable()
+        var counters = Statistics()
+    }
+
+    private let state = Lock(State())
     private let now: @Sendable () -> ContinuousClock.Instant
 
     /// Creates an empty cache.
@@ -67,32 +89,64 @@ public actor MemoryCache {
         entry(forKey: key)?.image
     }
 
-    /// The image stored under `key` with the HTTP record it was stored with,
-    /// as ``image(forKey:)`` finds it.
-    func entry(forKey key: String) -> (image: Image, http: HTTPCacheRecord?)? {
-        if let entry = lru.value(forKey: key) {
-            if let expiry = entry.expiry, now() >= expiry {
-                lru.removeValue(forKey: key)
-                counters.expirations += 1
-                counters.misses += 1
-                return nil
+    /// The entry stored under `key` (its image and the HTTP record it was
+    /// stored with), as ``image(forKey:)`` finds it; synchronous, for the
+    /// loader's fast path.
+    nonisolated func entry(forKey key: String) -> Entry? {
+        // The common cases, a hit without an expiry and a miss with no weak
+        // recovery, in one short critical section that returns one reference.
+        let weak = configuration.isWeakRecoveryEnabled
+        let found = state.withLock { state -> (entry: Entry?, done: Bool) in
+            if let entry = state.lru.value(forKey: key) {
+                guard entry.expiry == nil else { return (entry, false) }
+                state.counters.hits += 1
+                return (entry, true)
             }
-            counters.hits += 1
-            return (entry.image, entry.http)
-        }
-        if configuration.isWeakRecoveryEnabled, let (image, cost, expiry) = weakTable.take(key) {
-            if let expiry, now() >= expiry {
-                counters.expirations += 1
-                counters.misses += 1
-                return nil
+            guard weak else {
+                state.counters.misses += 1
+                return (nil, true)
             }
-            counters.recoveries += 1
-            lru.setValue(Entry(image: image, expiry: expiry), forKey: key, cost: cost)
-            trim(toCost: configuration.costLimit, count: configuration.countLimit, exempting: key)
-            return (image, nil)
+            return (nil, false)
         }
-        counters.misses += 1
-        return nil
+        if found.done { return found.entry }
+        return entryWithExpiryOrRecovery(forKey: key)
+    }
+
+    /// ``entry(forKey:)`` for an entry with an expiry, or a lookup that may
+    /// recover an evicted image from the weak table.
+    private nonisolated func entryWithExpiryOrRecovery(forKey key: String) -> Entry? {
+        let now = now
+        let configuration = configuration
+        let (entry, evicted) = state.withLock { state -> (Entry?, [Entry]) in
+            if let entry = state.lru.value(forKey: key) {
+                if let expiry = entry.expiry, now() >= expiry {
+                    state.lru.removeValue(forKey: key)
+                    state.counters.expirations += 1
+                    state.counters.misses += 1
+                    return (nil, [entry])
+                }
+                state.counters.hits += 1
+                return (entry, [])
+            }
+            if configuration.isWeakRecoveryEnabled, let (image, cost, expiry) = state.weakTable.take(key) {
+                if let expiry, now() >= expiry {
+                    state.counters.expirations += 1
+                    state.counters.misses += 1
+                    return (nil, [])
+                }
+                state.counters.recoveries += 1
+                let entry = Entry(image: image, expiry: expiry)
+                state.lru.setValue(entry, forKey: key, cost: cost)
+                var evicted: [Entry] = []
+                Self.trim(&state, configuration: configuration, toCost: configuration.costLimit, count: configuration.countLimit, exempting: key, evicted: &evicted)
+                return (entry, evicted)
+            }
+            state.counters.misses += 1
+            return (nil, [])
+        }
+        // Released here, not under the lock: the last reference frees pixels.
+        _ = evicted
+        return entry
     }
 
     /// Whether a lookup of `key` would find an image now (in the LRU or,
@@ -100,7 +154,8 @@ public actor MemoryCache {
     ///
     /// - Complexity: O(1) on average.
     public func contains(_ key: String) -> Bool {
-        lru.contains(key) || (configuration.isWeakRecoveryEnabled && weakTable.containsLive(key))
+        let weak = configuration.isWeakRecoveryEnabled
+        return state.withLock { $0.lru.contains(key) || (weak && $0.weakTable.containsLive(key)) }
     }
 
     // MARK: Storing
@@ -126,15 +181,27 @@ public actor MemoryCache {
     @discardableResult
     func setImage(_ image: Image, forKey key: String, cost: Int? = nil, http: HTTPCacheRecord?) -> Bool {
         let cost = max(0, cost ?? image.cost)
+        let configuration = configuration
         guard !image.isPreview, cost <= configuration.entryCostLimit, configuration.countLimit > 0 else {
-            counters.rejections += 1
-            if !image.isPreview { removeImage(forKey: key) }
+            let removed = state.withLock { state -> Entry? in
+                state.counters.rejections += 1
+                guard !image.isPreview else { return nil }
+                state.weakTable.remove(key)
+                return state.lru.removeValue(forKey: key)?.value
+            }
+            _ = removed
             return false
         }
-        weakTable.remove(key)
-        let expiry = configuration.entryLifetime.map { now() + $0 }
-        lru.setValue(Entry(image: image, expiry: expiry, http: http), forKey: key, cost: cost)
-        trim(toCost: configuration.costLimit, count: configuration.countLimit, exempting: key)
+        let entry = Entry(image: image, expiry: configuration.entryLifetime.map { now() + $0 }, http: http)
+        let evicted = state.withLock { state -> [Entry] in
+            state.weakTable.remove(key)
+            var evicted: [Entry] = []
+            if let replaced = state.lru.setValue(entry, forKey: key, cost: cost) { evicted.append(replaced) }
+            Self.trim(&state, configuration: configuration, toCost: configuration.costLimit, count: configuration.countLimit, exempting: key, evicted: &evicted)
+            return evicted
+        }
+        // Released after the lock: the last reference frees pixels.
+        _ = evicted
         return true
     }
 
@@ -144,10 +211,11 @@ public actor MemoryCache {
     /// - Returns: `false` when no image is stored under `key`.
     @discardableResult
     func setHTTPRecord(_ http: HTTPCacheRecord, forKey key: String) -> Bool {
-        guard var entry = lru.peek(key), let cost = lru.cost(forKey: key) else { return false }
-        entry.http = http
-        lru.setValue(entry, forKey: key, cost: cost)
-        return true
+        state.withLock { state in
+            guard let entry = state.lru.peek(key), let cost = state.lru.cost(forKey: key) else { return false }
+            state.lru.setValue(Entry(image: entry.image, expiry: entry.expiry, http: http), forKey: key, cost: cost)
+            return true
+        }
     }
 
     // MARK: Removing
@@ -159,16 +227,20 @@ public actor MemoryCache {
     /// - Complexity: O(1) on average.
     @discardableResult
     public func removeImage(forKey key: String) -> Image? {
-        weakTable.remove(key)
-        return lru.removeValue(forKey: key)?.value.image
+        state.withLock { state in
+            state.weakTable.remove(key)
+            return state.lru.removeValue(forKey: key)?.value.image
+        }
     }
 
     /// Removes every image, from the LRU and from the weak-recovery table.
     ///
     /// - Complexity: O(n).
     public func removeAll() {
-        lru.removeAll()
-        weakTable.removeAll()
+        state.withLock { state in
+            state.lru.removeAll()
+            state.weakTable.removeAll()
+        }
     }
 
     /// Evicts least recently used images until at most `cost` bytes and
@@ -180,7 +252,13 @@ public actor MemoryCache {
     ///   - count: Images to keep at most; no limit by default.
     /// - Complexity: O(1) per evicted entry.
     public func trim(toCost cost: Int, count: Int = .max) {
-        trim(toCost: cost, count: count, exempting: nil)
+        let configuration = configuration
+        let evicted = state.withLock { state -> [Entry] in
+            var evicted: [Entry] = []
+            Self.trim(&state, configuration: configuration, toCost: cost, count: count, exempting: nil, evicted: &evicted)
+            return evicted
+        }
+        _ = evicted
     }
 
     /// Removes every image whose ``Configuration/entryLifetime`` has passed
@@ -192,64 +270,72 @@ public actor MemoryCache {
     public func removeExpired() -> Int {
         guard configuration.entryLifetime != nil else { return 0 }
         let now = now()
-        var removed = 0
-        for key in lru.keysByRecency {
-            if let expiry = lru.peek(key)?.expiry, now >= expiry {
-                lru.removeValue(forKey: key)
-                removed += 1
+        return state.withLock { state in
+            var removed = 0
+            for key in state.lru.keysByRecency {
+                if let expiry = state.lru.peek(key)?.expiry, now >= expiry {
+                    state.lru.removeValue(forKey: key)
+                    removed += 1
+                }
             }
+            state.counters.expirations += removed
+            return removed
         }
-        counters.expirations += removed
-        return removed
     }
 
     // MARK: Statistics
 
     /// Counters since creation (or the last reset) and the current cost and count.
     public var statistics: Statistics {
-        var statistics = counters
-        statistics.totalCost = lru.totalCost
-        statistics.count = lru.count
-        statistics.weakCount = weakTable.count
-        return statistics
+        state.withLock { state in
+            var statistics = state.counters
+            statistics.totalCost = state.lru.totalCost
+            statistics.count = state.lru.count
+            statistics.weakCount = state.weakTable.count
+            return statistics
+        }
     }
 
     /// Sets the hit, miss, recovery, eviction and rejection counters to zero.
     public func resetStatistics() {
-        counters = Statistics()
+        state.withLock { $0.counters = Statistics() }
     }
 
     /// Bytes of pixels in the LRU.
-    public var totalCost: Int { lru.totalCost }
+    public var totalCost: Int { state.withLock { $0.lru.totalCost } }
 
     /// Images in the LRU.
-    public var count: Int { lru.count }
+    public var count: Int { state.withLock { $0.lru.count } }
 
     /// Keys from the most to the least recently used, for tests and debugging.
     ///
     /// - Complexity: O(n).
-    var keysByRecency: [String] { lru.keysByRecency }
+    var keysByRecency: [String] { state.withLock { $0.lru.keysByRecency } }
 
     // MARK: Eviction
 
-    /// Evicts from the tail until within `cost` and `count`. The entry just
-    /// stored (`exempting`) is never evicted by its own insertion: it was
-    /// checked against the entry cost limit, and evicting it at once would
-    /// make the store pointless.
-    private func trim(toCost cost: Int, count: Int, exempting key: String?) {
-        while lru.totalCost > cost || lru.count > count {
-            guard let evicted = lru.removeLeastRecentlyUsed() else { return }
-            if evicted.key == key {
-                lru.setValue(evicted.value, forKey: evicted.key, cost: evicted.cost)
-                if lru.count == 1 { return }
+    /// Evicts from the tail until within `cost` and `count`, adding what it
+    /// evicts to `evicted` (released by the caller once the lock is let go).
+    /// The entry just stored (`exempting`) is never evicted by its own
+    /// insertion: it was checked against the entry cost limit, and evicting
+    /// it at once would make the store pointless.
+    private static func trim(
+        _ state: inout State, configuration: Configuration, toCost cost: Int, count: Int, exempting key: String?, evicted: inout [Entry]
+    ) {
+        while state.lru.totalCost > cost || state.lru.count > count {
+            guard let removed = state.lru.removeLeastRecentlyUsed() else { return }
+            if removed.key == key {
+                state.lru.setValue(removed.value, forKey: removed.key, cost: removed.cost)
+                if state.lru.count == 1 { return }
                 continue
             }
-            counters.evictions += 1
+            state.counters.evictions += 1
             // The weak table keeps no HTTP record: an image whose reuse
             // depends on one (an expiry, a Vary) is not recoverable without it.
-            if configuration.isWeakRecoveryEnabled, !(evicted.value.http?.constrainsReuse ?? false) {
-                weakTable.insert(evicted.value.image, forKey: evicted.key, cost: evicted.cost, expiry: evicted.value.expiry)
+            if configuration.isWeakRecoveryEnabled, !(removed.value.http?.constrainsReuse ?? false) {
+                state.weakTable.insert(removed.value.image, forKey: removed.key, cost: removed.cost, expiry: removed.value.expiry)
             }
+            evicted.append(removed.value)
         }
     }
 }

@@ -8,23 +8,33 @@ public struct ImageEventSequence: AsyncSequence, Sendable {
     public typealias Element = ImageEvent
     public typealias Failure = any Error
 
-    /// Starts the load feeding a channel (in the consumer's task).
-    let start: @Sendable (ImageEventChannel) async -> Void
+    /// Starts the load feeding a channel (in the consumer's task); returns
+    /// the load's span when a tracer is configured.
+    let start: @Sendable (ImageEventChannel) async -> LoadSpan?
 
     /// Delivers events; its own iteration is not shareable across tasks.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        private let start: @Sendable (ImageEventChannel) async -> Void
+        private let start: @Sendable (ImageEventChannel) async -> LoadSpan?
         private var started = false
         private let lifetime: Lifetime
 
         /// Terminates the load when the iterator is dropped, so a consumer
-        /// that breaks out of its loop cancels work nobody else waits for.
+        /// that breaks out of its loop cancels work nobody else waits for;
+        /// and ends the load's span if the stream has not ended it.
         final class Lifetime {
             let channel = ImageEventChannel()
-            deinit { channel.terminate() }
+            var span: LoadSpan?
+            /// Whether a final response was delivered: leaving the loop
+            /// after it is the end of the load, not a cancellation.
+            var deliveredFinal = false
+
+            deinit {
+                channel.terminate()
+                span?.end(error: deliveredFinal ? nil : CancellationError())
+            }
         }
 
-        init(start: @escaping @Sendable (ImageEventChannel) async -> Void) {
+        init(start: @escaping @Sendable (ImageEventChannel) async -> LoadSpan?) {
             self.start = start
             lifetime = Lifetime()
         }
@@ -36,9 +46,20 @@ public struct ImageEventSequence: AsyncSequence, Sendable {
             if !started {
                 started = true
                 try Task.checkCancellation()
-                await start(lifetime.channel)
+                lifetime.span = await start(lifetime.channel)
             }
-            return try await lifetime.channel.next()
+            do {
+                let event = try await lifetime.channel.next()
+                switch event {
+                case .finished?: lifetime.deliveredFinal = true
+                case nil: lifetime.span?.end()
+                default: break
+                }
+                return event
+            } catch {
+                lifetime.span?.end(error: error)
+                throw error
+            }
         }
     }
 

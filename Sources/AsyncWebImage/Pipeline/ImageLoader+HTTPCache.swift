@@ -65,8 +65,9 @@ extension ImageLoader {
     ///   (`.refreshCached`, which revalidates anyway).
     func memoryLookup(for request: ImageLoadRequest, acceptingStale: Bool = false) async throws -> CacheLookup {
         guard request.wantsPixels, request.queryCacheType.includesMemory,
-              let (image, record) = await request.cache.memory.entry(forKey: request.keys.resultKey) else { return .miss }
-        if let record, followsHTTPCaching {
+              let entry = request.cache.memory.entry(forKey: request.keys.resultKey) else { return .miss }
+        let image = entry.image
+        if let record = entry.http, followsHTTPCaching {
             guard record.metadata.matchesVary(request.dataRequest) else { return .miss }
             let now = Date()
             if !record.freshness.isFresh(at: now) && !acceptingStale {
@@ -115,7 +116,7 @@ extension ImageLoader {
     /// `immutable` and still fresh (RFC 8246).
     func isFreshAndImmutable(_ request: ImageLoadRequest) async -> Bool {
         guard followsHTTPCaching else { return false }
-        var record = await request.cache.memory.entry(forKey: request.keys.resultKey)?.http
+        var record = request.cache.memory.entry(forKey: request.keys.resultKey)?.http
         if record == nil, let metadata = await storedMetadata(for: request) {
             record = HTTPCacheRecord(metadata, mode: configuration.httpCacheMode)
         }

@@ -142,8 +142,11 @@ extension ImageLoader {
     ///
     /// A call with a request modifier takes the full path: the modifier's
     /// header fields are part of the identity, so it must run first.
+    ///
+    /// Synchronous: the memory cache's table is read under its lock, so a
+    /// hit makes no executor hop at all.
     @inline(__always)
-    func fastPath(_ url: URL, options: ImageOptions, context: ImageContext) async throws(ImageError) -> FastPath {
+    func fastPath(_ url: URL, options: ImageOptions, context: ImageContext) throws(ImageError) -> FastPath {
         guard !hasOptionsProcessor, options.isDisjoint(with: Self.memoryBypassingOptions) else { return .none(memoryChecked: false) }
         let defaults = defaultContextIsEmpty ? nil : configuration.defaultContext
         guard (context.requestModifier ?? defaults?.requestModifier) == nil else { return .none(memoryChecked: false) }
@@ -165,15 +168,22 @@ extension ImageLoader {
             return .inFlight(keys.taskKey(request: request, decodes: true, cacheOnly: options.contains(.fromCacheOnly)))
         }
         let cache = context.cache ?? defaults?.cache ?? configuration.cache
-        guard let (image, record) = await cache.memory.entry(forKey: keys.resultKey) else { return .none(memoryChecked: true) }
-        if let record, followsHTTPCaching, !record.allowsReuse(requestFor: { Self.dataRequest(url, options: options) }) {
+        // A synchronous read of the cache's lock-guarded table: no actor hop.
+        guard let entry = cache.memory.entry(forKey: keys.resultKey) else { return .none(memoryChecked: true) }
+        if let record = entry.http, followsHTTPCaching, !record.allowsReuse(requestFor: { Self.dataRequest(url, options: options) }) {
             // Stale, or stored for other Vary values: the shared work looks
             // again and revalidates (or serves it stale while it revalidates).
             return .none(memoryChecked: true)
         }
         telemetry.countLoad(.memory)
-        logger(for: context).debug("memory hit", metadata: ["awi.id": .string(String(SHA256.hexDigest(keys.resultKey).prefix(12)))])
-        return .hit(ImageResponse(image: image, data: nil, cacheType: .memory, url: url))
+        // The loggers are used where they are, not copied out (`logger(for:)`
+        // would retain and release a handler and a label on every hit).
+        if let logger = context.logger {
+            logger.debug("memory hit", metadata: ["awi.id": .string(String(SHA256.hexDigest(keys.resultKey).prefix(12)))])
+        } else {
+            telemetry.logger.debug("memory hit", metadata: ["awi.id": .string(String(SHA256.hexDigest(keys.resultKey).prefix(12)))])
+        }
+        return .hit(ImageResponse(image: entry.image, data: nil, cacheType: .memory, url: url))
     }
 
     /// The keys of a call, as ``makeRequest(_:options:context:)`` would
@@ -246,9 +256,7 @@ extension ImageLoader {
             let logger = logger(for: request.context)
             logger.debug("load", metadata: ["awi.id": request.logID, "awi.options": .stringConvertible(request.options.rawValue)])
             if !request.options.contains(.fromLoaderOnly) {
-                let cached = memoryChecked && !refresh ? nil : try await telemetry.withChildSpan("image.cache_lookup") {
-                    try await cachedResponse(for: request, includingDisk: refresh)
-                }
+                let cached = memoryChecked && !refresh ? nil : try await cachedResponse(for: request, includingDisk: refresh)
                 if let cached {
                     telemetry.countLoad(cached.cacheType == .memory ? .memory : .disk)
                     logger.debug("cache hit", metadata: ["awi.id": request.logID, "awi.tier": .stringConvertible(cached.cacheType)])
@@ -307,9 +315,11 @@ extension ImageLoader {
         // it serves, so it takes stale entries too; other loads take only
         // fresh ones and leave stale ones to the shared work, which revalidates.
         if case .hit(let response) = try await memoryLookup(for: request, acceptingStale: includingDisk) { return response }
-        if includingDisk {
-            return try await diskResponse(for: request)
+        guard includingDisk else { return nil }
+        // Only the disk is a stage with a span: a memory hit is a table
+        // read, and its load span has no children.
+        return try await telemetry.withChildSpan("image.cache_lookup") {
+            try await diskResponse(for: request)
         }
-        return nil
     }
 }

@@ -255,11 +255,11 @@ extension ImageLoader {
         let keys = request.keys
         let limiter = configuration.cpuLimiter
         if request.wantsPixels, let transformer = request.transformer, query.includesMemory,
-           let (original, originalRecord) = await cache.memory.entry(forKey: keys.originalImageKey),
-           known != nil || isUsableWithoutRevalidation(originalRecord, for: request.dataRequest) {
-            let image = try await transform(original, with: transformer, options: request.options, limiter: limiter)
+           let original = cache.memory.entry(forKey: keys.originalImageKey),
+           known != nil || isUsableWithoutRevalidation(original.http, for: request.dataRequest) {
+            let image = try await transform(original.image, with: transformer, options: request.options, limiter: limiter)
             if request.storeCacheType.includesMemory {
-                await cache.memory.setImage(image, forKey: keys.resultKey, http: known ?? originalRecord)
+                await cache.memory.setImage(image, forKey: keys.resultKey, http: known ?? original.http)
             }
             return .hit(ImageResponse(image: image, data: nil, cacheType: .memory, url: request.url))
         }

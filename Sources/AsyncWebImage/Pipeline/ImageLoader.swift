@@ -125,7 +125,19 @@ public final class ImageLoader: Sendable {
     ///   - context: Settings for this load, over the loader's defaults.
     public func events(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) -> ImageEventSequence {
         ImageEventSequence { [self] channel in
-            await start(url, options: options, context: context, channel: channel, wantsPreviews: options.contains(.progressiveLoad))
+            let wantsPreviews = options.contains(.progressiveLoad)
+            // The same `image.load` span as `image(_:)`, current while the
+            // load starts so that the work's stages nest under it; the
+            // stream's iterator ends it.
+            guard let span = telemetry.startSpan("image.load", parent: nil, kind: .client) else {
+                await start(url, options: options, context: context, channel: channel, wantsPreviews: wantsPreviews)
+                return nil
+            }
+            let load = LoadSpan(span)
+            await ServiceContext.withValue(span.context) {
+                await start(url, options: options, context: context, channel: channel, wantsPreviews: wantsPreviews)
+            }
+            return load
         }
     }
 
@@ -153,13 +165,16 @@ public final class ImageLoader: Sendable {
     /// stage of their own; the full path runs with `span`'s context current,
     /// so its stages' spans are children of it (binding the task-local costs
     /// what a memory hit as a whole does, so only the full path pays it).
+    // Inlined into both branches of `image(_:)`: an async call of its own
+    // costs a memory hit an executor check on entry.
+    @inline(__always)
     private func loadImage(_ url: URL, options: ImageOptions, context: ImageContext, span: (any Span)?) async throws -> ImageResponse {
         try Task.checkCancellation()
         if hasShutDown { throw ImageError.shutDown }
         // The fast paths: a memory hit (one lookup), or joining the load
         // already making this result (one wait); no request, no channel.
         var memoryChecked = true
-        switch try await fastPath(url, options: options, context: context) {
+        switch try fastPath(url, options: options, context: context) {
         case .hit(let response):
             return response
         case .inFlight(let key):

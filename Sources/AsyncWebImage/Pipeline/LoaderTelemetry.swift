@@ -24,7 +24,13 @@ final class LoaderTelemetry: Sendable {
     /// no span is started and no context is injected, at no cost.
     let tracer: (any Tracer)?
 
-    private let loads: [Outcome: Counter]
+    // One handle per outcome, not a dictionary: a memory hit counts
+    // without hashing the outcome's raw-value string.
+    private let memoryLoads: Counter
+    private let diskLoads: Counter
+    private let sharedLoads: Counter
+    private let networkLoads: Counter
+    private let notModifiedLoads: Counter
     let bytesDownloaded: Counter
     let retries: Counter
     let coalescedJoins: Counter
@@ -45,11 +51,14 @@ final class LoaderTelemetry: Sendable {
         self.factory = factory
         let tracer = tracer ?? InstrumentationSystem.tracer
         self.tracer = tracer is NoOpTracer ? nil : tracer
-        var loads: [Outcome: Counter] = [:]
-        for outcome in Outcome.allCases where outcome != .error {
-            loads[outcome] = Counter(label: "awi_loads_total", dimensions: [("outcome", outcome.rawValue)], factory: factory)
+        func loads(_ outcome: Outcome) -> Counter {
+            Counter(label: "awi_loads_total", dimensions: [("outcome", outcome.rawValue)], factory: factory)
         }
-        self.loads = loads
+        memoryLoads = loads(.memory)
+        diskLoads = loads(.disk)
+        sharedLoads = loads(.shared)
+        networkLoads = loads(.network)
+        notModifiedLoads = loads(.notModified)
         bytesDownloaded = Counter(label: "awi_downloaded_bytes_total", factory: factory)
         retries = Counter(label: "awi_retries_total", factory: factory)
         coalescedJoins = Counter(label: "awi_coalesced_joins_total", factory: factory)
@@ -66,7 +75,14 @@ final class LoaderTelemetry: Sendable {
 
     /// Counts one load that ended with `outcome` (not an error).
     func countLoad(_ outcome: Outcome) {
-        loads[outcome]?.increment()
+        switch outcome {
+        case .memory: memoryLoads.increment()
+        case .disk: diskLoads.increment()
+        case .shared: sharedLoads.increment()
+        case .network: networkLoads.increment()
+        case .notModified: notModifiedLoads.increment()
+        case .error: break
+        }
     }
 
     /// Counts a caller that joined work already in flight.
@@ -138,9 +154,14 @@ final class LoaderTelemetry: Sendable {
         }
     }
 
-    /// Records `error` on `span` (cancellation is not an error of the span).
+    /// Records `error` on `span`. Cancellation is not an error of the span:
+    /// it is recorded as a `cancelled` event, and the status stays unset.
     static func record(_ error: any Error, on span: (any Span)?) {
-        guard let span, !(error is CancellationError) else { return }
+        guard let span else { return }
+        guard !(error is CancellationError) else {
+            span.addEvent(SpanEvent(name: "cancelled"))
+            return
+        }
         span.recordError(error)
         span.setStatus(SpanStatus(code: .error, message: (error as? ImageError)?.caseName))
     }

@@ -200,6 +200,51 @@ struct MemoryCacheTests {
         #expect(stats.recoveries == 1)
     }
 
+    @Test("synchronous lookups from many tasks racing stores and evictions: every lookup counted once, limits kept, hits are the stored pixels")
+    func concurrentSynchronousLookups() async throws {
+        // Given a cache of 16 entries and images that encode their key in their pixels
+        let cache = cache(cost: 1 << 20, count: 16, weak: false)
+        let keys = (0..<32).map { "k\($0)" }
+        let images = try keys.indices.map { index in
+            try Image(width: 4, height: 4, pixelFormat: .gray8, pixels: [UInt8](repeating: UInt8(index), count: 16))
+        }
+        // When 4 tasks look up through the loader's synchronous path while 2 store
+        let lookupsPerTask = 2_000
+        let hits = await withTaskGroup(of: Int.self) { group in
+            for writer in 0..<2 {
+                group.addTask {
+                    for round in 0..<500 {
+                        let index = (round * 7 + writer) % keys.count
+                        await cache.setImage(images[index], forKey: keys[index])
+                    }
+                    return 0
+                }
+            }
+            for reader in 0..<4 {
+                group.addTask {
+                    var hits = 0
+                    for round in 0..<lookupsPerTask {
+                        let index = (round + reader * 5) % keys.count
+                        if let entry = cache.entry(forKey: keys[index]) {
+                            // Then a hit is the image stored under that key
+                            #expect(entry.image.pixel(x: 3, y: 3) == [UInt8(index)])
+                            hits += 1
+                        }
+                    }
+                    return hits
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        // And the statistics count every lookup exactly once, within the limits
+        let stats = await cache.statistics
+        #expect(stats.hits == hits)
+        #expect(stats.hits + stats.misses == 4 * lookupsPerTask)
+        #expect(stats.count <= 16)
+        #expect(stats.count == (await cache.keysByRecency).count)
+        #expect(stats.totalCost == stats.count * 16)
+    }
+
     @Test("default limits are sized from available memory and clamped")
     func defaults() {
         let configuration = MemoryCache.Configuration()

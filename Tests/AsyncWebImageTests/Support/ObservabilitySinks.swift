@@ -121,6 +121,8 @@ final class RecordingTracer: Tracer, Sendable {
         let parentID: String?
         let errors: [String]
         let isError: Bool
+        /// The names of the events added to the span, in order.
+        let events: [String]
     }
 
     private let finished = Lock<[Finished]>([])
@@ -176,6 +178,7 @@ final class RecordingSpan: Span, Sendable {
         var name: String
         var attributes: SpanAttributes = [:]
         var errors: [String] = []
+        var events: [String] = []
         var status: SpanStatus?
         var ended = false
     }
@@ -201,7 +204,7 @@ final class RecordingSpan: Span, Sendable {
     }
     var isRecording: Bool { state.withLock { !$0.ended } }
     func setStatus(_ status: SpanStatus) { state.withLock { $0.status = status } }
-    func addEvent(_ event: SpanEvent) {}
+    func addEvent(_ event: SpanEvent) { state.withLock { $0.events.append(event.name) } }
     func addLink(_ link: SpanLink) {}
     func recordError<Instant: TracerInstant>(_ error: any Error, attributes: SpanAttributes, at instant: @autoclosure () -> Instant) {
         state.withLock { $0.errors.append(String(describing: error)) }
@@ -212,7 +215,7 @@ final class RecordingSpan: Span, Sendable {
             state.ended = true
             return .init(
                 name: state.name, traceID: context.testTrace?.traceID ?? "", spanID: context.testTrace?.spanID ?? "",
-                parentID: parentID, errors: state.errors, isError: state.status?.code == .error
+                parentID: parentID, errors: state.errors, isError: state.status?.code == .error, events: state.events
             )
         }
         if let finished { tracer.end(finished) }

@@ -89,7 +89,10 @@ struct HTTPFreshness: Hashable, Sendable {
 
 /// A stored response's metadata with its freshness in the loader's mode:
 /// what a memory entry carries next to its image.
-struct HTTPCacheRecord: Hashable, Sendable {
+///
+/// A class, immutable: a memory hit and every copy of the record pass one
+/// reference instead of the metadata's and freshness's fields.
+final class HTTPCacheRecord: Sendable {
     let metadata: HTTPCacheMetadata
     let freshness: HTTPFreshness
     /// Whether the response had a `Vary` (looked up once: memory hits ask).
