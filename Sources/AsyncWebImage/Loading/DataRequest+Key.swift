@@ -24,7 +24,7 @@ extension DataRequest {
     /// The download coalescer and every cache tier (through the loader's
     /// request identity) keep requests with different variants apart.
     ///
-    /// Header names are compared as ``HTTPField/Name`` compares them (without
+    /// Header names are compared as `HTTPField.Name` compares them (without
     /// regard to case) and the fields sorted, so `Authorization` and
     /// `authorization` are one field and the order fields were set in does
     /// not matter; a repeated name keeps its values in their order (that

@@ -24,7 +24,7 @@ public struct DataRequest: Sendable, Hashable {
     public var url: URL
     /// Header fields sent in addition to (and replacing, by name) the loader's
     /// defaults, in their order and with their names spelled as given.
-    /// Names are matched without regard to case (``HTTPField/Name``) when
+    /// Names are matched without regard to case (`HTTPField.Name`) when
     /// sent and when keyed; a repeated name sends every value.
     ///
     /// `HTTPFields` cannot hold a line break: a value set through it has

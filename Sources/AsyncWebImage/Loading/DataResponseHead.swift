@@ -7,7 +7,7 @@ public struct DataResponseHead: Sendable, Hashable {
     public var statusCode: Int
     /// The header fields as the server sent them: every field in order, a
     /// repeated name (two `Set-Cookie`, `Vary` over two lines) once per line.
-    /// Look fields up by ``HTTPField/Name``, which matches without regard to
+    /// Look fields up by `HTTPField.Name`, which matches without regard to
     /// case; `headers[.vary]` joins a repeated field's values with ", " (RFC
     /// 9110 §5.3), `headers[values: .setCookie]` keeps them apart.
     public var headers: HTTPFields

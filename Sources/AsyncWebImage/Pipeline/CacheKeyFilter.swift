@@ -18,7 +18,7 @@ public import HTTPTypes
 public struct CacheKeyFilter: Sendable {
     private let body: (@Sendable (URL) -> String?)?
     /// Header fields left out of the cache identity (matched without regard
-    /// to case, as ``HTTPField/Name`` compares): requests that differ only in
+    /// to case, as `HTTPField.Name` compares): requests that differ only in
     /// them share memory and disk entries. They still keep downloads apart
     /// (a transfer is never shared).
     public let ignoredHeaders: Set<HTTPField.Name>
