@@ -66,6 +66,7 @@ let package = Package(
                 "thumbnail-server",
                 "CCrypto",
                 .product(name: "AsyncWebImage", package: "AsyncWebImage"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Tests/ThumbnailServerTests",
             swiftSettings: swiftSettings

@@ -2,6 +2,7 @@
 import ArgumentParser
 import AsyncWebImage
 import Foundation
+import HTTPTypes
 
 /// The `awi` command: loads one image through ``ImageLoader`` (optionally as
 /// a thumbnail, transformed) and writes it as PNG or JPEG.
@@ -60,6 +61,12 @@ struct AwiCommand: AsyncParsableCommand {
     @Flag(help: "Print what happened as one JSON object on standard output (source, timings, sizes).")
     var json = false
 
+    @Option(
+        name: [.customShort("H"), .customLong("header")],
+        help: ArgumentHelp("Send a header field 'Name: value' (repeatable; a repeated name sends each value).", valueName: "field")
+    )
+    var headers: [String] = []
+
     /// The output format, from the output file's extension.
     var outputFormat: ImageFormat {
         switch (output as NSString).pathExtension.lowercased() {
@@ -87,6 +94,28 @@ struct AwiCommand: AsyncParsableCommand {
         if noCache, cacheDir != nil {
             throw ValidationError("--no-cache and --cache-dir cannot be used together")
         }
+        do {
+            _ = try Self.headerFields(headers)
+        } catch {
+            throw ValidationError("--header: \(error)")
+        }
+    }
+
+    /// The `--header` fields, in order. Each line is checked by the
+    /// library's rule (``DataRequest/setValue(_:forHTTPHeaderField:)``): a
+    /// name that is not a token, or a value with a line break or another
+    /// control character, is refused, never sent.
+    static func headerFields(_ lines: [String]) throws(ImageError) -> HTTPFields {
+        var fields = HTTPFields()
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else {
+                throw .requestRejected("expected 'Name: value', got no ':'")
+            }
+            var scratch = DataRequest(url: URL(fileURLWithPath: "/"))
+            try scratch.setValue(String(line[line.index(after: colon)...]), forHTTPHeaderField: String(line[..<colon]))
+            fields.append(contentsOf: scratch.headers)
+        }
+        return fields
     }
 
     func run() async throws {
@@ -121,6 +150,10 @@ struct AwiCommand: AsyncParsableCommand {
         var loadOptions: ImageOptions = [.waitStoreCache]
         if progressive { loadOptions.insert(.progressiveLoad) }
         var context = ImageContext(thumbnailPixelSize: thumbnail)
+        if !headers.isEmpty {
+            // Checked in validate(): this cannot throw here.
+            context.requestModifier = RequestModifier.headers((try? Self.headerFields(headers)) ?? [:])
+        }
         if !transformers.isEmpty { context.transformer = transformers.count == 1 ? transformers[0] : PipelineTransformer(transformers) }
         if noCache {
             context.queryCacheType = ImageCacheType.none

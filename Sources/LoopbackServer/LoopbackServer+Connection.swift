@@ -70,11 +70,13 @@ extension LoopbackServer {
         let requestLine = lines.removeFirst().split(separator: " ")
         guard requestLine.count == 3 else { return nil }
         var headers: [String: String] = [:]
+        var fields: [(name: String, value: String)] = []
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let name = line[..<colon].lowercased()
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             headers[name] = headers[name].map { "\($0), \(value)" } ?? value
+            fields.append((String(line[..<colon]), value))
         }
         // GET is what the tests send; a body, if any, is read and dropped.
         if let length = headers["content-length"].flatMap(Int.init), length > 0 {
@@ -85,7 +87,9 @@ extension LoopbackServer {
         }
         let target = String(requestLine[1])
         let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? target
-        return Request(method: String(requestLine[0]), target: target, path: path, headers: headers)
+        var request = Request(method: String(requestLine[0]), target: target, path: path, headers: headers)
+        request.fields = fields
+        return request
     }
 
     /// Appends what the socket has to `buffer`; false on close, error or stop.

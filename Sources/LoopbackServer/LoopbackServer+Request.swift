@@ -9,6 +9,9 @@ extension LoopbackServer {
         public var path: String
         /// Header fields with lower-cased names; repeated fields joined with ", ".
         public var headers: [String: String]
+        /// Every header line as sent: names spelled as the client spelled
+        /// them, repeated names once per line, in arrival order.
+        public var fields: [(name: String, value: String)] = []
 
         /// The value of a header field, matched without regard to case.
         /// - Parameter name: The field name.

@@ -1,3 +1,5 @@
+public import HTTPTypes
+
 extension CurlDataLoader {
     /// In which order transfers waiting for a slot start, within one priority.
     public enum ExecutionOrder: Sendable, Hashable {
@@ -43,11 +45,11 @@ extension CurlDataLoader {
         // MARK: Headers
 
         /// Header fields sent with every request; a request's own fields
-        /// replace these by name. By default `User-Agent: AsyncWebImage/<version>`
+        /// replace these by name (in any case). By default `User-Agent: AsyncWebImage/<version>`
         /// and `Accept: image/*,*/*;q=0.8`.
-        public var defaultHeaders: [String: String] = [
-            "User-Agent": "AsyncWebImage/\(CurlDataLoader.version)",
-            "Accept": "image/*,*/*;q=0.8",
+        public var defaultHeaders: HTTPFields = [
+            .userAgent: "AsyncWebImage/\(CurlDataLoader.version)",
+            .accept: "image/*,*/*;q=0.8",
         ]
 
         // MARK: Limits and safety

@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import HTTPTypes
 import Synchronization
 import AWILocking
 
@@ -37,7 +38,9 @@ final class CurlTransfer: @unchecked Sendable {
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private var statusCode: Int?
-    private var headerFields: [String: String] = [:]
+    private var headerFields = HTTPFields()
+    /// The most header fields one response may carry (real ones carry tens).
+    static let maxResponseFields = 2_000
     private var headDelivered = false
     /// Whether curl decodes the body (a `Content-Encoding` other than identity).
     private var bodyEncoded = false
@@ -179,14 +182,17 @@ final class CurlTransfer: @unchecked Sendable {
             try check(CCurl_easy_setopt_string(easy, CURLOPT_COOKIEFILE, ""))
             if let cookieShare { try check(CCurl_easy_setopt_ptr(easy, CURLOPT_SHARE, cookieShare)) }
         }
+        // The defaults a request does not name, then the request's fields in
+        // their order: every value of a repeated name is its own line, and
+        // names keep the spelling they were given. HTTPField holds no CR, LF
+        // or NUL, so no line can carry a second field.
         var fields = configuration.defaultHeaders
-        for (name, value) in request.headers {
-            for key in fields.keys where key.caseInsensitiveCompare(name) == .orderedSame { fields[key] = nil }
-            fields[name] = value
-        }
-        for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+        fields.removeAll { request.headers.contains($0.name) }
+        fields.append(contentsOf: request.headers)
+        for field in fields {
             // "Name;" is curl's spelling of a field with an empty value.
-            headerList = curl_slist_append(headerList, value.isEmpty ? "\(name);" : "\(name): \(value)")
+            let line = field.value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(field.value)"
+            headerList = curl_slist_append(headerList, line)
         }
         try check(CCurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
         // The destination guard checks every address curl is about to
@@ -300,17 +306,17 @@ final class CurlTransfer: @unchecked Sendable {
             // A new response (the first, an interim 1xx, or after a redirect).
             let parts = line.split(separator: " ", maxSplits: 2)
             statusCode = parts.count > 1 ? Int(parts[1]) : nil
-            headerFields = [:]
+            headerFields = HTTPFields()
             return count
         }
         if line.isEmpty {
             let status = statusCode ?? 200
             if (100..<200).contains(status) { return count }
             if request.followRedirects, (300..<400).contains(status), status != 304,
-               headerFields["location"] != nil {
+               headerFields.contains(.location) {
                 return count // curl follows it; the next response is the one
             }
-            if status == 401, case .digest = request.credential, !answeredChallenge, headerFields["www-authenticate"] != nil {
+            if status == 401, case .digest = request.credential, !answeredChallenge, headerFields.contains(.wwwAuthenticate) {
                 // Digest starts with the server's challenge: curl answers it
                 // with a second request, whose response is the one.
                 answeredChallenge = true
@@ -319,11 +325,24 @@ final class CurlTransfer: @unchecked Sendable {
             return deliverHead() ? count : 0
         }
         guard let colon = line.firstIndex(of: ":"), line.first != " ", line.first != "\t" else { return count }
-        let name = line[..<colon].lowercased()
+        // A name that is not a token is not HTTP: the field is dropped, as
+        // curl itself would not have sent it.
+        guard let name = HTTPField.Name(String(line[..<colon])) else { return count }
         var value = line[line.index(after: colon)...]
         while let first = value.first, first == " " || first == "\t" { value.removeFirst() }
         while let last = value.last, last == " " || last == "\t" { value.removeLast() }
-        headerFields[name] = headerFields[name].map { "\($0), \(value)" } ?? String(value)
+        // Every field is kept, in order: a repeated name (two Set-Cookie,
+        // Vary over two lines) is appended, never merged or overwritten.
+        // A bounded count: HTTPFields traps past 65,535, and curl 7.x puts no
+        // limit on a response's number of fields.
+        guard headerFields.count < Self.maxResponseFields else {
+            abortError = .network(.init(
+                kind: .protocolError, code: 0,
+                message: "the response has more than \(Self.maxResponseFields) header fields"
+            ))
+            return 0
+        }
+        headerFields.append(HTTPField(name: name, value: String(value)))
         return count
     }
 
@@ -392,16 +411,16 @@ final class CurlTransfer: @unchecked Sendable {
         headDelivered = true
         let status = statusCode ?? 200
         if status >= 400 {
-            let head = DataResponseHead(statusCode: status, lowercasedHeaders: headerFields, expectedContentLength: nil, url: request.url)
+            let head = DataResponseHead(statusCode: status, headers: headerFields, expectedContentLength: nil, url: request.url)
             failedHead.withLock { $0 = head }
             abortError = status == 407 && usesConfiguredProxy
                 ? .network(.init(kind: .proxy, code: 0, message: "the proxy refused the request: 407 Proxy Authentication Required"))
                 : .httpStatus(status)
             return false
         }
-        let encoded = headerFields["content-encoding"].map { $0.lowercased() != "identity" } ?? false
+        let encoded = headerFields[.contentEncoding].map { $0.lowercased() != "identity" } ?? false
         bodyEncoded = encoded && configuration.acceptsCompressedResponses
-        var length = headerFields["content-length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        var length = headerFields[.contentLength].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
         if length == nil, statusCode == nil, let easy {
             // Schemes without headers (file, ftp): curl knows the size.
             var size: curl_off_t = -1
@@ -421,7 +440,7 @@ final class CurlTransfer: @unchecked Sendable {
             if let pointer, let effective = URL(string: String(cString: pointer)) { url = effective }
         }
         var head = DataResponseHead(
-            statusCode: status, lowercasedHeaders: headerFields, expectedContentLength: encoded ? nil : length, url: url
+            statusCode: status, headers: headerFields, expectedContentLength: encoded ? nil : length, url: url
         )
         head.timings = timings()
         continuation.yield(.head(head))

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 extension DataRequest {
     /// What makes two requests interchangeable: the URL and everything that
@@ -23,9 +24,11 @@ extension DataRequest {
     /// The download coalescer and every cache tier (through the loader's
     /// request identity) keep requests with different variants apart.
     ///
-    /// Header names are lower-cased and the fields sorted, so `Authorization`
-    /// and `authorization` are one field and the order fields were set in
-    /// does not matter.
+    /// Header names are compared as `HTTPField.Name` compares them (without
+    /// regard to case) and the fields sorted, so `Authorization` and
+    /// `authorization` are one field and the order fields were set in does
+    /// not matter; a repeated name keeps its values in their order (that
+    /// order is sent, so it can change the response).
     public struct Variant: Sendable, Hashable, CustomStringConvertible {
         /// One line per field that can change the response, sorted; the only
         /// state, so equality, hashing, ``isPlain`` and ``digest`` all derive
@@ -39,9 +42,16 @@ extension DataRequest {
         init(_ request: DataRequest) {
             // The trace context fields name the caller's trace, not the image:
             // two loads in different traces share a download and every cache entry.
-            var fields = request.headers.compactMap { field -> String? in
-                let name = field.key.lowercased()
-                return Self.traceFields.contains(name) ? nil : "h:\(name): \(field.value)"
+            // The line of a name is its canonical (lower-case) spelling, the
+            // spelling keys had before HTTPFields, so stored keys stay valid.
+            var fields: [String] = []
+            var seen: Set<HTTPField.Name> = []
+            for field in request.headers where !Self.traceFields.contains(field.name) && seen.insert(field.name).inserted {
+                // A repeated name is one line, its values combined as RFC 9110
+                // §5.3 says (", ", "; " for Cookie): the same line as one field
+                // holding the list, which means the same. No value holds a
+                // line break, so none can pass for the next line.
+                fields.append("h:\(field.name.canonicalName): \(request.headers[field.name] ?? "")")
             }
             if request.handleCookies { fields.append("o:cookies") }
             if request.allowInvalidSSLCertificates { fields.append("o:insecure-tls") }
@@ -53,7 +63,7 @@ extension DataRequest {
 
         /// W3C Trace Context and Baggage fields, which the loader injects
         /// after the identity is computed and which never change the response.
-        static let traceFields: Set<String> = ["traceparent", "tracestate", "baggage"]
+        static let traceFields: Set<HTTPField.Name> = [.traceparent, .tracestate, HTTPField.Name("baggage")!]
 
         private init(fields: [String]) {
             self.fields = fields
@@ -67,14 +77,15 @@ extension DataRequest {
         /// keys of such requests carry no variant part).
         var isPlain: Bool { fields.isEmpty }
 
-        /// This variant without the header fields named in `names` (lower-cased
-        /// names): what a cache identity keeps when the caller declared those
-        /// fields irrelevant to the image.
-        func removingHeaders(_ names: Set<String>) -> Variant {
+        /// This variant without the header fields named in `names`: what a
+        /// cache identity keeps when the caller declared those fields
+        /// irrelevant to the image.
+        func removingHeaders(_ names: Set<HTTPField.Name>) -> Variant {
             guard !names.isEmpty, !fields.isEmpty else { return self }
+            let canonical = Set(names.map(\.canonicalName))
             return Variant(fields: fields.filter { field in
                 guard field.hasPrefix("h:"), let colon = field.dropFirst(2).firstIndex(of: ":") else { return true }
-                return !names.contains(String(field[field.index(field.startIndex, offsetBy: 2)..<colon]))
+                return !canonical.contains(String(field[field.index(field.startIndex, offsetBy: 2)..<colon]))
             })
         }
 

@@ -1,4 +1,5 @@
 public import Foundation
+public import HTTPTypes
 
 /// One request for the bytes behind a URL: what ``DataLoading`` loaders take
 /// and what ``DownloadCoalescer`` keys transfers on.
@@ -21,9 +22,15 @@ public struct DataRequest: Sendable, Hashable {
 
     /// The URL to load.
     public var url: URL
-    /// Header fields sent in addition to (and replacing, by name) the loader's defaults.
-    /// Names are matched without regard to case when sent and when keyed.
-    public var headers: [String: String]
+    /// Header fields sent in addition to (and replacing, by name) the loader's
+    /// defaults, in their order and with their names spelled as given.
+    /// Names are matched without regard to case (`HTTPField.Name`) when
+    /// sent and when keyed; a repeated name sends every value.
+    ///
+    /// `HTTPFields` cannot hold a line break: a value set through it has
+    /// CR, LF and NUL replaced by spaces. Strings from elsewhere should go
+    /// through ``setValue(_:forHTTPHeaderField:)``, which refuses them instead.
+    public var headers: HTTPFields
     /// Priority among the requests waiting for a slot; `.normal` by default.
     public var priority: Priority
     /// Send and store cookies (curl's cookie engine, shared by the loader's
@@ -59,7 +66,7 @@ public struct DataRequest: Sendable, Hashable {
     ///   - credential: Credentials for the origin; none by default.
     public init(
         url: URL,
-        headers: [String: String] = [:],
+        headers: HTTPFields = [:],
         priority: Priority = .normal,
         handleCookies: Bool = false,
         allowInvalidSSLCertificates: Bool = false,
@@ -77,22 +84,32 @@ public struct DataRequest: Sendable, Hashable {
         self.followRedirects = followRedirects
     }
 
-    /// The value of a header field, matched without regard to case.
-    /// - Parameter name: The field name.
-    public func value(forHTTPHeaderField name: String) -> String? {
-        if let exact = headers[name] { return exact }
-        return headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
-    }
-
-    /// Sets (or with nil removes) a header field, replacing any field of the
-    /// same name in another case.
+    /// Sets (or with nil removes) a header field from strings, replacing
+    /// every field of the same name in any case: the checked way in for
+    /// names and values that come from outside the program (a config file,
+    /// a command line, another service).
+    ///
     /// - Parameters:
-    ///   - value: The value, or nil to remove the field.
-    ///   - name: The field name.
-    public mutating func setValue(_ value: String?, forHTTPHeaderField name: String) {
-        for key in headers.keys where key.caseInsensitiveCompare(name) == .orderedSame {
-            headers[key] = nil
+    ///   - value: The value, or nil to remove the field. Leading and
+    ///     trailing spaces and tabs are dropped.
+    ///   - name: The field name, an RFC 9110 token.
+    /// - Throws: ``ImageError/requestRejected(_:)`` when `name` is not a
+    ///   valid field name or `value` holds a control character (CR, LF,
+    ///   NUL, ...): such input is refused, never sent, so it cannot inject
+    ///   a second field or request.
+    public mutating func setValue(_ value: String?, forHTTPHeaderField name: String) throws(ImageError) {
+        guard let fieldName = HTTPField.Name(name) else {
+            throw .requestRejected("invalid header field name \(name.debugDescription)")
         }
-        headers[name] = value
+        guard let value else {
+            headers[fieldName] = nil
+            return
+        }
+        let trimmed = value.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+        guard HTTPField.isValidValue(trimmed) else {
+            // The value may be a secret (a token): name the field, not the value.
+            throw .requestRejected("invalid value for header field \(fieldName.rawName) (control characters)")
+        }
+        headers[fieldName] = trimmed
     }
 }

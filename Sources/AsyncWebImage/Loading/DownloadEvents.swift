@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// One subscriber's events from a ``DownloadCoalescer``: an `AsyncSequence`
 /// of ``DownloadEvent`` that ends after ``DownloadEvent/completed(_:)``.
@@ -67,10 +68,7 @@ public struct DownloadEvents: AsyncSequence, Sendable {
             try Task.checkCancellation()
             var request = self.request
             if let modifier = modifiers.requestModifier {
-                guard let modified = await modifier.modifiedRequest(for: request) else {
-                    throw ImageError.requestRejected(request.url.absoluteString)
-                }
-                request = modified
+                request = try await modifier.resolvedRequest(for: request)
                 try Task.checkCancellation()
             }
             // A task of high priority (or above) subscribes at `.high`,
@@ -88,7 +86,7 @@ public struct DownloadEvents: AsyncSequence, Sendable {
                 if let modifier = modifiers.responseModifier {
                     guard let modified = modifier.modifiedResponse(for: received) else {
                         throw ImageError.responseRejected(
-                            "status \(received.statusCode), Content-Type \(received[header: "content-type"] ?? "none")"
+                            "status \(received.statusCode), Content-Type \(received.headers[.contentType] ?? "none")"
                         )
                     }
                     delivered = modified

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Synchronization
 import AWILocking
 
@@ -113,7 +114,7 @@ final class DownloadTransfer: Sendable {
             }
             var retry = request
             retry.priority = priority
-            for (name, value) in next?.headerFields ?? [:] { retry.setValue(value, forHTTPHeaderField: name) }
+            for field in next?.headerFields ?? [:] { retry.headers[field.name] = field.value }
             source = loader.loadData(for: retry)
             producer.withLock { $0.prioritize = source.prioritize }
             resumePoint = next
@@ -164,7 +165,7 @@ final class DownloadTransfer: Sendable {
             }
             return .completed
         } catch {
-            let wish = (source.failedHead?() ?? lastHead)?[header: "retry-after"].flatMap { RetryPolicy.retryAfter($0) }
+            let wish = (source.failedHead?() ?? lastHead)?.headers[.retryAfter].flatMap { RetryPolicy.retryAfter($0) }
             return .failed(error, retryAfter: wish, retryable: true)
         }
     }

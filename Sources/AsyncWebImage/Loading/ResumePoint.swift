@@ -1,3 +1,5 @@
+import HTTPTypes
+
 /// Where and on what condition a transfer cut mid-body can go on: a `Range`
 /// request for the bytes after `offset`, valid only for the same
 /// representation (`If-Range` with its validator).
@@ -25,12 +27,12 @@ struct ResumePoint: Sendable, Hashable {
 
     init?(head: DataResponseHead?, offset: Int) {
         guard let head, offset > 0, head.statusCode == 200,
-              head[header: "accept-ranges"]?.lowercased().contains("bytes") == true,
-              (head[header: "content-encoding"] ?? "identity").lowercased() == "identity"
+              head.headers[.acceptRanges]?.lowercased().contains("bytes") == true,
+              (head.headers[.contentEncoding] ?? "identity").lowercased() == "identity"
         else { return nil }
-        if let tag = head[header: "etag"], !tag.hasPrefix("W/") {
+        if let tag = head.headers[.eTag], !tag.hasPrefix("W/") {
             validator = tag
-        } else if let date = head[header: "last-modified"] {
+        } else if let date = head.headers[.lastModified] {
             validator = date
         } else {
             return nil
@@ -39,18 +41,18 @@ struct ResumePoint: Sendable, Hashable {
     }
 
     /// The header fields that ask for the rest.
-    var headerFields: [String: String] {
-        ["Range": "bytes=\(offset)-", "If-Range": validator]
+    var headerFields: HTTPFields {
+        [.range: "bytes=\(offset)-", .ifRange: validator]
     }
 
     /// What `head`, the answer to the range request, allows.
     func classify(_ head: DataResponseHead) -> Answer {
-        guard (head[header: "content-encoding"] ?? "identity").lowercased() == "identity" else { return .unusable }
-        let sameValidator = head[header: "etag"] == validator || head[header: "last-modified"] == validator
+        guard (head.headers[.contentEncoding] ?? "identity").lowercased() == "identity" else { return .unusable }
+        let sameValidator = head.headers[.eTag] == validator || head.headers[.lastModified] == validator
         switch head.statusCode {
         case 206:
             // "bytes <first>-<last>/<length>"
-            guard let range = head[header: "content-range"], range.lowercased().hasPrefix("bytes "),
+            guard let range = head.headers[.contentRange], range.lowercased().hasPrefix("bytes "),
                   let first = Int(range.dropFirst(6).prefix { $0 != "-" }), first == offset else { return .unusable }
             return .rest
         case 200 where sameValidator:

@@ -1,4 +1,5 @@
 public import Foundation
+public import HTTPTypes
 
 /// Turns a URL into the key its image is cached under, e.g. to drop a
 /// signature query parameter that changes on every request (SDWebImage's
@@ -12,14 +13,15 @@ public import Foundation
 /// images across its values — for a public CDN that wants a token, say:
 ///
 /// ```swift
-/// context.cacheKeyFilter = CacheKeyFilter(ignoringHeaders: ["Authorization"])
+/// context.cacheKeyFilter = CacheKeyFilter(ignoringHeaders: [.authorization])
 /// ```
 public struct CacheKeyFilter: Sendable {
     private let body: (@Sendable (URL) -> String?)?
-    /// Header fields (lower-cased names) left out of the cache identity:
-    /// requests that differ only in them share memory and disk entries.
-    /// They still keep downloads apart (a transfer is never shared).
-    public let ignoredHeaders: Set<String>
+    /// Header fields left out of the cache identity (matched without regard
+    /// to case, as `HTTPField.Name` compares): requests that differ only in
+    /// them share memory and disk entries. They still keep downloads apart
+    /// (a transfer is never shared).
+    public let ignoredHeaders: Set<HTTPField.Name>
 
     /// Creates a filter; returning `nil` falls back to `url.absoluteString`.
     ///
@@ -27,18 +29,18 @@ public struct CacheKeyFilter: Sendable {
     ///   - ignoringHeaders: Header fields whose values do not change the
     ///     image (matched without regard to case); none by default.
     ///   - body: The key for a URL, or `nil` for its absolute string.
-    public init(ignoringHeaders: Set<String> = [], _ body: @escaping @Sendable (URL) -> String?) {
+    public init(ignoringHeaders: Set<HTTPField.Name> = [], _ body: @escaping @Sendable (URL) -> String?) {
         self.body = body
-        self.ignoredHeaders = Set(ignoringHeaders.map { $0.lowercased() })
+        self.ignoredHeaders = ignoringHeaders
     }
 
     /// Creates a filter that keeps the URL as it is and only declares header
     /// fields whose values do not change the image.
     ///
     /// - Parameter ignoringHeaders: The fields, matched without regard to case.
-    public init(ignoringHeaders: Set<String>) {
+    public init(ignoringHeaders: Set<HTTPField.Name>) {
         self.body = nil
-        self.ignoredHeaders = Set(ignoringHeaders.map { $0.lowercased() })
+        self.ignoredHeaders = ignoringHeaders
     }
 
     /// The cache key for `url`.

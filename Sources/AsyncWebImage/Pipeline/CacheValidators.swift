@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// The `ETag` and `Last-Modified` of a downloaded image, kept as the disk
 /// entry's extended data so that `.refreshCached` can revalidate with a
@@ -9,8 +10,8 @@ struct CacheValidators: Codable, Hashable, Sendable {
 
     /// The validators a response carries, or `nil` when it has none.
     init?(head: DataResponseHead) {
-        etag = head[header: "etag"]
-        lastModified = head[header: "last-modified"]
+        etag = head.headers[.eTag]
+        lastModified = head.headers[.lastModified]
         if etag == nil && lastModified == nil { return nil }
     }
 
@@ -27,7 +28,7 @@ struct CacheValidators: Codable, Hashable, Sendable {
 
     /// Adds the conditional headers for these validators to `request`.
     func apply(to request: inout DataRequest) {
-        if let etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
-        if let lastModified { request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
+        if let etag { request.headers[.ifNoneMatch] = etag }
+        if let lastModified { request.headers[.ifModifiedSince] = lastModified }
     }
 }

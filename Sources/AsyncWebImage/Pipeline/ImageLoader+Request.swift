@@ -42,13 +42,12 @@ extension ImageLoader {
     /// the failed-URL list is asked about that identity.
     ///
     /// - Throws: ``ImageError/requestRejected(_:)`` when the modifier refuses
-    ///   the request, ``ImageError/blockedURL(_:)``, `CancellationError`.
+    ///   the request, the ``ImageError`` it throws (an invalid header field),
+    ///   ``ImageError/blockedURL(_:)``, `CancellationError`.
     func resolved(_ request: ImageLoadRequest) async throws -> ImageLoadRequest {
         var request = request
         if let modifier = request.context.requestModifier {
-            guard let modified = await modifier.modifiedRequest(for: request.dataRequest) else {
-                throw ImageError.requestRejected(request.url.absoluteString)
-            }
+            let modified = try await modifier.resolvedRequest(for: request.dataRequest)
             try Task.checkCancellation()
             request = request.with(dataRequest: modified)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Logging
 import Metrics
 import Tracing
@@ -206,6 +207,9 @@ extension ImageError {
 /// Writes a trace context's fields (`traceparent`, ...) into a request's header fields.
 struct DataRequestInjector: Injector {
     func inject(_ value: String, forKey key: String, into request: inout DataRequest) {
-        request.setValue(value, forHTTPHeaderField: key)
+        // An instrument's keys are field names (traceparent, baggage); one
+        // that is not a token could not be sent, so it is left out.
+        guard let name = HTTPField.Name(key) else { return }
+        request.headers[name] = value
     }
 }

@@ -82,6 +82,9 @@ struct AwiCommandLineTests {
             (["http://example.com/a.png", "-o", "out"], "--output must end in .png, .jpg or .jpeg"),
             (["http://example.com/a.png", "--no-cache", "--cache-dir", "x"], "--no-cache and --cache-dir cannot be used together"),
             (["http://example.com/a.png", "--output"], "Missing value for '--output <file>'"),
+            (["http://example.com/a.png", "-H", "X-Note"], "--header: "),
+            (["http://example.com/a.png", "-H", "Bad Name: v"], "--header: "),
+            (["http://example.com/a.png", "--header", "X-Note: a\r\nX-Injected: yes"], "--header: "),
         ] as [([String], String)]
     )
     func badArgument(arguments: [String], message: String) throws {
@@ -125,6 +128,36 @@ struct AwiCommandLineTests {
         #expect(again?["source"] as? String == "disk")
         #expect(again?["downloadedBytes"] as? Int == 0)
         #expect(server.statistics("/photo.jpg").requests == 1)
+    }
+
+    @Test("--header sends each field as spelled, repeats included, and keys the cache by it")
+    func headerOption() throws {
+        let server = LoopbackServer()
+        try server.start()
+        defer { server.stop() }
+        let png = try fixture("png", "rgb8.png")
+        let seen = Locked<[[(name: String, value: String)]]>([])
+        server.route("/h.png") { request in
+            seen.withLock { $0.append(request.fields) }
+            return .ok(png, contentType: "image/png")
+        }
+        let directory = TemporaryDirectory()
+        func arguments(_ token: String) -> [String] {
+            [server.url("/h.png").absoluteString, "-o", "h.png", "--cache-dir", directory.appending("cache").path, "--json",
+             "-H", "X-Token: \(token)", "--header", "X-Multi: a", "-H", "x-multi:b"]
+        }
+
+        let first = try awi(arguments("A"), in: directory)
+        #expect(first.status == 0, "stderr: \(first.standardError)")
+        let fields = try #require(seen.value.first)
+        #expect(fields.contains { $0.name == "X-Token" && $0.value == "A" })
+        #expect(fields.filter { $0.name.lowercased() == "x-multi" }.map(\.value) == ["a", "b"])
+        // Another token is another identity: not the disk entry of the first.
+        let other = try awi(arguments("B"), in: directory)
+        #expect(other.standardOutput.contains("\"source\":\"network\""), "stdout: \(other.standardOutput)")
+        let same = try awi(arguments("A"), in: directory)
+        #expect(same.standardOutput.contains("\"source\":\"disk\""), "stdout: \(same.standardOutput)")
+        #expect(server.statistics("/h.png").requests == 2)
     }
 
     @Test("a failed load exits with the code of its kind: 69 for an HTTP error, 65 for bytes that are no image, 73 for an unwritable output")

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import LoopbackServer
 import Testing
 @testable import AsyncWebImage
@@ -33,8 +34,8 @@ struct CurlDataLoaderTests {
         #expect(configuration.allowedSchemes == ["http", "https"])
         #expect(configuration.maxResponseBytes == 64 * 1024 * 1024)
         #expect(configuration.executionOrder == .fifo)
-        #expect(configuration.defaultHeaders["Accept"] == "image/*,*/*;q=0.8")
-        #expect(configuration.defaultHeaders["User-Agent"] == "AsyncWebImage/\(CurlDataLoader.version)")
+        #expect(configuration.defaultHeaders[.accept] == "image/*,*/*;q=0.8")
+        #expect(configuration.defaultHeaders[.userAgent] == "AsyncWebImage/\(CurlDataLoader.version)")
     }
 
     @Test("loads a body with its head, sends the default headers and reuses the connection")
@@ -72,7 +73,7 @@ struct CurlDataLoaderTests {
         server.route("/h", .ok(Data("x".utf8)))
 
         // When a request carries its own Accept and a custom field
-        let request = DataRequest(url: server.url("/h"), headers: ["accept": "image/webp", "X-Tenant": "42"])
+        let request = DataRequest(url: server.url("/h"), headers: httpFields(["accept": "image/webp", "X-Tenant": "42"]))
         _ = try await makeLoader().loadData(for: request).collect()
 
         // Then the server saw them, and no second Accept
@@ -464,8 +465,8 @@ struct CurlDataLoaderTests {
 
         // When it is loaded, then loaded again with If-None-Match
         let first = try await loader.loadData(for: DataRequest(url: server.url("/e"))).collect()
-        let etag = try #require(first.head?[header: "ETag"])
-        let second = try await loader.loadData(for: DataRequest(url: server.url("/e"), headers: ["If-None-Match": etag])).collect()
+        let etag = try #require(first.head?.headers[.eTag])
+        let second = try await loader.loadData(for: DataRequest(url: server.url("/e"), headers: [.ifNoneMatch: etag])).collect()
 
         // Then the second is a bodiless 304
         #expect(first.body.count == 1_000)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 @testable import AsyncWebImage
 
@@ -7,7 +8,7 @@ struct DownloadCoalescerStateMachineTests {
     typealias Machine = DownloadCoalescerStateMachine<Int>
 
     private let head = DataResponseHead(
-        statusCode: 200, headers: ["Content-Type": "image/png"], expectedContentLength: 6,
+        statusCode: 200, headers: [.contentType: "image/png"], expectedContentLength: 6,
         url: URL(string: "http://127.0.0.1/a.png")!
     )
 

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import LoopbackServer
 import Testing
 @testable import AsyncWebImage
@@ -185,8 +186,8 @@ extension DownloadCoalescerTests {
         let url = server.url("/private")
 
         // When alice and bob load the same URL at the same time
-        async let alice = coalescer.download(DataRequest(url: url, headers: ["Authorization": "alice"])).collect()
-        async let bob = coalescer.download(DataRequest(url: url, headers: ["authorization": "bob"])).collect()
+        async let alice = coalescer.download(DataRequest(url: url, headers: httpFields(["Authorization": "alice"]))).collect()
+        async let bob = coalescer.download(DataRequest(url: url, headers: httpFields(["authorization": "bob"]))).collect()
         let (forAlice, forBob) = try await (alice, bob)
 
         // Then there were two requests, each answered with its own body
@@ -268,7 +269,7 @@ extension DownloadCoalescerTests {
         let request = DataRequest(url: server.url("/m"))
 
         // When one download adds a header and another is refused
-        let signed = DownloadModifiers(requestModifier: RequestModifier.headers(["X-Signature": "s1"]))
+        let signed = DownloadModifiers(requestModifier: RequestModifier.headers(httpFields(["X-Signature": "s1"])))
         _ = try await coalescer.download(request, modifiers: signed).collect()
         let refusing = DownloadModifiers(requestModifier: RequestModifier { _ in nil })
         await #expect(throws: ImageError.requestRejected(request.url.absoluteString)) {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Logging
 import LoopbackServer
 import Metrics
@@ -187,10 +188,10 @@ struct LoaderObservabilityTests {
     func traceFieldsKeepIdentity() {
         let plain = DataRequest(url: URL(string: "https://example.com/a.png")!)
         var traced = plain
-        traced.setValue("00-0123456789abcdef0123456789abcdef-0123456789abcdef-01", forHTTPHeaderField: "traceparent")
-        traced.setValue("vendor=1", forHTTPHeaderField: "tracestate")
+        traced.headers[.traceparent] = "00-0123456789abcdef0123456789abcdef-0123456789abcdef-01"
+        traced.headers[.tracestate] = "vendor=1"
         var authorized = plain
-        authorized.setValue("Bearer x", forHTTPHeaderField: "Authorization")
+        authorized.headers[.authorization] = "Bearer x"
         #expect(traced.key == plain.key)
         #expect(authorized.key != plain.key)
     }

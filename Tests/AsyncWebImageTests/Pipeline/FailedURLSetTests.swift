@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 @testable import AsyncWebImage
 
@@ -6,7 +7,7 @@ import Testing
 struct FailedURLSetTests {
     static func origin(_ url: String, token: String? = nil) -> FailedURLSet.Member {
         var request = DataRequest(url: URL(string: url)!)
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let token { request.headers[.authorization] = "Bearer \(token)" }
         return ImageRequestKeys.Origin(url: url, variant: request.key.variant)
     }
 

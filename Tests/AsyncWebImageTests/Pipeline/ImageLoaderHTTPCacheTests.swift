@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import LoopbackServer
 import Testing
 @testable import AsyncWebImage
@@ -148,8 +149,8 @@ struct ImageLoaderHTTPCacheTests {
         // The key filter shares entries across the header's values: Vary alone keeps them apart.
         func context(_ language: String) -> ImageContext {
             var context = ImageContext()
-            context.cacheKeyFilter = CacheKeyFilter(ignoringHeaders: ["Accept-Language"])
-            context.requestModifier = RequestModifier.headers(["Accept-Language": language])
+            context.cacheKeyFilter = CacheKeyFilter(ignoringHeaders: [.acceptLanguage])
+            context.requestModifier = RequestModifier.headers([.acceptLanguage: language])
             return context
         }
         _ = try await harness.loader.image(url, options: .waitStoreCache, context: context("fr"))
@@ -165,6 +166,37 @@ struct ImageLoaderHTTPCacheTests {
         #expect(try await restarted.image(url, context: context("de")).cacheType == .disk)
         #expect(try await restarted.image(url, context: context("fr")).cacheType == .none)
         #expect(Self.counts(harness, "/v.png") == [3, 0, 0])
+    }
+
+    @Test("Vary over two header lines: a change in the field named on either line is a miss")
+    func varyOverTwoLines() async throws {
+        let harness = try Self.harness()
+        let url = try Self.serve(harness, "/v2.png", [
+            ("Cache-Control", "max-age=60"), ("Vary", "Accept-Language"), ("vary", "X-Variant"),
+        ])
+        let variant = HTTPField.Name("X-Variant")!
+        // The key filter shares entries across both fields' values: Vary alone keeps them apart.
+        func context(_ language: String, _ value: String) -> ImageContext {
+            var context = ImageContext()
+            context.cacheKeyFilter = CacheKeyFilter(ignoringHeaders: [.acceptLanguage, variant])
+            context.requestModifier = RequestModifier.headers([.acceptLanguage: language, variant: value])
+            return context
+        }
+        _ = try await harness.loader.image(url, options: .waitStoreCache, context: context("fr", "1"))
+        #expect(try await harness.loader.image(url, context: context("fr", "1")).cacheType == .memory)
+        #expect(Self.counts(harness, "/v2.png") == [1, 0, 0])
+        // The field of the second line alone changes: not the stored response.
+        #expect(try await harness.loader.image(url, options: .waitStoreCache, context: context("fr", "2")).cacheType == .none)
+        #expect(Self.counts(harness, "/v2.png") == [2, 0, 0])
+        #expect(try await harness.loader.image(url, options: .waitStoreCache, context: context("de", "2")).cacheType == .none)
+        #expect(Self.counts(harness, "/v2.png") == [3, 0, 0])
+        // A new loader on the same disk: the entry holds ("de", "2") and matches only that.
+        let restarted = harness.restartedLoader()
+        #expect(try await restarted.image(url, options: .waitStoreCache, context: context("de", "1")).cacheType == .none)
+        #expect(Self.counts(harness, "/v2.png") == [4, 0, 0])
+        let again = harness.restartedLoader()
+        #expect(try await again.image(url, context: context("de", "1")).cacheType == .disk)
+        #expect(Self.counts(harness, "/v2.png") == [4, 0, 0])
     }
 
     @Test("Vary: * is not stored")
@@ -251,7 +283,7 @@ struct ImageLoaderHTTPCacheTests {
         let hidden = try Self.serve(harness, "/auth.png", [("Cache-Control", "max-age=60")])
         let open = try Self.serve(harness, "/pub.png", [("Cache-Control", "public, max-age=60")])
         var context = ImageContext()
-        context.requestModifier = RequestModifier.headers(["Authorization": "Bearer secret"])
+        context.requestModifier = RequestModifier.headers([.authorization: "Bearer secret"])
         for url in [hidden, open] {
             _ = try await harness.loader.image(url, options: .waitStoreCache, context: context)
             _ = try await harness.loader.image(url, options: .waitStoreCache, context: context)

@@ -270,7 +270,7 @@ struct ImageLoaderOptionsTests {
         let url = harness.serve("/h.png", try fixture("png", "rgb8.png"))
         let addToken = RequestModifier { request in
             var request = request
-            request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+            try request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
             return request
         }
         _ = try await harness.loader.image(url, context: ImageContext(requestModifier: addToken))

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import LoopbackServer
 import Testing
 @testable import AsyncWebImage
@@ -35,7 +36,7 @@ struct ImageLoaderTenantTests {
     }
 
     static func token(_ token: String) -> ImageContext {
-        ImageContext(requestModifier: RequestModifier.headers(["Authorization": "Bearer \(token)"]))
+        ImageContext(requestModifier: RequestModifier.headers([.authorization: "Bearer \(token)"]))
     }
 
     @Test("memory never serves one token's image to another token or to no token")
@@ -102,7 +103,7 @@ struct ImageLoaderTenantTests {
     func sharingIsOptIn() async throws {
         // Given a loader whose default context ignores Authorization for caching
         let harness = try PipelineHarness { configuration in
-            configuration.defaultContext.cacheKeyFilter = CacheKeyFilter(ignoringHeaders: ["authorization"])
+            configuration.defaultContext.cacheKeyFilter = CacheKeyFilter(ignoringHeaders: [HTTPField.Name("authorization")!])
         }
         let tenants = Tenants()
         let url = tenants.route(harness.server)
@@ -166,8 +167,8 @@ struct ImageLoaderTenantTests {
         let harness = try PipelineHarness()
         let tenants = Tenants()
         let url = tenants.route(harness.server)
-        _ = try await harness.loader.image(url, context: ImageContext(requestModifier: RequestModifier.headers(["Authorization": "Bearer A"])))
-        let again = try await harness.loader.image(url, context: ImageContext(requestModifier: RequestModifier.headers(["authorization": "Bearer A"])))
+        _ = try await harness.loader.image(url, context: ImageContext(requestModifier: RequestModifier.headers([.authorization: "Bearer A"])))
+        let again = try await harness.loader.image(url, context: ImageContext(requestModifier: RequestModifier.headers(httpFields(["authorization": "Bearer A"]))))
         #expect(again.cacheType == .memory)
         #expect(harness.requests("/avatar.png") == 1)
     }

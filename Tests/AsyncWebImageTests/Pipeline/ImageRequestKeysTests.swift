@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 @testable import AsyncWebImage
 
@@ -28,11 +29,11 @@ struct ImageRequestKeysTests {
     }
 
     @Test("credentials, cookies and TLS options each make another identity, and no key spells a token")
-    func variantsSplit() {
+    func variantsSplit() throws {
         var a = DataRequest(url: url)
-        a.setValue("Bearer secret-A", forHTTPHeaderField: "Authorization")
+        try a.setValue("Bearer secret-A", forHTTPHeaderField: "Authorization")
         var b = a
-        b.setValue("Bearer secret-B", forHTTPHeaderField: "authorization")
+        try b.setValue("Bearer secret-B", forHTTPHeaderField: "authorization")
         let cookies = DataRequest(url: url, handleCookies: true)
         let insecure = DataRequest(url: url, allowInvalidSSLCertificates: true)
         let all = [keys(a), keys(b), keys(cookies), keys(insecure), keys(DataRequest(url: url))]
@@ -48,9 +49,9 @@ struct ImageRequestKeysTests {
     @Test("header names are one field in any case; the priority is not part of the identity")
     func spelling() {
         var a = DataRequest(url: url, priority: .low)
-        a.headers = ["X-Tenant": "t1", "Authorization": "Bearer A"]
+        a.headers = httpFields(["X-Tenant": "t1", "Authorization": "Bearer A"])
         var b = DataRequest(url: url, priority: .high)
-        b.headers = ["authorization": "Bearer A", "x-tenant": "t1"]
+        b.headers = httpFields(["authorization": "Bearer A", "x-tenant": "t1"])
         #expect(keys(a) == keys(b))
         #expect(a.key == b.key)
     }
@@ -58,16 +59,16 @@ struct ImageRequestKeysTests {
     @Test("ignored headers leave the cache keys but not the download or failed-URL identity")
     func ignoredHeaders() {
         var a = DataRequest(url: url)
-        a.headers = ["Authorization": "Bearer A", "Accept": "image/png"]
+        a.headers = [.authorization: "Bearer A", .accept: "image/png"]
         var b = a
-        b.headers["Authorization"] = "Bearer B"
-        let filter = CacheKeyFilter(ignoringHeaders: ["AUTHORIZATION"])
+        b.headers[.authorization] = "Bearer B"
+        let filter = CacheKeyFilter(ignoringHeaders: [HTTPField.Name("AUTHORIZATION")!])
         #expect(keys(a, filter: filter).dataKey == keys(b, filter: filter).dataKey)
         #expect(keys(a, filter: filter).dataKey != url.absoluteString)  // Accept still counts
         #expect(keys(a, filter: filter).origin != keys(b, filter: filter).origin)
         #expect(a.key != b.key)
         var plain = DataRequest(url: url)
-        plain.headers = ["Authorization": "Bearer A"]
+        plain.headers = [.authorization: "Bearer A"]
         #expect(keys(plain, filter: filter).dataKey == url.absoluteString)
     }
 

@@ -1,5 +1,6 @@
 import AsyncWebImage
 import Foundation
+import HTTPTypes
 
 /// Makes thumbnails with one ``ImageLoader`` shared by every request.
 ///
@@ -39,7 +40,7 @@ final class ThumbnailRenderer: Sendable {
         )
         // Upstreams see who is asking (cookies stay off: the loader sends
         // none unless a load passes `.handleCookies`).
-        transfer.defaultHeaders["User-Agent"] = "AsyncWebImage-ThumbnailServer/\(CurlDataLoader.version)"
+        transfer.defaultHeaders[.userAgent] = "AsyncWebImage-ThumbnailServer/\(CurlDataLoader.version)"
 
         let memory = MemoryCache(configuration: .init(costLimit: options.memoryCacheMiB * 1024 * 1024))
         // `--cache-dir DIR`: originals in DIR/originals, encoded responses

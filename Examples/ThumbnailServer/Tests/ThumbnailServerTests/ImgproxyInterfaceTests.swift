@@ -1,5 +1,6 @@
 import AsyncWebImage
 import Foundation
+import HTTPTypes
 import Testing
 
 /// The imgproxy-style interface and the encoded-result cache, against a real
@@ -43,7 +44,7 @@ struct ImgproxyInterfaceTests {
         #expect(try harness.get("/" + other + path).status == 403)
         let signed = try harness.get("/" + (try ServerHarness.signature(of: path)) + path)
         #expect(signed.status == 200)
-        #expect(signed.headers["content-type"] == "image/png")
+        #expect(signed.headers[.contentType] == "image/png")
         #expect(try Self.size(of: signed.body, in: harness) == "200x150")
         // The base64url source form, signed the same way.
         let encoded = Data("\(harness.origin)/photo.jpg".utf8).base64EncodedString()
@@ -110,27 +111,27 @@ struct ImgproxyInterfaceTests {
     func negotiation() throws {
         let harness = try Self.started()
         let path = "/insecure/rs:fit:120:120/plain/\(harness.origin)/photo.jpg"
-        let avif = try harness.get(path, headers: ["Accept": "image/avif,image/webp,*/*"])
+        let avif = try harness.get(path, headers: [.accept: "image/avif,image/webp,*/*"])
         #expect(avif.status == 200)
-        #expect(avif.headers["content-type"] == "image/avif")
-        #expect(avif.headers["vary"] == "Accept")
+        #expect(avif.headers[.contentType] == "image/avif")
+        #expect(avif.headers[.vary] == "Accept")
         #expect(ImageFormat.detect(avif.body) == .avif)
         #expect(try Self.size(of: avif.body, in: harness) == "120x90")
-        let webp = try harness.get(path, headers: ["Accept": "image/avif;q=0,image/webp"])
-        #expect(webp.headers["content-type"] == "image/webp")
+        let webp = try harness.get(path, headers: [.accept: "image/avif;q=0,image/webp"])
+        #expect(webp.headers[.contentType] == "image/webp")
         #expect(ImageFormat.detect(webp.body) == .webp)
-        let jpeg = try harness.get(path, headers: ["Accept": "*/*"])
-        #expect(jpeg.headers["content-type"] == "image/jpeg")
+        let jpeg = try harness.get(path, headers: [.accept: "*/*"])
+        #expect(jpeg.headers[.contentType] == "image/jpeg")
         #expect(ImageFormat.detect(jpeg.body) == .jpeg)
-        #expect(jpeg.headers["vary"] == "Accept")
-        let fixed = try harness.get(path + "@png", headers: ["Accept": "image/avif"])
-        #expect(fixed.headers["content-type"] == "image/png")
-        #expect(fixed.headers["vary"] == nil)
+        #expect(jpeg.headers[.vary] == "Accept")
+        let fixed = try harness.get(path + "@png", headers: [.accept: "image/avif"])
+        #expect(fixed.headers[.contentType] == "image/png")
+        #expect(fixed.headers[.vary] == nil)
         // The query form names WebP and AVIF too.
         for (name, format) in [("webp", ImageFormat.webp), ("avif", .avif)] {
             let reply = try harness.get("/thumbnail?url=\(harness.origin)/photo.jpg&width=60&height=60&format=\(name)&quality=50")
             #expect(reply.status == 200)
-            #expect(reply.headers["content-type"] == format.mimeType)
+            #expect(reply.headers[.contentType] == format.mimeType)
             #expect(ImageFormat.detect(reply.body) == format)
             #expect(try Self.size(of: reply.body, in: harness) == "60x45")
         }
@@ -151,14 +152,14 @@ struct ImgproxyInterfaceTests {
 
         // When it is asked for as WebP, and negotiated with a browser's Accept
         let asked = try harness.get(path + "@webp")
-        let negotiated = try harness.get(path, headers: ["Accept": "image/avif,image/webp,*/*"])
+        let negotiated = try harness.get(path, headers: [.accept: "image/avif,image/webp,*/*"])
         let still = try harness.get(path + "@jpg")
 
         // Then both answers are animated WebPs of 3 frames at 20×15 with the
         // source's colours and durations (webpmux and our decoder agree)
         for reply in [asked, negotiated] {
             #expect(reply.status == 200)
-            #expect(reply.headers["content-type"] == "image/webp")
+            #expect(reply.headers[.contentType] == "image/webp")
             let file = harness.root.appendingPathComponent("anim-\(UUID().uuidString).webp")
             try reply.body.write(to: file)
             let info = String(decoding: try ServerHarness.run("/usr/bin/env", ["webpmux", "-info", file.path]), as: UTF8.self)
@@ -173,9 +174,9 @@ struct ImgproxyInterfaceTests {
                 #expect(zip(colour, expected).allSatisfy { abs(Int($0) - $1) <= 12 }, "\(colour) vs \(expected)")
             }
         }
-        #expect(negotiated.headers["vary"] == "Accept")
+        #expect(negotiated.headers[.vary] == "Accept")
         // And a JPEG answer is the first frame
-        #expect(still.headers["content-type"] == "image/jpeg")
+        #expect(still.headers[.contentType] == "image/jpeg")
         let rgb = try Self.rgb(of: still.body, in: harness)
         #expect(rgb.count == 20 * 15 * 3)
         #expect(rgb[0] > 200 && rgb[1] < 40 && rgb[2] < 40)
@@ -191,32 +192,32 @@ struct ImgproxyInterfaceTests {
         let path = "/insecure/rs:fill:90:90/g:sm/plain/\(harness.origin)/photo.jpg@webp"
         let first = try harness.get(path)
         #expect(first.status == 200)
-        #expect(first.headers["x-cache"] == "miss")
+        #expect(first.headers[.xCache] == "miss")
         let decodesAfterMiss = try harness.decodes()
         let originAfterMiss = harness.originRequests
         #expect(decodesAfterMiss == 1)
         #expect(originAfterMiss == 1)
         let second = try harness.get(path)
-        #expect(second.headers["x-cache"] == "hit-result-memory")
+        #expect(second.headers[.xCache] == "hit-result-memory")
         #expect(second.body == first.body)
-        #expect(second.headers["etag"] == first.headers["etag"])
+        #expect(second.headers[.eTag] == first.headers[.eTag])
         #expect(try harness.decodes() == decodesAfterMiss)
         #expect(harness.originRequests == originAfterMiss)
         // The query form has its own results, cached the same way; its
         // original comes from DIR/originals, where the first request left it.
         let query = "/thumbnail?url=\(harness.origin)/photo.jpg&width=50&height=50"
-        #expect(try harness.get(query).headers["x-cache"] == "hit-disk")
+        #expect(try harness.get(query).headers[.xCache] == "hit-disk")
         let decodesAfterQuery = try harness.decodes()
         #expect(decodesAfterQuery == decodesAfterMiss + 1)
         #expect(harness.originRequests == originAfterMiss)
-        #expect(try harness.get(query).headers["x-cache"] == "hit-result-memory")
+        #expect(try harness.get(query).headers[.xCache] == "hit-result-memory")
         #expect(try harness.decodes() == decodesAfterQuery)
         // A new process with the same --cache-dir: DIR/results answers, nothing decoded.
         try awaitDiskWrite(directory.appendingPathComponent("results"))
         harness.stopServer()
         try harness.startServer(["--allow-unsigned", "--cache-dir", directory.path])
         let afterRestart = try harness.get(path)
-        #expect(afterRestart.headers["x-cache"] == "hit-result-disk")
+        #expect(afterRestart.headers[.xCache] == "hit-result-disk")
         #expect(afterRestart.body == first.body)
         #expect(try harness.decodes() == 0)
         #expect(harness.originRequests == originAfterMiss)
@@ -238,15 +239,15 @@ struct ImgproxyInterfaceTests {
         let harness = try Self.started()
         let path = "/insecure/rs:fit:80:80/plain/\(harness.origin)/photo.jpg@jpg"
         let first = try harness.get(path)
-        let tag = try #require(first.headers["etag"])
-        let notModified = try harness.get(path, headers: ["If-None-Match": tag])
+        let tag = try #require(first.headers[.eTag])
+        let notModified = try harness.get(path, headers: [.ifNoneMatch: tag])
         #expect(notModified.status == 304)
         #expect(notModified.body.isEmpty)
-        #expect(try harness.get(path, headers: ["If-None-Match": "\"other\""]).status == 200)
+        #expect(try harness.get(path, headers: [.ifNoneMatch: "\"other\""]).status == 200)
         // Another quality is other bytes, so another tag.
         let other = try harness.get("/insecure/rs:fit:80:80/q:30/plain/\(harness.origin)/photo.jpg@jpg")
         #expect(other.body != first.body)
-        #expect(other.headers["etag"] != tag)
+        #expect(other.headers[.eTag] != tag)
     }
 
     @Test("two servers sharing a Redis: the second one's request needs no origin fetch, and a repeated result no decode")
@@ -259,7 +260,7 @@ struct ImgproxyInterfaceTests {
         try harness.startServer(redis + ["--cache-dir", harness.root.appendingPathComponent("node1").path])
         let fill = "/insecure/rs:fill:100:100/plain/\(harness.origin)/photo.jpg@webp"
         let first = try harness.get(fill)
-        #expect(first.headers["x-cache"] == "miss")
+        #expect(first.headers[.xCache] == "miss")
         #expect(harness.originRequests == 1)
         // The result's shared write runs in the background: wait (at most
         // 5 s) until Redis holds two values, the original and the result.
@@ -267,13 +268,13 @@ struct ImgproxyInterfaceTests {
         #expect(try harness.redisKeyCount() == 2)
         try harness.startAnotherServer(redis + ["--cache-dir", harness.root.appendingPathComponent("node2").path])
         let second = try harness.get(fill)
-        #expect(second.headers["x-cache"] == "hit-result-redis")
+        #expect(second.headers[.xCache] == "hit-result-redis")
         #expect(second.body == first.body)
         #expect(try harness.decodes() == 0)
         // Another transform of the same image: the original from Redis, decoded here, no origin request.
         let fit = try harness.get("/insecure/rs:fit:50:50/plain/\(harness.origin)/photo.jpg@png")
         #expect(fit.status == 200)
-        #expect(fit.headers["x-cache"] == "hit-disk")
+        #expect(fit.headers[.xCache] == "hit-disk")
         #expect(try Self.size(of: fit.body, in: harness) == "50x38")
         #expect(try harness.decodes() == 1)
         #expect(harness.originRequests == 1)

@@ -1,5 +1,6 @@
 import AsyncWebImage
 import Foundation
+import HTTPTypes
 
 /// A real `thumbnail-server` process and a real loopback origin
 /// (`python3 -m http.server`) for one test, both stopped by PID.
@@ -153,25 +154,26 @@ final class ServerHarness {
     /// One response, fetched with the curl command-line tool.
     struct Reply {
         let status: Int
-        let headers: [String: String]
+        /// Every header line of the response, in order.
+        let headers: HTTPFields
         let body: Data
     }
 
     /// GETs `path` from the server with `headers`.
-    func get(_ path: String, headers: [String: String] = [:]) throws -> Reply {
+    func get(_ path: String, headers: HTTPFields = [:]) throws -> Reply {
         let headerFile = root.appendingPathComponent("headers-\(UUID().uuidString)")
         let bodyFile = root.appendingPathComponent("body-\(UUID().uuidString)")
         var arguments = ["-s", "--max-time", "60", "-D", headerFile.path, "-o", bodyFile.path, "-w", "%{http_code}"]
         // curl sends Accept: */* unless told otherwise.
-        arguments += ["-H", "Accept: \(headers["Accept"] ?? "")"]
-        for (name, value) in headers where name != "Accept" { arguments += ["-H", "\(name): \(value)"] }
+        arguments += ["-H", "Accept: \(headers[.accept] ?? "")"]
+        for field in headers where field.name != .accept { arguments += ["-H", "\(field.name.rawName): \(field.value)"] }
         arguments.append(base + path)
         let status = Int(String(decoding: try Self.run("/usr/bin/env", ["curl"] + arguments), as: UTF8.self)) ?? 0
-        var fields: [String: String] = [:]
+        var fields = HTTPFields()
         let text = (try? String(contentsOf: headerFile, encoding: .utf8)) ?? ""
         for line in text.split(whereSeparator: \.isNewline) {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            guard let colon = line.firstIndex(of: ":"), let name = HTTPField.Name(String(line[..<colon])) else { continue }
+            fields.append(HTTPField(name: name, value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
         }
         return Reply(status: status, headers: fields, body: (try? Data(contentsOf: bodyFile)) ?? Data())
     }
@@ -255,4 +257,9 @@ enum TestImages {
         let image = try Image(width: width, height: height, pixelFormat: .rgb8, pixels: pixels)
         return try ImageCoderRegistry.builtIn.encode(image, as: .png)
     }
+}
+
+extension HTTPField.Name {
+    /// The server's cache status field.
+    static let xCache = HTTPField.Name("X-Cache")!
 }

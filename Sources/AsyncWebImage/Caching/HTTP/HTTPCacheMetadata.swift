@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// What a cache entry keeps of the response that filled it, stored as the
 /// entry's extended data on disk (and in the shared tier) and with the
@@ -10,8 +11,19 @@ import Foundation
 /// The JSON keeps `etag` and `lastModified` at the top level, where
 /// ``CacheValidators`` (and entries written before this type) have them.
 struct HTTPCacheMetadata: Codable, Hashable, Sendable {
-    /// The header fields freshness and `Vary` are computed from (lower-cased names).
-    static let fieldNames = ["cache-control", "expires", "date", "age", "vary"]
+    /// The header fields freshness and `Vary` are computed from; stored
+    /// under their lower-case names.
+    static let fieldNames: [HTTPField.Name] = [.cacheControl, .expires, .date, .age, .vary]
+
+    /// The value of `name` in `head` as a cache reads it: the values of a
+    /// field repeated over several lines combined with ", " (RFC 9110 §5.3),
+    /// which is the list `Cache-Control` and `Vary` mean; for `Age`, a
+    /// singleton, the first member of what arrived (RFC 9111 §5.1).
+    static func value(of name: HTTPField.Name, in head: DataResponseHead) -> String? {
+        guard let value = head.headers[name] else { return nil }
+        guard name == .age else { return value }
+        return value.prefix { $0 != "," }.trimmingSpaces
+    }
 
     var etag: String?
     var lastModified: String?
@@ -29,13 +41,13 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
 
     /// The metadata of `head`, a response to `request` that arrived at `responseTime`.
     init(head: DataResponseHead, request: DataRequest, responseTime: Date) {
-        etag = head[header: "etag"]
-        lastModified = head[header: "last-modified"]
+        etag = head.headers[.eTag]
+        lastModified = head.headers[.lastModified]
         var fields: [String: String] = [:]
         var oversized = false
         for name in Self.fieldNames {
-            guard let value = head[header: name] else { continue }
-            if value.utf8.count <= 4096 { fields[name] = value } else { oversized = true }
+            guard let value = Self.value(of: name, in: head) else { continue }
+            if value.utf8.count <= 4096 { fields[name.canonicalName] = value } else { oversized = true }
         }
         if Self.varyNames(fields["vary"]).count > Self.maxVaryNames { oversized = true }
         self.fields = fields
@@ -43,7 +55,7 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
         self.responseTime = responseTime.timeIntervalSince1970
         var values: [String: String] = [:]
         for name in Self.varyNames(fields["vary"]) {
-            if let value = request.value(forHTTPHeaderField: name) { values[name] = value }
+            if let value = Self.requestValue(name, of: request) { values[name] = value }
         }
         varyValues = values
     }
@@ -73,12 +85,19 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
         return value.split(separator: ",").prefix(maxVaryNames + 1).map { $0.trimmingSpaces.lowercased() }.filter { !$0.isEmpty }
     }
 
+    /// The value `request` sends for the field `name` (a lower-case name from
+    /// `Vary`), its repeated fields combined; nil when it sends none or the
+    /// name is not a field name.
+    static func requestValue(_ name: String, of request: DataRequest) -> String? {
+        HTTPField.Name(name).flatMap { request.headers[$0] }
+    }
+
     /// Whether `request` sends the same values of the fields `Vary` named
     /// as the request that filled the entry (RFC 9111 §4.1).
     func matchesVary(_ request: DataRequest) -> Bool {
         let names = Self.varyNames(fields?["vary"])
         if names.contains("*") { return false }
-        for name in names where request.value(forHTTPHeaderField: name) != varyValues?[name] {
+        for name in names where Self.requestValue(name, of: request) != varyValues?[name] {
             return false
         }
         return true
@@ -95,7 +114,7 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
         if control.noStore || Self.varyNames(fields?["vary"]).contains("*") { return false }
         if mode == .shared {
             if control.isPrivate { return false }
-            if request.value(forHTTPHeaderField: "authorization") != nil,
+            if request.headers.contains(.authorization),
                !(control.isPublic || control.mustRevalidate || control.sharedMaxAge != nil) {
                 return false
             }
@@ -138,15 +157,15 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
     /// the stored ones, and the entry's age starts again from the 304.
     func refreshed(by head: DataResponseHead, responseTime: Date) -> HTTPCacheMetadata {
         var copy = self
-        if let etag = head[header: "etag"] { copy.etag = etag }
-        if let lastModified = head[header: "last-modified"] { copy.lastModified = lastModified }
+        if let etag = head.headers[.eTag] { copy.etag = etag }
+        if let lastModified = head.headers[.lastModified] { copy.lastModified = lastModified }
         var fields = self.fields ?? [:]
         for name in Self.fieldNames {
-            if let value = head[header: name], value.utf8.count <= 4096 { fields[name] = value }
+            if let value = Self.value(of: name, in: head), value.utf8.count <= 4096 { fields[name.canonicalName] = value }
         }
         // An age or date of the old response says nothing about the new one.
-        if head[header: "age"] == nil { fields["age"] = nil }
-        if head[header: "date"] == nil { fields["date"] = nil }
+        if !head.headers.contains(.age) { fields[HTTPField.Name.age.canonicalName] = nil }
+        if !head.headers.contains(.date) { fields[HTTPField.Name.date.canonicalName] = nil }
         copy.fields = fields
         copy.responseTime = responseTime.timeIntervalSince1970
         return copy

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 @testable import AsyncWebImage
 
@@ -9,8 +10,9 @@ struct HTTPFreshnessTests {
     /// The metadata of a 200 with `headers` received at ``now``, to a request with `requestHeaders`.
     static func metadata(_ headers: [String: String], requestHeaders: [String: String] = [:]) -> HTTPCacheMetadata {
         var request = DataRequest(url: URL(string: "http://127.0.0.1/a.png")!)
-        for (name, value) in requestHeaders { request.setValue(value, forHTTPHeaderField: name) }
-        let head = DataResponseHead(statusCode: 200, headers: headers, expectedContentLength: nil, url: request.url)
+        request.headers = HTTPFields(requestHeaders.map { HTTPField(name: HTTPField.Name($0.key)!, value: $0.value) })
+        let fields = HTTPFields(headers.map { HTTPField(name: HTTPField.Name($0.key)!, value: $0.value) })
+        let head = DataResponseHead(statusCode: 200, headers: fields, expectedContentLength: nil, url: request.url)
         return HTTPCacheMetadata(head: head, request: request, responseTime: now)
     }
 
@@ -81,7 +83,7 @@ struct HTTPFreshnessTests {
     func storability() {
         let request = DataRequest(url: URL(string: "http://127.0.0.1/a.png")!)
         var authorized = request
-        authorized.setValue("Bearer x", forHTTPHeaderField: "Authorization")
+        authorized.headers[.authorization] = "Bearer x"
         #expect(!Self.metadata(["Cache-Control": "no-store"]).isStorable(mode: .private, request: request))
         #expect(Self.metadata(["Cache-Control": "no-store"]).isStorable(mode: .ignoringHeaders, request: request))
         #expect(!Self.metadata(["Vary": "Accept, *"]).isStorable(mode: .private, request: request))
@@ -106,11 +108,11 @@ struct HTTPFreshnessTests {
     func vary() {
         let metadata = Self.metadata(["Vary": "Accept-Language"], requestHeaders: ["Accept-Language": "fr"])
         var french = DataRequest(url: URL(string: "http://127.0.0.1/a.png")!)
-        french.setValue("fr", forHTTPHeaderField: "accept-language")
+        french.headers[HTTPField.Name("accept-language")!] = "fr"
         var german = french
-        german.setValue("de", forHTTPHeaderField: "Accept-Language")
+        german.headers[.acceptLanguage] = "de"
         var none = french
-        none.setValue(nil, forHTTPHeaderField: "Accept-Language")
+        none.headers[.acceptLanguage] = nil
         #expect(metadata.matchesVary(french))
         #expect(!metadata.matchesVary(german))
         #expect(!metadata.matchesVary(none))
@@ -120,7 +122,7 @@ struct HTTPFreshnessTests {
     func refreshAndEncoding() throws {
         let stored = Self.metadata(["Cache-Control": "max-age=1", "ETag": "\"v1\"", "Age": "1"])
         let later = Self.now.addingTimeInterval(100)
-        let head = DataResponseHead(statusCode: 304, headers: ["Cache-Control": "max-age=60"], expectedContentLength: nil, url: URL(string: "http://127.0.0.1/a.png")!)
+        let head = DataResponseHead(statusCode: 304, headers: [.cacheControl: "max-age=60"], expectedContentLength: nil, url: URL(string: "http://127.0.0.1/a.png")!)
         let refreshed = stored.refreshed(by: head, responseTime: later)
         #expect(HTTPFreshness(refreshed, mode: .private).freshUntil == later.addingTimeInterval(60))
         #expect(refreshed.etag == "\"v1\"")
