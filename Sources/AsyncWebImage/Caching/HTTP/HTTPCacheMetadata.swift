@@ -132,12 +132,12 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
     /// representation refreshes nothing: the stored body is not what the
     /// origin now serves, so the caller fetches it whole.
     func isSelected(by head: DataResponseHead) -> Bool {
-        if let received = head[header: "etag"] {
+        if let received = head.headers[.eTag] {
             guard let etag else { return false }
             if Self.isWeak(received) { return Self.opaqueTag(received) == Self.opaqueTag(etag) }
             return !Self.isWeak(etag) && received.trimmingSpaces == etag.trimmingSpaces
         }
-        if let received = head[header: "last-modified"], let lastModified {
+        if let received = head.headers[.lastModified], let lastModified {
             return received.trimmingSpaces == lastModified.trimmingSpaces
         }
         return true

@@ -131,10 +131,12 @@ struct HTTPFreshnessTests {
         #expect(CacheValidators(encoded: data)?.etag == "\"v1\"")
         #expect(HTTPCacheMetadata(encoded: Data("not json".utf8)) == nil)
     }
+
     @Test("a 304 refreshes the stored response only when its validators describe it (RFC 9111 §4.3.4)")
     func notModifiedSelection() {
         func head(_ headers: [String: String]) -> DataResponseHead {
-            DataResponseHead(statusCode: 304, headers: headers, expectedContentLength: nil, url: URL(string: "http://127.0.0.1/a.png")!)
+            let fields = HTTPFields(headers.map { HTTPField(name: HTTPField.Name($0.key)!, value: $0.value) })
+            return DataResponseHead(statusCode: 304, headers: fields, expectedContentLength: nil, url: URL(string: "http://127.0.0.1/a.png")!)
         }
         let strong = Self.metadata(["ETag": "\"v1\"", "Last-Modified": "Tue, 01 Oct 2024 10:00:00 GMT"])
         let weak = Self.metadata(["ETag": "W/\"v1\""])
