@@ -105,6 +105,13 @@ final class ResultCache: Sendable {
         return entry
     }
 
+    /// Waits for the background writes, then ends the disk tier's I/O
+    /// thread. The fleet's tier is the loader's cache's to shut down.
+    func shutdown() async {
+        await writes.waitUntilIdle()
+        await disk?.shutdown()
+    }
+
     private func remember(_ entry: Entry, forKey key: String) {
         memory.withLockedValue { $0.insert(entry, forKey: key) }
     }

@@ -17,7 +17,7 @@ import UnixSignals
 /// socket is bound (with the real port when started with `--port 0`), and
 /// shuts down gracefully on SIGTERM or SIGINT: a `ServiceGroup` stops its
 /// services in reverse order — the HTTP server (in-flight requests finish),
-/// then the result cache's background writes (drained), then the loader
+/// then the result cache (writes drained, disk thread ended), then the loader
 /// (``ImageLoaderService``: transfers, disk writes, threads, the Redis
 /// pool) — and the process exits with status 0.
 @main
@@ -105,7 +105,7 @@ struct ThumbnailServer {
         let group = ServiceGroup(configuration: .init(
             services: [
                 .init(service: ImageLoaderService(loader: renderer.loader)),
-                .init(service: ResultWritesService(writes: renderer.results.writes)),
+                .init(service: ResultCacheService(results: renderer.results)),
                 .init(service: app),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],
@@ -122,16 +122,17 @@ struct ThumbnailServer {
     }
 }
 
-/// Drains the result cache's background writes at graceful shutdown: after
-/// the HTTP server (no new write comes), before the loader's shutdown (which
-/// closes the Redis those writes may go to).
-struct ResultWritesService: Service {
-    let writes: ResultWriteQueue
+/// Shuts the result cache down at graceful shutdown: after the HTTP server
+/// (no new write comes), its background writes drain and its disk tier's
+/// thread ends; before the loader's shutdown, which closes the Redis those
+/// writes may go to.
+struct ResultCacheService: Service {
+    let results: ResultCache
 
     func run() async throws {
         // Returns on graceful shutdown; throws when the group is cancelled,
         // and the writes are waited for either way (each bounded by its tier's timeouts).
         try? await gracefulShutdown()
-        await writes.waitUntilIdle()
+        await results.shutdown()
     }
 }
