@@ -60,9 +60,18 @@ public protocol DataCaching: Sendable {
     ///
     /// - Throws: when the store cannot be emptied.
     func removeAll() async throws
+
+    /// Ends the store's threads and connections once the work queued before
+    /// the call is done (``ImageCache/shutdown()`` calls it for its tiers).
+    /// Nothing by default: a store without threads of its own needs no
+    /// shutdown.
+    func shutdown() async
 }
 
 extension DataCaching {
+    /// Nothing to end.
+    public func shutdown() async {}
+
     /// Reads the data, then the extended data, in two calls.
     public func dataWithExtendedData(forKey key: String) async throws -> (data: Data, extendedData: Data?)? {
         guard let data = try await data(forKey: key) else { return nil }

@@ -140,15 +140,19 @@ public final class ImageCache: Sendable {
     // MARK: Lifecycle
 
     /// Waits for the disk writes nobody awaits (background stores, disk
-    /// fills from the shared tier) to finish, then ends the disk tier's I/O
-    /// thread (a ``DiskStore``'s; see ``DiskStore/shutdown()``). No write is
-    /// cut short, so no temporary file is left in the cache directory.
+    /// fills from the shared tier) to finish, then shuts the disk tier and
+    /// the shared tier down (``DataCaching/shutdown()``): a ``DiskStore``'s
+    /// I/O thread ends (see ``DiskStore/shutdown()``), a ``RedisStore``'s
+    /// threads end and its connections close. No write is cut short, so no
+    /// temporary file is left in the cache directory.
     ///
     /// ``shared`` is meant to live as long as the process: shut it down only
-    /// when nothing will use it again.
+    /// when nothing will use it again. The same holds for a tier given to
+    /// several caches: it is shut down with the first of them.
     public func shutdown() async {
         await backgroundWrites.waitUntilIdle()
-        if let store = disk as? DiskStore { await store.shutdown() }
+        await disk?.shutdown()
+        await sharedTier?.shutdown()
     }
 
     // MARK: Querying

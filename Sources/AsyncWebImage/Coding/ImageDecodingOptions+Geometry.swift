@@ -5,8 +5,8 @@ extension ImageDecodingOptions {
     /// ``thumbnailPixelSize`` is in displayed pixels, so it is compared with
     /// the oriented size and the result turned back. Images are never
     /// enlarged: with `preserveAspectRatio` the result fits inside the
-    /// thumbnail size; without it each side is the smaller of the thumbnail's
-    /// and the image's. ``scaleDownLargeImages`` then shrinks the result
+    /// thumbnail size (or covers it, with ``coversThumbnailPixelSize``);
+    /// without it each side is the smaller of the thumbnail's and the image's. ``scaleDownLargeImages`` then shrinks the result
     /// (keeping its aspect) until 4 bytes per pixel fit ``scaleDownLimitBytes``.
     public func targetSize(forStored size: PixelSize, orientation: ImageOrientation) -> PixelSize? {
         guard size.width > 0, size.height > 0 else { return nil }
@@ -14,7 +14,8 @@ extension ImageDecodingOptions {
         var target = oriented
         if let thumbnail = thumbnailPixelSize, thumbnail.width > 0, thumbnail.height > 0 {
             if preserveAspectRatio {
-                let ratio = min(Double(thumbnail.width) / Double(oriented.width), Double(thumbnail.height) / Double(oriented.height))
+                let ratios = (Double(thumbnail.width) / Double(oriented.width), Double(thumbnail.height) / Double(oriented.height))
+                let ratio = coversThumbnailPixelSize ? max(ratios.0, ratios.1) : min(ratios.0, ratios.1)
                 if ratio < 1 {
                     target = PixelSize(
                         width: max(1, Int((Double(oriented.width) * ratio).rounded())),

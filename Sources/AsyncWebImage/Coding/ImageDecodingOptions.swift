@@ -12,6 +12,15 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// size (`true`, the default), or produce exactly that size (`false`).
     public var preserveAspectRatio: Bool = true
 
+    /// With a ``thumbnailPixelSize`` and ``preserveAspectRatio``: scale to
+    /// the smallest size that covers it (each side at least the thumbnail's,
+    /// one of them beyond it) instead of fitting inside. `false` by default.
+    ///
+    /// For a crop that follows (a "fill" thumbnail): the decode is as small
+    /// as the crop allows, JPEG's DCT scaling and PNG's shrinking included.
+    /// An image already smaller than that is not enlarged.
+    public var coversThumbnailPixelSize: Bool = false
+
     /// Scale the image down when its decoded pixels would exceed
     /// ``scaleDownLimitBytes``. `false` by default.
     public var scaleDownLargeImages: Bool = false
@@ -140,7 +149,7 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     public var cacheKeySuffix: String {
         var parts: [String] = []
         if let size = thumbnailPixelSize {
-            parts.append("thumb=\(size.width)x\(size.height)\(preserveAspectRatio ? "" : ",stretch")")
+            parts.append("thumb=\(size.width)x\(size.height)\(preserveAspectRatio ? (coversThumbnailPixelSize ? ",cover" : "") : ",stretch")")
         }
         if scaleDownLargeImages { parts.append("scaleDown=\(scaleDownLimitBytes)") }
         if applyOrientation { parts.append("oriented") }

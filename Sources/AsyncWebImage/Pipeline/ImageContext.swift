@@ -37,12 +37,13 @@ public struct ImageContext: Sendable {
         var dataLoader: (any DataLoading)?
         var retryPolicy: RetryPolicy?
         var logger: Logger?
+        var coversThumbnailPixelSize: Bool?
 
         var isEmpty: Bool {
             transformer == nil && thumbnailPixelSize == nil && preserveAspectRatio == nil && cacheKeyFilter == nil
                 && cacheSerializer == nil && storeCacheType == nil && originalStoreCacheType == nil && queryCacheType == nil
                 && requestModifier == nil && responseModifier == nil && decryptor == nil && cache == nil && dataLoader == nil
-                && retryPolicy == nil && logger == nil
+                && retryPolicy == nil && logger == nil && coversThumbnailPixelSize == nil
         }
 
         static let empty = Values(
@@ -81,6 +82,14 @@ public struct ImageContext: Sendable {
     public var preserveAspectRatio: Bool? {
         get { box?.values.preserveAspectRatio }
         set { update { $0.preserveAspectRatio = newValue } }
+    }
+    /// With ``thumbnailPixelSize`` and an aspect ratio kept: cover it (each
+    /// side at least the thumbnail's) rather than fit inside, for a crop
+    /// that follows (``ImageDecodingOptions/coversThumbnailPixelSize``).
+    /// `false` by default.
+    public var coversThumbnailPixelSize: Bool? {
+        get { box?.values.coversThumbnailPixelSize }
+        set { update { $0.coversThumbnailPixelSize = newValue } }
     }
     /// Maps the URL to its cache key. `url.absoluteString` by default.
     public var cacheKeyFilter: CacheKeyFilter? {
@@ -173,7 +182,8 @@ public struct ImageContext: Sendable {
         responseModifier: (any ResponseModifying)? = nil,
         decryptor: (any ImageDataDecrypting)? = nil,
         cache: ImageCache? = nil,
-        dataLoader: (any DataLoading)? = nil
+        dataLoader: (any DataLoading)? = nil,
+        coversThumbnailPixelSize: Bool? = nil
     ) {
         self.init(Values(
             transformer: transformer,
@@ -188,7 +198,8 @@ public struct ImageContext: Sendable {
             responseModifier: responseModifier,
             decryptor: decryptor,
             cache: cache,
-            dataLoader: dataLoader
+            dataLoader: dataLoader,
+            coversThumbnailPixelSize: coversThumbnailPixelSize
         ))
     }
 
@@ -214,7 +225,8 @@ public struct ImageContext: Sendable {
             cache: mine.cache ?? theirs.cache,
             dataLoader: mine.dataLoader ?? theirs.dataLoader,
             retryPolicy: mine.retryPolicy ?? theirs.retryPolicy,
-            logger: mine.logger ?? theirs.logger
+            logger: mine.logger ?? theirs.logger,
+            coversThumbnailPixelSize: mine.coversThumbnailPixelSize ?? theirs.coversThumbnailPixelSize
         ))
     }
 }

@@ -21,7 +21,9 @@ extension ImageLoader {
         dataRequest.clientCertificate = clientCertificate(of: context.dataLoader)
         return ImageLoadRequest(
             url: url, options: options, context: context,
-            decodingOptions: decodingOptions(options: options, thumbnail: context.thumbnailPixelSize, preserveAspectRatio: context.preserveAspectRatio),
+            decodingOptions: decodingOptions(
+                options: options, thumbnail: context.thumbnailPixelSize, preserveAspectRatio: context.preserveAspectRatio,
+                covers: context.coversThumbnailPixelSize),
             dataRequest: dataRequest, cache: context.cache ?? configuration.cache
         )
     }
@@ -107,10 +109,11 @@ extension ImageLoader {
     }
 
     /// The decode options a load's options and context ask for.
-    private func decodingOptions(options: ImageOptions, thumbnail: PixelSize?, preserveAspectRatio: Bool?) -> ImageDecodingOptions {
+    private func decodingOptions(options: ImageOptions, thumbnail: PixelSize?, preserveAspectRatio: Bool?, covers: Bool?) -> ImageDecodingOptions {
         var decoding = decodeLimits
         decoding.thumbnailPixelSize = thumbnail
         decoding.preserveAspectRatio = preserveAspectRatio ?? true
+        decoding.coversThumbnailPixelSize = covers ?? false
         decoding.scaleDownLargeImages = options.contains(.scaleDownLargeImages)
         decoding.applyOrientation = configuration.appliesOrientation
         decoding.decodesFirstFrameOnly = options.contains(.decodeFirstFrameOnly)
@@ -198,7 +201,8 @@ extension ImageLoader {
         } else {
             decodingSuffix = decodingOptions(
                 options: options, thumbnail: thumbnail,
-                preserveAspectRatio: context.preserveAspectRatio ?? defaults?.preserveAspectRatio
+                preserveAspectRatio: context.preserveAspectRatio ?? defaults?.preserveAspectRatio,
+                covers: context.coversThumbnailPixelSize ?? defaults?.coversThumbnailPixelSize
             ).cacheKeySuffix
         }
         return ImageRequestKeys(

@@ -222,7 +222,8 @@ public final class ImageLoader: Sendable {
     /// callers get ``ImageError/shutDown``), then, once their work has
     /// ended, the disk writes in flight are waited for, and the threads of
     /// the loader's parts end: its ``CurlDataLoader``'s (transfers
-    /// cancelled) and its cache's disk I/O thread (``ImageCache/shutdown()``).
+    /// cancelled), its cache's disk I/O thread and its shared tier's threads
+    /// and connections (``ImageCache/shutdown()``).
     ///
     /// `deinit` still cleans up a loader nobody shuts down; this is the way
     /// out for a server that stops (see ``ImageLoaderService``). Calling it

@@ -25,6 +25,24 @@ struct ImageDecodingOptionsTests {
         #expect(options.targetSize(forStored: PixelSize(width: 400, height: 300), orientation: .up) == PixelSize(width: 100, height: 300))
     }
 
+    @Test("coversThumbnailPixelSize covers the box keeping the aspect, never enlarged, and keys apart from fit")
+    func cover() {
+        var options = ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 100, height: 100))
+        let fitKey = options.cacheKeySuffix
+        options.coversThumbnailPixelSize = true
+        // 400×300 covering 100×100: the short side reaches 100.
+        #expect(options.targetSize(forStored: PixelSize(width: 400, height: 300), orientation: .up) == PixelSize(width: 133, height: 100))
+        #expect(options.targetSize(forStored: PixelSize(width: 300, height: 4000), orientation: .up) == PixelSize(width: 100, height: 1333))
+        // Oriented: stored 300×400 displayed 400×300 → 133×100 → stored 100×133.
+        #expect(options.targetSize(forStored: PixelSize(width: 300, height: 400), orientation: .right) == PixelSize(width: 100, height: 133))
+        // Already no larger than what covers the box: full size.
+        #expect(options.targetSize(forStored: PixelSize(width: 1000, height: 90), orientation: .up) == nil)
+        #expect(options.cacheKeySuffix != fitKey)
+        // Without an aspect ratio kept, covering means nothing: the exact size.
+        options.preserveAspectRatio = false
+        #expect(options.targetSize(forStored: PixelSize(width: 400, height: 300), orientation: .up) == PixelSize(width: 100, height: 100))
+    }
+
     @Test("scaleDownLargeImages keeps decoded bytes under the limit")
     func scaleDown() throws {
         let options = ImageDecodingOptions(scaleDownLargeImages: true)

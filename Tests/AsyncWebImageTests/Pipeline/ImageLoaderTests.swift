@@ -80,6 +80,32 @@ struct ImageLoaderTests {
         #expect(harness.decodes.count == 2)
     }
 
+    @Test("coversThumbnailPixelSize decodes the smallest size covering the box, cached apart from the fit of the same box")
+    func coverThumbnail() async throws {
+        let harness = try PipelineHarness()
+        let jpeg = try fixture("jpeg", "large.jpg")
+        harness.server.route("/big.jpg", LoopbackServer.Response(
+            headers: [("Content-Type", "image/jpeg")], body: jpeg,
+            trickle: .init(bytesPerPiece: 8192, interval: .milliseconds(20))))
+        let url = harness.server.url("/big.jpg")
+        let full = try ImageCoderRegistry.builtIn.decode(jpeg)
+        let box = PixelSize(width: 64, height: 64)
+
+        async let covering = harness.loader.image(url, context: ImageContext(thumbnailPixelSize: box, coversThumbnailPixelSize: true))
+        async let fitting = harness.loader.image(url, context: ImageContext(thumbnailPixelSize: box))
+        let (a, b) = try await (covering, fitting)
+        let cover = try #require(a.image), fit = try #require(b.image)
+
+        // The cover's short side is the box's, the fit's long side is
+        #expect(min(cover.width, cover.height) == 64)
+        #expect(max(cover.width, cover.height) > 64)
+        #expect(max(fit.width, fit.height) == 64)
+        #expect(abs(Double(cover.width) / Double(cover.height) - Double(full.width) / Double(full.height)) < 0.05)
+        // Two decodes of one download: the two are cached under different keys
+        #expect(harness.requests("/big.jpg") == 1)
+        #expect(harness.decodes.count == 2)
+    }
+
     @Test("an error reaches every coalesced caller, and a transient one does not block the URL")
     func errorsReachEveryone() async throws {
         let harness = try PipelineHarness()

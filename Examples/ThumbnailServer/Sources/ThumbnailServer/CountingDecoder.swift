@@ -13,12 +13,17 @@ struct CountingDecoder: AnimatedImageDecoding {
     let base: any ImageDecoding
     /// The counter, shared by every wrapped decoder.
     let counter: Counter
+    /// The pixels decoded (`thumbnail_decoded_pixels_total`): how much a
+    /// reduced (thumbnail) decode saved.
+    let pixels: Counter
 
     func canDecode(_ data: Data) -> Bool { base.canDecode(data) }
 
     func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         counter.increment()
-        return try base.decode(data, options: options)
+        let image = try base.decode(data, options: options)
+        pixels.increment(by: Int64(image.width) * Int64(image.height))
+        return image
     }
 
     /// The wrapped decoder's header read: the loader schedules huge images
@@ -41,8 +46,9 @@ struct CountingDecoder: AnimatedImageDecoding {
     /// `registry` with each decoder wrapped, counting into `thumbnail_decodes_total`.
     static func wrapping(_ registry: ImageCoderRegistry) -> ImageCoderRegistry {
         let counter = Counter(label: "thumbnail_decodes_total")
+        let pixels = Counter(label: "thumbnail_decoded_pixels_total")
         return ImageCoderRegistry(
-            decoders: registry.decoders.map { CountingDecoder(base: $0, counter: counter) },
+            decoders: registry.decoders.map { CountingDecoder(base: $0, counter: counter, pixels: pixels) },
             encoders: registry.encoders
         )
     }

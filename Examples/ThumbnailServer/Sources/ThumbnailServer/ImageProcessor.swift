@@ -11,10 +11,11 @@ struct ResizePlan: Sendable, Equatable {
     let output: PixelSize
 
     /// The plan for a `source`-sized image; the crop's position is decided by
-    /// `place`, given the crop's size (gravity).
+    /// `place`, given the crop's size and the scale from source to output
+    /// (gravity and its offsets); it is clamped to the image.
     static func make(
         source: PixelSize, type: ProcessingRequest.ResizingType, width: Int, height: Int,
-        place: (PixelSize) -> (x: Int, y: Int)
+        place: (_ crop: PixelSize, _ scale: Double) -> (x: Int, y: Int)
     ) -> ResizePlan {
         let (w, h) = (Double(source.width), Double(source.height))
         let (tw, th) = (Double(width), Double(height))
@@ -36,16 +37,18 @@ struct ResizePlan: Sendable, Equatable {
             let cover = max(tw / w, th / h)
             let cropSize: PixelSize
             let output: PixelSize
+            let scale: Double
             if cover > 1 && type == .fillDown {
                 // Too small to fill the box: keep the box's aspect ratio at scale 1.
                 cropSize = PixelSize(width: min(source.width, side(tw / cover)), height: min(source.height, side(th / cover)))
                 output = cropSize
+                scale = 1
             } else {
-                let scale = min(cover, 1)
+                scale = min(cover, 1)
                 cropSize = PixelSize(width: min(source.width, side(tw / scale)), height: min(source.height, side(th / scale)))
                 output = PixelSize(width: min(width, side(w * scale)), height: min(height, side(h * scale)))
             }
-            let origin = place(cropSize)
+            let origin = place(cropSize, scale)
             let x = min(max(0, origin.x), source.width - cropSize.width)
             let y = min(max(0, origin.y), source.height - cropSize.height)
             return ResizePlan(crop: PixelRect(x: x, y: y, width: cropSize.width, height: cropSize.height), output: output)
@@ -67,8 +70,9 @@ enum ImageProcessor {
     static func process(_ image: Image, _ request: ProcessingRequest) throws -> Image {
         let target = request.targetSize
         let source = image.size
-        let plan = ResizePlan.make(source: source, type: request.resizingType, width: target.width, height: target.height) { crop in
-            origin(of: crop, in: image, gravity: request.gravity)
+        let plan = ResizePlan.make(source: source, type: request.resizingType, width: target.width, height: target.height) { crop, scale in
+            if request.gravity == .smart { return SmartCrop.origin(of: crop, in: image) }
+            return origin(of: crop, in: source, gravity: request.gravity, offset: request.gravityOffset, scale: scale, dpr: request.dpr)
         }
         var result = image
         if plan.crop.width != source.width || plan.crop.height != source.height {
@@ -80,21 +84,36 @@ enum ImageProcessor {
         return result
     }
 
-    /// Where a crop of size `crop` starts in `image` for `gravity`.
-    static func origin(of crop: PixelSize, in image: Image, gravity: ProcessingRequest.Gravity) -> (x: Int, y: Int) {
-        let freeX = image.width - crop.width, freeY = image.height - crop.height
+    /// Where a crop of size `crop` starts in an image of size `image` for
+    /// `gravity` (any but `sm`) moved by `offset`, as imgproxy places it:
+    /// the offset moves the crop inwards from the gravity's edges (right
+    /// and down on a centred axis), then the crop is clamped to the image.
+    ///
+    /// - Parameters:
+    ///   - scale: Output pixels per pixel of `image` (offsets in pixels are
+    ///     the result's).
+    ///   - dpr: The request's device pixel ratio (multiplies offsets in pixels).
+    static func origin(
+        of crop: PixelSize, in image: PixelSize, gravity: ProcessingRequest.Gravity,
+        offset: ProcessingRequest.GravityOffset = .init(), scale: Double = 1, dpr: Double = 1
+    ) -> (x: Int, y: Int) {
+        let freeX = Double(image.width - crop.width), freeY = Double(image.height - crop.height)
+        let dx = ProcessingRequest.GravityOffset.pixels(offset.x, side: image.width, scale: scale, dpr: dpr)
+        let dy = ProcessingRequest.GravityOffset.pixels(offset.y, side: image.height, scale: scale, dpr: dpr)
+        var x = freeX / 2 + dx, y = freeY / 2 + dy
         switch gravity {
-        case .center: return (freeX / 2, freeY / 2)
-        case .north: return (freeX / 2, 0)
-        case .south: return (freeX / 2, freeY)
-        case .east: return (freeX, freeY / 2)
-        case .west: return (0, freeY / 2)
-        case .northEast: return (freeX, 0)
-        case .northWest: return (0, 0)
-        case .southEast: return (freeX, freeY)
-        case .southWest: return (0, freeY)
-        case .smart: return SmartCrop.origin(of: crop, in: image)
+        case .center, .smart: break
+        case .north: y = dy
+        case .south: y = freeY - dy
+        case .east: x = freeX - dx
+        case .west: x = dx
+        case .northEast: (x, y) = (freeX - dx, dy)
+        case .northWest: (x, y) = (dx, dy)
+        case .southEast: (x, y) = (freeX - dx, freeY - dy)
+        case .southWest: (x, y) = (dx, freeY - dy)
         }
+        func clamp(_ value: Double, _ free: Double) -> Int { Int(min(max(0, value), max(0, free)).rounded()) }
+        return (clamp(x, freeX), clamp(y, freeY))
     }
 }
 

@@ -14,7 +14,9 @@ import NIOConcurrencyHelpers
 /// encode: the bytes go to the socket as they are.
 ///
 /// Writes to the disk and Redis run in the background: the client that
-/// caused them does not wait, and a failed write is only a later miss.
+/// caused them does not wait, and a failed write is only a later miss. They
+/// go through a ``ResultWriteQueue``, bounded in number: past its bound a
+/// write is dropped and counted, never a task more.
 final class ResultCache: Sendable {
     /// One cached response.
     struct Entry: Sendable {
@@ -39,6 +41,8 @@ final class ResultCache: Sendable {
     private let shared: (any DataCaching)?
     private let hitCounters: [Tier: Counter]
     private let missCounter = Counter(label: "thumbnail_result_cache_misses_total")
+    /// The background writes to the disk and the fleet's tiers.
+    let writes: ResultWriteQueue
 
     /// Creates the cache.
     ///
@@ -46,8 +50,10 @@ final class ResultCache: Sendable {
     ///   - memoryBytes: The memory tier's bound; `0` turns the tier off.
     ///   - disk: The disk tier (a directory of its own), or `nil`.
     ///   - shared: The fleet's tier, or `nil`.
-    init(memoryBytes: Int, disk: (any DataCaching)?, shared: (any DataCaching)?) {
+    ///   - writes: Where the writes to `disk` and `shared` wait for their turn.
+    init(memoryBytes: Int, disk: (any DataCaching)?, shared: (any DataCaching)?, writes: ResultWriteQueue = ResultWriteQueue(maxInFlight: 4, maxQueued: 64)) {
         memory = NIOLockedValueBox(ByteBoundedLRU(limit: memoryBytes))
+        self.writes = writes
         self.disk = disk
         self.shared = shared
         hitCounters = [
@@ -75,7 +81,7 @@ final class ResultCache: Sendable {
             hitCounters[.redis]?.increment()
             remember(entry, forKey: key)
             if let disk {
-                Task.detached { try? await disk.setData(stored.data, forKey: key, extendedData: stored.extendedData) }
+                writes.submit { try? await disk.setData(stored.data, forKey: key, extendedData: stored.extendedData) }
             }
             return (entry, .redis)
         }
@@ -91,12 +97,19 @@ final class ResultCache: Sendable {
         let (disk, shared) = (disk, shared)
         if disk != nil || shared != nil {
             let extendedData = Data(format.rawValue.utf8)
-            Task.detached {
+            writes.submit {
                 try? await shared?.setData(body, forKey: Self.sharedPrefix + key, extendedData: extendedData)
                 try? await disk?.setData(body, forKey: key, extendedData: extendedData)
             }
         }
         return entry
+    }
+
+    /// Waits for the background writes, then ends the disk tier's I/O
+    /// thread. The fleet's tier is the loader's cache's to shut down.
+    func shutdown() async {
+        await writes.waitUntilIdle()
+        await disk?.shutdown()
     }
 
     private func remember(_ entry: Entry, forKey key: String) {

@@ -78,6 +78,11 @@ struct ServerOptions: Sendable {
     /// How long one Redis command may take before it counts as a miss (and
     /// towards opening the circuit breaker). 250 ms by default, the library's.
     var redisTimeout: Duration = .milliseconds(250)
+    /// The most result-cache writes (disk, Redis) running at once. 4 by default.
+    var resultWrites = 4
+    /// The most result-cache writes waiting for one of those; more are
+    /// dropped (a later miss) and counted. 64 by default.
+    var resultWriteQueue = 64
 
     // MARK: Signed URLs
 
@@ -128,6 +133,9 @@ struct ServerOptions: Sendable {
                                 comma-separated)
       --redis-timeout-ms N      one Redis command's timeout; past it, a miss
                                 (default 250)
+      --result-writes N         result-cache writes (disk, Redis) at once (default 4)
+      --result-write-queue N    result-cache writes waiting; beyond, a write is
+                                dropped and counted (default 64)
       --allow-unsigned          accept the signature "insecure" on imgproxy-style
                                 URLs (development only)
     Signed URLs: THUMBNAIL_KEY and THUMBNAIL_SALT (hex) in the environment
@@ -181,6 +189,7 @@ struct ServerOptions: Sendable {
         "--host", "--port", "--idle-timeout", "--max-connections", "--log-level", "--max-redirects", "--timeout",
         "--transfer-timeout", "--max-downloads", "--max-input-bytes", "--max-input-pixels", "--max-dimension",
         "--cache-mib", "--cache-dir", "--max-age", "--result-cache-mib", "--redis-timeout-ms",
+        "--result-writes", "--result-write-queue",
     ]
     /// The flags without a value.
     static let bareFlags = ["--allow-loopback", "--allow-unsigned"]
@@ -236,6 +245,8 @@ struct ServerOptions: Sendable {
             case "--result-cache-mib": options.resultCacheMiB = try number(argument, atLeast: 0)
             case "--allow-unsigned": options.allowsUnsigned = true
             case "--redis-timeout-ms": options.redisTimeout = .milliseconds(try number(argument, atLeast: 1) as Int)
+            case "--result-writes": options.resultWrites = try number(argument, atLeast: 1)
+            case "--result-write-queue": options.resultWriteQueue = try number(argument, atLeast: 0)
             case "--redis":
                 let text = try value(argument)
                 guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),

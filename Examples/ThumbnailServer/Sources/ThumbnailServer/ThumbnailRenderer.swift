@@ -58,7 +58,8 @@ final class ThumbnailRenderer: Sendable {
             // whole work (the benchmarks rely on it): no result memory either.
             memoryBytes: options.memoryCacheMiB == 0 ? 0 : options.resultCacheMiB * 1024 * 1024,
             disk: directory.map { DiskStore(directory: $0.appendingPathComponent("results")) },
-            shared: redis
+            shared: redis,
+            writes: ResultWriteQueue(maxInFlight: options.resultWrites, maxQueued: options.resultWriteQueue)
         )
         self.redis = redis
 
@@ -170,15 +171,7 @@ final class ThumbnailRenderer: Sendable {
 
     /// Makes and stores an imgproxy-style result (the result cache missed).
     private func make(_ request: ProcessingRequest, format: ImageFormat?, animatesAsWebP: Bool, key: String) async throws -> Thumbnail {
-        let target = request.targetSize
-        // A plain fit into a whole box is the decoder's own thumbnail
-        // (DCT-scaled for JPEG); the rest decode in full, then crop and scale.
-        let context = request.resizingType == .fit && target.width > 0 && target.height > 0
-            ? ImageContext(
-                thumbnailPixelSize: PixelSize(width: target.width, height: target.height), preserveAspectRatio: true,
-                storeCacheType: directStoreCacheType)
-            : ImageContext(storeCacheType: directStoreCacheType)
-        let response = try await loader.image(request.url, context: context)
+        let response = try await loader.image(request.url, context: Self.decodeContext(for: request, storeCacheType: directStoreCacheType))
         guard let image = response.image else { throw ThumbnailError.internalError("the loader returned no image") }
         let coders = coders
         let (body, chosen) = try await cpuLimiter.withPermit {
@@ -195,6 +188,30 @@ final class ThumbnailRenderer: Sendable {
             body: body, format: chosen, entityTag: entry.entityTag,
             cacheStatus: response.cacheType == .none ? "miss" : "hit-\(response.cacheType)"
         )
+    }
+
+    /// The smallest decode `request` can be made from, as a decoder's own
+    /// thumbnail (DCT-scaled for JPEG, shrunk while inflating for PNG): a
+    /// fit is the box fitted inside; a fill (fill-down, auto) the box
+    /// covered, so the crop is cut from it at scale 1; a force the box
+    /// exactly; a side of 0 leaves that side to the aspect ratio. The
+    /// processing that follows then only crops, or resamples a little.
+    static func decodeContext(for request: ProcessingRequest, storeCacheType: ImageCacheType) -> ImageContext {
+        let target = request.targetSize
+        guard target.width > 0 || target.height > 0 else { return ImageContext(storeCacheType: storeCacheType) }
+        // A side of 0 is unconstrained: a box side no image reaches.
+        let unbounded = 1 << 24
+        let box = PixelSize(width: target.width > 0 ? target.width : unbounded, height: target.height > 0 ? target.height : unbounded)
+        var context = ImageContext(thumbnailPixelSize: box, preserveAspectRatio: true, storeCacheType: storeCacheType)
+        guard target.width > 0, target.height > 0 else { return context }
+        switch request.resizingType {
+        case .fit: break
+        // Auto is a fill or a fit by the source's orientation, unknown until
+        // decoded: the cover serves both (a fit then resamples it down).
+        case .fill, .fillDown, .auto: context.coversThumbnailPixelSize = true
+        case .force: context.preserveAspectRatio = false
+        }
+        return context
     }
 
     /// Every frame of `animation` processed as `request` says, encoded as
@@ -244,17 +261,11 @@ final class ThumbnailRenderer: Sendable {
             return try await loader.image(request.url, context: ImageContext(
                 transformer: resize, thumbnailPixelSize: request.size, preserveAspectRatio: false))
         case .fill:
-            // The decoder fits inside a box, and a box that covers the target
-            // for every aspect ratio would be unbounded. A box 3 times the
-            // target covers any image whose aspect ratio is within 3× of the
-            // target's; for the rest (panoramas) the crop comes out short, and
-            // they are decoded again at full size (from the disk cache when
-            // there is one, else downloaded again).
-            let box = PixelSize(width: request.size.width * 3, height: request.size.height * 3)
-            let first = try await loader.image(request.url, context: ImageContext(
-                transformer: resize, thumbnailPixelSize: box, preserveAspectRatio: true))
-            if first.image?.size == request.size { return first }
-            return try await loader.image(request.url, context: ImageContext(transformer: resize))
+            // The decoder's thumbnail covering the target (one side exact,
+            // the other beyond it, whatever the aspect ratio); the resize
+            // then only cuts the centre out.
+            return try await loader.image(request.url, context: ImageContext(
+                transformer: resize, thumbnailPixelSize: request.size, preserveAspectRatio: true, coversThumbnailPixelSize: true))
         }
     }
 }

@@ -7,14 +7,19 @@ import Logging
 import Metrics
 import NIOCore
 import Prometheus
+import ServiceLifecycle
+import UnixSignals
 
 /// `thumbnail-server`: a thumbnail proxy on Hummingbird 2 around one
 /// ``ImageLoader``. See README.md beside this package.
 ///
 /// It prints `listening on http://HOST:PORT` on standard output once the
 /// socket is bound (with the real port when started with `--port 0`), and
-/// shuts down gracefully on SIGTERM or SIGINT: in-flight requests finish,
-/// then the process exits with status 0.
+/// shuts down gracefully on SIGTERM or SIGINT: a `ServiceGroup` stops its
+/// services in reverse order — the HTTP server (in-flight requests finish),
+/// then the result cache (writes drained, disk thread ended), then the loader
+/// (``ImageLoaderService``: transfers, disk writes, threads, the Redis
+/// pool) — and the process exits with status 0.
 @main
 struct ThumbnailServer {
     static func main() async {
@@ -39,8 +44,9 @@ struct ThumbnailServer {
             logger.warning("no --allow-host given, every upstream host is allowed (the destination guard still refuses private addresses)")
         }
 
+        let renderer = ThumbnailRenderer(options: options)
         let controller = ThumbnailController(
-            renderer: ThumbnailRenderer(options: options),
+            renderer: renderer,
             maxOutputDimension: options.maxOutputDimension,
             cacheControl: "public, max-age=\(options.maxAge)",
             signer: options.signer,
@@ -94,12 +100,39 @@ struct ThumbnailServer {
             },
             logger: logger
         )
+        // Started in this order, shut down in the reverse one, each after
+        // the one before it has returned.
+        let group = ServiceGroup(configuration: .init(
+            services: [
+                .init(service: ImageLoaderService(loader: renderer.loader)),
+                .init(service: ResultCacheService(results: renderer.results)),
+                .init(service: app),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        ))
         do {
-            // Runs until SIGTERM or SIGINT, then lets in-flight requests finish.
-            try await app.runService()
+            // Runs until SIGTERM or SIGINT, then shuts down gracefully.
+            try await group.run()
+            logger.info("shut down")
         } catch {
             FileHandle.standardError.write(Data("thumbnail-server: \(error)\n".utf8))
             exit(1)
         }
+    }
+}
+
+/// Shuts the result cache down at graceful shutdown: after the HTTP server
+/// (no new write comes), its background writes drain and its disk tier's
+/// thread ends; before the loader's shutdown, which closes the Redis those
+/// writes may go to.
+struct ResultCacheService: Service {
+    let results: ResultCache
+
+    func run() async throws {
+        // Returns on graceful shutdown; throws when the group is cancelled,
+        // and the writes are waited for either way (each bounded by its tier's timeouts).
+        try? await gracefulShutdown()
+        await results.shutdown()
     }
 }

@@ -52,11 +52,16 @@ final class ServerHarness {
         try data.write(to: root.appendingPathComponent("www").appendingPathComponent(name))
     }
 
-    /// Starts the origin (a static file server on a free loopback port).
-    func startOrigin() throws {
+    /// Starts the origin (a static file server on a free loopback port);
+    /// with a `delay`, each answer waits that many seconds after the request
+    /// is logged (a slow upstream).
+    func startOrigin(delay: Double = 0) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", root.appendingPathComponent("www").path]
+        let www = root.appendingPathComponent("www").path
+        process.arguments = delay > 0
+            ? ["python3", "-u", "-c", Self.slowOrigin, www, String(delay)]
+            : ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", www]
         _ = FileManager.default.createFile(atPath: originLog.path, contents: nil)
         let log = try FileHandle(forWritingTo: originLog)
         process.standardOutput = log
@@ -69,6 +74,27 @@ final class ServerHarness {
         }
         origin = "http://127.0.0.1:\(port)"
     }
+
+    /// A static file server that logs each GET as http.server does, then
+    /// waits before answering.
+    private static let slowOrigin = """
+    import http.server, os, sys, time
+    root, delay = sys.argv[1], float(sys.argv[2])
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            print('"GET ' + self.path + ' HTTP/1.1"', flush=True)
+            time.sleep(delay)
+            data = open(os.path.join(root, os.path.basename(self.path)), 'rb').read()
+            self.send_response(200)
+            self.send_header('Content-Length', str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        def log_message(self, *arguments):
+            pass
+    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+    print('Serving HTTP on 127.0.0.1 port', server.server_address[1], flush=True)
+    server.serve_forever()
+    """
 
     /// How many GETs the origin has answered so far.
     var originRequests: Int {
@@ -125,6 +151,21 @@ final class ServerHarness {
         serverProcess = process
         let line = try waitForLine(in: out, containing: "listening on ")
         base = String(line.split(separator: " ").last ?? "")
+    }
+
+    /// Sends `signal` to the server process, by its PID.
+    func signalServer(_ signal: Int32) {
+        if let serverProcess { kill(serverProcess.processIdentifier, signal) }
+    }
+
+    /// Waits at most `timeout` seconds for the server to exit: its exit
+    /// status, or `nil` when it still runs or was killed by a signal.
+    func waitForServerExit(timeout: TimeInterval) -> Int32? {
+        guard let serverProcess else { return nil }
+        let deadline = Date().addingTimeInterval(timeout)
+        while serverProcess.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        guard !serverProcess.isRunning, serverProcess.terminationReason == .exit else { return nil }
+        return serverProcess.terminationStatus
     }
 
     /// Stops the server (SIGTERM, then waits for it).

@@ -78,6 +78,17 @@ final class RedisNode: Sendable {
         }
     }
 
+    /// Closes the idle connections (after the store's threads have ended,
+    /// none is checked out).
+    func closeIdleConnections() {
+        let connections = state.withLock { state in
+            defer { state.idle.removeAll() }
+            return state.idle
+        }
+        // Freed here, outside the lock, as the last reference goes.
+        _ = connections
+    }
+
     private func checkOut() throws(RedisConnection.Failure) -> RedisConnection {
         if let idle = state.withLock({ $0.idle.popLast() }) { return idle }
         let connection = try RedisConnection(

@@ -54,6 +54,19 @@ public final class RedisStore: DataCaching {
         counters.snapshot
     }
 
+    // MARK: Lifecycle
+
+    /// Ends the store's threads, once the commands queued before the call
+    /// have run, and closes its connections. Afterwards a read is a miss and
+    /// a write fails (``ImageError/sharedCache(_:)``), at once, without
+    /// touching Redis. ``ImageCache/shutdown()`` calls it for its shared tier.
+    ///
+    /// Calling it again returns once the threads have ended.
+    public func shutdown() async {
+        await pool.shutdown()
+        for node in nodes { node.closeIdleConnections() }
+    }
+
     // MARK: Keys
 
     /// Where a cache key lives: its node and its Redis key names.
@@ -209,13 +222,28 @@ public final class RedisStore: DataCaching {
             }
             switch verdict {
             case nil: continuation.resume(returning: false)
-            case true?: pool.submit { [self] in flush(node) }
+            case true?:
+                // Refused once the store is shut down: fail what waits for this flush.
+                if !pool.submit({ [self] in flush(node) }) { failPendingWrites(of: node) }
             case false?: break
             }
         }
         node.state.observeHandOff()
         counters.update { acknowledged ? ($0.writes += 1) : ($0.failedWrites += 1) }
         return acknowledged
+    }
+
+    /// Resumes every write queued for `node` with a failure (no flush will run).
+    private func failPendingWrites(of node: RedisNode) {
+        let batch = node.state.withLock { state in
+            defer {
+                state.pendingWrites.removeAll()
+                state.pendingBytes = 0
+                state.isFlushing = false
+            }
+            return state.pendingWrites
+        }
+        for write in batch { write.continuation.resume(returning: false) }
     }
 
     /// Sends every queued write of `node` in one pipeline, resumes their
