@@ -45,6 +45,17 @@ struct CircuitBreaker: Sendable, Equatable {
         }
     }
 
+    /// Whether a request let through when the breaker had opened
+    /// `admittedAt` times may still go out when its turn comes: not when the
+    /// breaker has opened since, so requests queued behind the failures
+    /// that opened it cost nothing (else each would wait out its own
+    /// timeout against a dead node). The probe a cool-down let through was
+    /// admitted after the last opening, so it still goes.
+    func stillAllows(admittedAt: Int) -> Bool {
+        if case .closed = state { return true }
+        return openings == admittedAt
+    }
+
     /// Records a request that worked: the breaker closes.
     mutating func recordSuccess() {
         state = .closed(failures: 0)

@@ -8,6 +8,8 @@ final class RedisNode: Sendable {
     /// A write waiting for the next pipelined batch.
     struct PendingWrite {
         let command: [[UInt8]]
+        /// Its admission (``RedisNode/admit()``).
+        let ticket: Admission
         let byteCount: Int
         let continuation: UnsafeContinuation<Bool, Never>
     }
@@ -34,18 +36,43 @@ final class RedisNode: Sendable {
         )))
     }
 
-    /// Whether a request may go to the node now (its breaker's verdict);
-    /// counts the ones it turns away.
-    func allowsRequest() -> Bool {
-        let allowed = state.withLock { $0.breaker.allowsRequest(now: .now) }
+    /// A request's admission by the breaker: how many times it had opened
+    /// when the request was let through.
+    struct Admission: Sendable {
+        let openings: Int
+    }
+
+    /// Whether a request may go to the node now (its breaker's verdict):
+    /// its admission, or `nil` (counted) when the breaker turns it away.
+    func admit() -> Admission? {
+        let openings = state.withLock { state -> Int? in
+            state.breaker.allowsRequest(now: .now) ? state.breaker.openings : nil
+        }
+        guard let openings else {
+            statistics.update { $0.skippedByBreaker += 1 }
+            return nil
+        }
+        return Admission(openings: openings)
+    }
+
+    /// Whether a request admitted with `ticket` may still go out now that a
+    /// thread takes it: not when the breaker opened while it waited
+    /// (counted as turned away, like one refused at once).
+    func stillAdmits(_ ticket: Admission) -> Bool {
+        let allowed = state.withLock { $0.breaker.stillAllows(admittedAt: ticket.openings) }
         if !allowed { statistics.update { $0.skippedByBreaker += 1 } }
         return allowed
     }
 
     /// Runs `body` with a connection (an idle one, or a new one), then
-    /// keeps the connection for reuse, or drops it when the link failed.
-    /// Blocking: call it on the store's thread pool. Every outcome feeds the breaker.
-    func withConnection<Result>(_ body: (RedisConnection) throws(RedisConnection.Failure) -> Result) -> Result? {
+    /// keeps the connection for reuse, or drops it when the link failed;
+    /// `nil` without asking when the breaker opened after `ticket` was
+    /// given. Blocking: call it on the store's thread pool. Every outcome
+    /// feeds the breaker.
+    func withConnection<Result>(
+        admitted ticket: Admission, _ body: (RedisConnection) throws(RedisConnection.Failure) -> Result
+    ) -> Result? {
+        guard stillAdmits(ticket) else { return nil }
         do {
             let connection = try checkOut()
             let result = try body(connection)

@@ -98,8 +98,10 @@ public final class RedisStore: DataCaching {
     /// Sends one command to `node` on the store's threads; `nil` when the
     /// breaker is open or the link failed (both counted).
     func send(_ command: [[UInt8]], to node: RedisNode) async -> RedisReply? {
-        guard node.allowsRequest() else { return nil }
-        return await pool.run { node.withConnection { connection throws(RedisConnection.Failure) in try connection.command(command) } } ?? nil
+        guard let ticket = node.admit() else { return nil }
+        return await pool.run {
+            node.withConnection(admitted: ticket) { connection throws(RedisConnection.Failure) in try connection.command(command) }
+        } ?? nil
     }
 
     // MARK: DataCaching
@@ -205,7 +207,7 @@ public final class RedisStore: DataCaching {
     /// Queues a write for the node's next pipelined batch and waits for its
     /// acknowledgement; `false` when it was refused or failed.
     private func write(_ command: [[UInt8]], to node: RedisNode) async -> Bool {
-        guard node.allowsRequest() else {
+        guard let ticket = node.admit() else {
             counters.update { $0.failedWrites += 1 }
             return false
         }
@@ -214,7 +216,7 @@ public final class RedisStore: DataCaching {
         let acknowledged = await withUnsafeContinuation { (continuation: UnsafeContinuation<Bool, Never>) in
             let verdict: Bool? = node.state.withLock { state in
                 guard state.pendingBytes + byteCount <= limit || state.pendingWrites.isEmpty else { return nil }
-                state.pendingWrites.append(RedisNode.PendingWrite(command: command, byteCount: byteCount, continuation: continuation))
+                state.pendingWrites.append(RedisNode.PendingWrite(command: command, ticket: ticket, byteCount: byteCount, continuation: continuation))
                 state.pendingBytes += byteCount
                 guard !state.isFlushing else { return false }
                 state.isFlushing = true
@@ -264,7 +266,11 @@ public final class RedisStore: DataCaching {
             }
             guard let batch else { return }
             counters.update { $0.writeBatches += 1 }
-            let replies = node.withConnection { connection throws(RedisConnection.Failure) in
+            // The batch goes out under its most recent admission: if the
+            // breaker opened after even that one, every write in it was
+            // queued behind the failures and fails at once.
+            let ticket = RedisNode.Admission(openings: batch.map(\.ticket.openings).max() ?? 0)
+            let replies = node.withConnection(admitted: ticket) { connection throws(RedisConnection.Failure) in
                 try connection.pipeline(batch.map(\.command))
             }
             // The edge ThreadSanitizer needs between this thread and each

@@ -41,4 +41,22 @@ struct CircuitBreakerTests {
         let closed = breaker.allowsRequest(now: start + .seconds(11))
         #expect(closed)
     }
+    @Test("a request admitted before the breaker opened is turned away when its turn comes; the probe admitted after it still goes")
+    func queuedRequests() {
+        var breaker = CircuitBreaker(failureThreshold: 1, coolDown: .seconds(5))
+        let admitted = breaker.allowsRequest(now: start)
+        #expect(admitted)
+        let queued = breaker.openings
+        #expect(breaker.stillAllows(admittedAt: queued))
+        breaker.recordFailure(now: start)
+        #expect(!breaker.stillAllows(admittedAt: queued))
+        let probeAdmitted = breaker.allowsRequest(now: start + .seconds(5))
+        #expect(probeAdmitted)
+        let probe = breaker.openings
+        #expect(breaker.stillAllows(admittedAt: probe))
+        #expect(!breaker.stillAllows(admittedAt: queued))
+        breaker.recordSuccess()
+        // Closed again: whatever waited may go.
+        #expect(breaker.stillAllows(admittedAt: queued))
+    }
 }

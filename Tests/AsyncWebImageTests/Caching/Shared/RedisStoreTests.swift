@@ -185,6 +185,30 @@ struct RedisStoreTests {
         #expect(store.statistics.skippedByBreaker == 100)
     }
 
+    @Test("a burst queued behind a node that never answers: only the calls on the pool's threads wait the timeout; the breaker turns the queued rest away")
+    func burstBehindHangingNode() async throws {
+        let (fd, port) = try RedisServer.listeningSocket()
+        defer { close(fd) }
+        var configuration = RedisStore.Configuration(endpoints: [.init(host: "127.0.0.1", port: port)])
+        configuration.commandTimeout = .milliseconds(100)
+        configuration.connectionsPerEndpoint = 2  // two pool threads
+        configuration.failureThreshold = 2
+        configuration.breakerCoolDown = .seconds(60)
+        let store = RedisStore(configuration: configuration)
+        let clock = ContinuousClock()
+        // 40 reads at once: 20 rounds of two timeouts (2 s) if each queued
+        // read went out in its turn.
+        let elapsed = await clock.measure {
+            await withTaskGroup(of: Data?.self) { group in
+                for index in 0..<40 { group.addTask { await store.data(forKey: "k\(index)") } }
+                for await data in group { #expect(data == nil) }
+            }
+        }
+        #expect(elapsed < .milliseconds(100) + .milliseconds(500).scaled)
+        #expect(store.statistics.failures == 2)
+        #expect(store.statistics.skippedByBreaker == 38)
+    }
+
     @Test("two nodes: keys spread over both; a store listing them in another order finds every key")
     func twoNodes() async throws {
         let one = try await RedisServer()
