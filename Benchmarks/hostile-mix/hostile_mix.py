@@ -20,6 +20,7 @@ PNG is within the server's pixel limit and may be served, at a bounded
 cost). Loopback only; every wait is bounded.
 
     hostile_mix.py --server PATH/thumbnail-server [--requests 400] [--concurrency 8]
+                   [--server-arg=--heavy-decode-nice --server-arg=off]
 """
 import argparse
 import gzip
@@ -280,6 +281,8 @@ def main():
     parser.add_argument("--max-p99-ratio", type=float, default=2.0)
     parser.add_argument("--p99-slack-ms", type=float, default=20.0)
     parser.add_argument("--max-rss-mib", type=float, default=512.0)
+    parser.add_argument("--server-arg", action="append", default=[],
+                        help="an extra server argument, repeatable (--server-arg=--heavy-decode-nice --server-arg=off)")
     args = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="hostile-mix-")
@@ -298,7 +301,7 @@ def main():
     out = open(os.path.join(work, "server.out"), "w+")
     server = subprocess.Popen(
         [args.server, "--port", "0", "--allow-loopback", "--allow-host", "127.0.0.1", "--cache-mib", "0",
-         "--max-downloads", "16", "--transfer-timeout", "10"],
+         "--max-downloads", "16", "--transfer-timeout", "10"] + args.server_arg,
         stdout=out, stderr=subprocess.DEVNULL)
     try:
         port = None

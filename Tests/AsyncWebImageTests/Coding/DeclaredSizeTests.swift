@@ -32,7 +32,7 @@ struct DeclaredSizeTests {
         let large = try ImageCoderRegistry.builtIn.encode(TestImages.gray(side: 128), as: .png)
         let (gate, open) = AsyncStream<Void>.makeStream()
         let holder = Task { try await limiter.withPermit(heavy: true) { for await _ in gate { break } } }
-        #expect(await pipelineEventually { limiter.availablePermits == 1 })
+        #expect(await pipelineEventually { limiter.availableHeavyPermits == 0 })
 
         // When the large image and then the small one are decoded
         let largeDone = Locked(false)
@@ -44,10 +44,12 @@ struct DeclaredSizeTests {
         let smallImage = try await cache.decode(small, options: .init(), limiter: limiter)
 
         // Then the small one is done while the large one still waits (with
-        // no normal permit taken), and the large one finishes once the lane frees
+        // no permit taken: heavy bodies hold none), and the large one
+        // finishes once the lane frees
         #expect(smallImage.size == PixelSize(width: 64, height: 64))
         #expect(!largeDone.withLock { $0 })
-        #expect(limiter.availablePermits == 1)
+        #expect(limiter.availablePermits == 2)
+        #expect(limiter.availableHeavyPermits == 0)
         open.yield()
         try await holder.value
         #expect(try await largeDecode.value.size == PixelSize(width: 128, height: 128))
