@@ -20,6 +20,7 @@ PNG is within the server's pixel limit and may be served, at a bounded
 cost). Loopback only; every wait is bounded.
 
     hostile_mix.py --server PATH/thumbnail-server [--requests 400] [--concurrency 8]
+                   [--server-arg=--heavy-decode-nice --server-arg=off]
 """
 import argparse
 import gzip
@@ -208,7 +209,7 @@ EXPECTED_STATUSES = {
 def run_phase(port, upstream, requests, concurrency, hostile_workers, seed):
     """Closed loop: `concurrency` workers; the first `hostile_workers` of them
     send hostile requests, the rest share `requests` innocent ones."""
-    latencies, failures, hostile_statuses = [], [], {}
+    latencies, failures, hostile_statuses, hostile_latencies = [], [], {}, {}
     lock = threading.Lock()
     counter = iter(range(requests))
     stop = threading.Event()
@@ -250,13 +251,16 @@ def run_phase(port, upstream, requests, concurrency, hostile_workers, seed):
             if name == "abandoned":
                 abandon(port, query, 0.5)
                 continue
+            start = time.monotonic()
             try:
                 status = request(port, query, 60)
             except Exception as error:  # a reset, a short body: recorded, never fatal
                 status = f"error {type(error).__name__}"
+            elapsed = time.monotonic() - start
             with lock:
                 hostile_statuses.setdefault(name, {}).setdefault(status, 0)
                 hostile_statuses[name][status] += 1
+                hostile_latencies.setdefault(name, []).append(elapsed)
 
     threads = [threading.Thread(target=hostile_worker, args=(i,)) for i in range(hostile_workers)]
     threads += [threading.Thread(target=innocent_worker) for _ in range(concurrency - hostile_workers)]
@@ -268,7 +272,7 @@ def run_phase(port, upstream, requests, concurrency, hostile_workers, seed):
     stop.set()
     for thread in threads[:hostile_workers]:
         thread.join(timeout=120)
-    return latencies, failures, hostile_statuses, time.monotonic() - start
+    return latencies, failures, hostile_statuses, hostile_latencies, time.monotonic() - start
 
 
 def main():
@@ -280,6 +284,8 @@ def main():
     parser.add_argument("--max-p99-ratio", type=float, default=2.0)
     parser.add_argument("--p99-slack-ms", type=float, default=20.0)
     parser.add_argument("--max-rss-mib", type=float, default=512.0)
+    parser.add_argument("--server-arg", action="append", default=[],
+                        help="an extra server argument, repeatable (--server-arg=--heavy-decode-nice --server-arg=off)")
     args = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="hostile-mix-")
@@ -298,7 +304,7 @@ def main():
     out = open(os.path.join(work, "server.out"), "w+")
     server = subprocess.Popen(
         [args.server, "--port", "0", "--allow-loopback", "--allow-host", "127.0.0.1", "--cache-mib", "0",
-         "--max-downloads", "16", "--transfer-timeout", "10"],
+         "--max-downloads", "16", "--transfer-timeout", "10"] + args.server_arg,
         stdout=out, stderr=subprocess.DEVNULL)
     try:
         port = None
@@ -317,8 +323,8 @@ def main():
 
         # Warm-up, then the two phases.
         run_phase(port, upstream_url, 40, args.concurrency, 0, "warm")
-        calm, calm_failures, _, calm_wall = run_phase(port, upstream_url, args.requests, args.concurrency, 0, "calm")
-        mixed, mixed_failures, hostile, mixed_wall = run_phase(
+        calm, calm_failures, _, _, calm_wall = run_phase(port, upstream_url, args.requests, args.concurrency, 0, "calm")
+        mixed, mixed_failures, hostile, hostile_times, mixed_wall = run_phase(
             port, upstream_url, args.requests, args.concurrency, args.hostile_workers, "mixed")
         rss = peak_rss_mib(server.pid)
     finally:
@@ -337,7 +343,9 @@ def main():
     print("hostile-mix: " + describe("innocent only", calm, calm_wall))
     print("hostile-mix: " + describe(f"with {args.hostile_workers} of {args.concurrency} workers hostile", mixed, mixed_wall))
     for name, statuses in sorted(hostile.items()):
-        print(f"hostile-mix:   {name}: " + ", ".join(f"{status} ×{count}" for status, count in sorted(statuses.items(), key=str)))
+        times = hostile_times.get(name, [])
+        print(f"hostile-mix:   {name}: " + ", ".join(f"{status} ×{count}" for status, count in sorted(statuses.items(), key=str))
+              + (f"; latency p50 {percentile(times, 0.5) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms" if times else ""))
     p99_calm, p99_mixed = percentile(calm, 0.99), percentile(mixed, 0.99)
     ratio = p99_mixed / p99_calm
     print(f"hostile-mix: innocent p99 ratio {ratio:.2f} (bound {args.max_p99_ratio} + {args.p99_slack_ms:.0f} ms), "

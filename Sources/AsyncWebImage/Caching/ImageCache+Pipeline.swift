@@ -80,7 +80,14 @@ extension ImageCache {
         // The header decides the lane before any pixel work: a huge image
         // waits for a heavy permit, not in front of small ones.
         let decoder = coders.decoder(for: data)
-        let heavy = limiter.isHeavy(decoder?.declaredSize(of: data))
+        let declared = decoder?.declaredSize(of: data)
+        let heavy = limiter.isHeavy(declared)
+        if heavy, let decoder, let declared {
+            // What the decode would refuse from the header or the structure
+            // alone is refused now, not after the huge decodes queued ahead.
+            try options.checkPixelLimit(declared)
+            try decoder.checkStructureLimits(of: data, options: options)
+        }
         return try await limiter.withPermit(heavy: heavy) { try coders.decode(data, options: options) }
     }
 

@@ -28,6 +28,18 @@ public protocol ImageDecoding: Sendable {
     /// cannot hold every CPU permit while small ones wait. Must be cheap (a
     /// header read); `nil` schedules the decode as a light one.
     func declaredSize(of data: Data) -> PixelSize?
+
+    /// Throws when `data`'s structure, read without decoding any pixels,
+    /// already breaks a limit of `options` that ``decode(_:options:)`` would
+    /// refuse it for (say, a JPEG's scan count).
+    ///
+    /// The loader calls it for heavy images before they wait for the CPU
+    /// limiter's heavy lane, so a file refused by its structure is refused
+    /// at once instead of after the huge decodes queued before it. Must be
+    /// cheap (a header or marker walk). Does nothing by default.
+    ///
+    /// - Throws: ``ImageError`` (``ImageError/tooLarge(_:limit:actual:)`` for a limit).
+    func checkStructureLimits(of data: Data, options: ImageDecodingOptions) throws
 }
 
 extension ImageDecoding {
@@ -36,6 +48,9 @@ extension ImageDecoding {
 
     /// Unknown unless a decoder reads its header.
     public func declaredSize(of data: Data) -> PixelSize? { nil }
+
+    /// No structural check unless a decoder provides one; the decode checks everything.
+    public func checkStructureLimits(of data: Data, options: ImageDecodingOptions) throws {}
 }
 
 /// Something that turns an ``Image`` into encoded data.

@@ -18,10 +18,12 @@ import AWILocking
 /// waiter, so a stream of newcomers cannot overtake a waiting task.
 ///
 /// Heavy work (decodes of images declaring more than ``heavyPixelCount``
-/// pixels) holds at most ``heavyLimit`` permits at once, half of them by
-/// default: a few huge images — hostile or not — then leave the other half
-/// of the CPU to everything else, instead of making small images wait
-/// behind seconds of work (``withPermit(heavy:isolation:_:)``).
+/// pixels) runs at most ``heavyLimit`` bodies at once, half of the permits by
+/// default, on dedicated threads of lower OS priority (nice
+/// ``heavyThreadNice``, 10 by default) that hold no normal permit: a few huge
+/// images — hostile or not — then take only the CPU that other work leaves,
+/// instead of making small images wait behind seconds of decoding
+/// (``withPermit(heavy:isolation:_:)``).
 public final class ConcurrencyLimiter: Sendable {
     private typealias Waiter = CheckedContinuation<Void, any Error>
 
@@ -68,9 +70,15 @@ public final class ConcurrencyLimiter: Sendable {
     public let heavyLimit: Int
     /// Decodes of images declaring more pixels than this are heavy work.
     public let heavyPixelCount: Int
-    /// The permits of heavy work, taken before a normal one; `nil` when
-    /// ``heavyLimit`` is ``limit`` (heavy work is then not set apart).
+    /// The nice value of the threads heavy work runs on (0 to 19; the
+    /// higher, the more other threads go first), or `nil` when heavy work
+    /// runs on the cooperative pool holding a normal permit too.
+    public let heavyThreadNice: Int?
+    /// The permits of heavy work; `nil` when heavy work is not set apart
+    /// (``heavyLimit`` is ``limit`` and it has no threads of its own).
     private let heavyLane: ConcurrencyLimiter?
+    /// The niced threads heavy bodies run on; `nil` when ``heavyThreadNice`` is.
+    let heavyExecutor: HeavyWorkExecutor?
     private let state: Lock<State>
 
     /// Creates a limiter.
@@ -83,13 +91,23 @@ public final class ConcurrencyLimiter: Sendable {
     ///   - heavyPixelCount: The declared pixel count above which a decode
     ///     is heavy work; 20 megapixels by default (a 12 MP phone photo or a
     ///     4K frame is not heavy, a 49 MP scan is).
-    public init(limit: Int? = nil, heavyLimit: Int? = nil, heavyPixelCount: Int = 20_000_000) {
+    ///   - heavyThreadNice: The nice value, clamped to 0...19, of the
+    ///     ``heavyLimit`` threads heavy bodies run on; 10 by default (such a
+    ///     thread gets about a tenth of a core that a normal thread also
+    ///     wants). `nil` runs heavy bodies on the cooperative pool instead,
+    ///     each holding a normal permit besides its heavy one.
+    public init(limit: Int? = nil, heavyLimit: Int? = nil, heavyPixelCount: Int = 20_000_000, heavyThreadNice: Int? = 10) {
         let limit = max(1, limit ?? ProcessInfo.processInfo.activeProcessorCount)
         let heavyLimit = min(limit, max(1, heavyLimit ?? limit / 2))
+        let nice = heavyThreadNice.map { min(19, max(0, $0)) }
         self.limit = limit
         self.heavyLimit = heavyLimit
         self.heavyPixelCount = heavyPixelCount
-        heavyLane = heavyLimit < limit ? ConcurrencyLimiter(lane: heavyLimit) : nil
+        self.heavyThreadNice = nice
+        heavyExecutor = nice.map { HeavyWorkExecutor(name: "awi-heavy", threadCount: heavyLimit, nice: Int32($0)) }
+        // With threads of its own, heavy work is set apart even when it may
+        // use every permit's worth of threads: those threads yield to the rest.
+        heavyLane = heavyLimit < limit || heavyExecutor != nil ? ConcurrencyLimiter(lane: heavyLimit) : nil
         state = Lock(State(available: limit))
     }
 
@@ -98,7 +116,9 @@ public final class ConcurrencyLimiter: Sendable {
         self.limit = limit
         heavyLimit = limit
         heavyPixelCount = .max
+        heavyThreadNice = nil
         heavyLane = nil
+        heavyExecutor = nil
         state = Lock(State(available: limit))
     }
 
@@ -110,6 +130,12 @@ public final class ConcurrencyLimiter: Sendable {
 
     /// Permits free now.
     public var availablePermits: Int { state.withLock { $0.available } }
+
+    /// Heavy-lane permits free now (0 when heavy work is not set apart).
+    var availableHeavyPermits: Int { heavyLane?.availablePermits ?? 0 }
+
+    /// Tasks waiting for a heavy-lane permit now.
+    var heavyWaitingCount: Int { heavyLane?.waitingCount ?? 0 }
 
     /// Tasks waiting for a permit now.
     public var waitingCount: Int { state.withLock { $0.waitingCount } }
@@ -206,13 +232,23 @@ public final class ConcurrencyLimiter: Sendable {
         return try await body()
     }
 
-    /// Runs `body` while holding a permit, and a heavy-lane permit first
-    /// when `heavy` is set: at most ``heavyLimit`` heavy bodies run at once,
-    /// so the remaining permits stay for other work.
+    /// Runs `body` while holding a permit, or as heavy work when `heavy` is
+    /// set: at most ``heavyLimit`` heavy bodies run at once, so the other
+    /// permits stay for other work.
+    ///
+    /// A heavy body runs on one of the limiter's threads of nice
+    /// ``heavyThreadNice`` and holds no normal permit: the OS runs normal
+    /// work first, and the heavy work uses what CPU is left. The caller
+    /// awaits it; a task cancelled while it waits for its turn leaves at
+    /// once. Without ``heavyThreadNice`` (`nil`), a heavy body holds a heavy
+    /// permit and a normal one, and runs where `isolation` says.
     ///
     /// - Parameters:
     ///   - heavy: Whether `body` is heavy work (see ``isHeavy(_:)``).
     ///   - isolation: Where `body` runs: the caller's isolation by default.
+    ///     A heavy body runs on the niced threads only when this is `nil`
+    ///     (a `@concurrent` or nonisolated caller); an actor's body stays on
+    ///     the actor.
     ///   - body: The work to bound.
     /// - Throws: `CancellationError` when cancelled while waiting for either
     ///   permit (`body` does not run), or what `body` throws.
@@ -226,6 +262,11 @@ public final class ConcurrencyLimiter: Sendable {
         // The lane first: heavy work waiting for its turn holds no normal permit.
         try await heavyLane.acquire()
         defer { heavyLane.release() }
+        if let heavyExecutor {
+            // No normal permit: on a niced thread the work only takes CPU that
+            // normal-priority work leaves, so it must not take a permit from it.
+            return try await withTaskExecutorPreference(heavyExecutor, isolation: isolation) { try await body() }
+        }
         try await acquire()
         defer { release() }
         return try await body()

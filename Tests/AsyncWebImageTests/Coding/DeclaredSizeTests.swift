@@ -32,7 +32,7 @@ struct DeclaredSizeTests {
         let large = try ImageCoderRegistry.builtIn.encode(TestImages.gray(side: 128), as: .png)
         let (gate, open) = AsyncStream<Void>.makeStream()
         let holder = Task { try await limiter.withPermit(heavy: true) { for await _ in gate { break } } }
-        #expect(await pipelineEventually { limiter.availablePermits == 1 })
+        #expect(await pipelineEventually { limiter.availableHeavyPermits == 0 })
 
         // When the large image and then the small one are decoded
         let largeDone = Locked(false)
@@ -44,12 +44,49 @@ struct DeclaredSizeTests {
         let smallImage = try await cache.decode(small, options: .init(), limiter: limiter)
 
         // Then the small one is done while the large one still waits (with
-        // no normal permit taken), and the large one finishes once the lane frees
+        // no permit taken: heavy bodies hold none), and the large one
+        // finishes once the lane frees
         #expect(smallImage.size == PixelSize(width: 64, height: 64))
         #expect(!largeDone.withLock { $0 })
-        #expect(limiter.availablePermits == 1)
+        #expect(limiter.availablePermits == 2)
+        #expect(limiter.availableHeavyPermits == 0)
         open.yield()
         try await holder.value
         #expect(try await largeDecode.value.size == PixelSize(width: 128, height: 128))
+    }
+
+    @Test("a heavy image its header or structure already breaks a limit of is refused at once, not after the heavy lane")
+    func refusedBeforeTheHeavyLane() async throws {
+        // Given a limiter that counts 10,000 pixels as heavy, its one heavy
+        // permit held by other work, and a cache using it
+        let limiter = ConcurrencyLimiter(limit: 2, heavyPixelCount: 10_000)
+        let cache = ImageCache(memory: MemoryCache(), disk: nil, decodeLimiter: limiter)
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let holder = Task { try await limiter.withPermit(heavy: true) { for await _ in gate { break } } }
+        #expect(await pipelineEventually { limiter.availableHeavyPermits == 0 })
+
+        // When a 200×200 JPEG of 101 scans and a 128² PNG over a 15,000-pixel limit are decoded
+        let manyScans = ManyScanJPEG.make(width: 200, height: 200, scans: 101)
+        let large = try ImageCoderRegistry.builtIn.encode(TestImages.gray(side: 128), as: .png)
+        let outcomes = Locked([String: ImageError]())
+        let attempts = Task {
+            for (name, data, options) in [
+                ("scans", manyScans, ImageDecodingOptions()), ("pixels", large, ImageDecodingOptions(maxPixelCount: 15_000)),
+            ] {
+                do { _ = try await cache.decode(data, options: options, limiter: limiter) } catch let error as ImageError {
+                    outcomes.withLock { $0[name] = error }
+                }
+            }
+        }
+        let refusedAtOnce = await pipelineEventually(attempts: 3_000) { outcomes.withLock { $0.count } == 2 }
+        open.yield()
+        try await holder.value
+        try await attempts.value
+
+        // Then both were refused with their limit while the lane was still held
+        #expect(refusedAtOnce)
+        #expect(outcomes.withLock { $0["scans"] } == .tooLarge(.scans, limit: 100, actual: 101))
+        #expect(outcomes.withLock { $0["pixels"] } == .tooLarge(.pixels, limit: 15_000, actual: 16_384))
+        #expect(limiter.availableHeavyPermits == 1)
     }
 }

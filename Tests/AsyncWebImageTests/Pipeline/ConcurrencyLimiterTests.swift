@@ -104,10 +104,10 @@ struct ConcurrencyLimiterTests {
         #expect(ConcurrencyLimiter(limit: 0).limit == 1)
     }
 
-    @Test("heavy work holds at most heavyLimit permits; light work passes it while it waits")
+    @Test("on the cooperative pool (no niced threads), heavy work holds at most heavyLimit permits; light work passes it while it waits")
     func heavyLane() async throws {
         // Given 2 permits (heavy work: 1 of them) and one heavy body held open
-        let limiter = ConcurrencyLimiter(limit: 2)
+        let limiter = ConcurrencyLimiter(limit: 2, heavyThreadNice: nil)
         #expect(limiter.heavyLimit == 1)
         let (firstGate, openFirst) = AsyncStream<Void>.makeStream()
         let started = Locked([String]())
@@ -143,5 +143,9 @@ struct ConcurrencyLimiterTests {
         #expect(limiter.isHeavy(PixelSize(width: 11, height: 10)))
         #expect(!limiter.isHeavy(PixelSize(width: 10, height: 10)))
         #expect(!limiter.isHeavy(nil))
+        #expect(limiter.heavyThreadNice == 10)
+        #expect(ConcurrencyLimiter(heavyThreadNice: 40).heavyThreadNice == 19)
+        #expect(ConcurrencyLimiter(heavyThreadNice: -5).heavyThreadNice == 0)
+        #expect(ConcurrencyLimiter(heavyThreadNice: nil).heavyThreadNice == nil)
     }
 }

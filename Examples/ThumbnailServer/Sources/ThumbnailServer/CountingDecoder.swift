@@ -30,6 +30,12 @@ struct CountingDecoder: AnimatedImageDecoding {
     /// in its CPU limiter's heavy lane by it, which a wrapper must not hide.
     func declaredSize(of data: Data) -> PixelSize? { base.declaredSize(of: data) }
 
+    /// The wrapped decoder's structural check, made before a heavy image
+    /// waits for the heavy lane (a many-scan JPEG is refused at once).
+    func checkStructureLimits(of data: Data, options: ImageDecodingOptions) throws {
+        try base.checkStructureLimits(of: data, options: options)
+    }
+
     /// The wrapped decoder's frames when it decodes animations (GIF,
     /// animated WebP, APNG), so the server can keep an animation animated;
     /// `nil` (a still image) otherwise. An animation counts as one decode.

@@ -57,6 +57,10 @@ struct ServerOptions: Sendable {
     var maxInputPixels = 50_000_000
     /// The largest width or height a request may ask for. 4096 by default.
     var maxOutputDimension = 4096
+    /// The nice value of the threads that decode images over 20 MP (the CPU
+    /// limiter's heavy work), or `nil` to decode them on the cooperative
+    /// pool, each holding a CPU permit. 10 by default.
+    var heavyDecodeNice: Int? = 10
 
     // MARK: Caching
 
@@ -122,6 +126,9 @@ struct ServerOptions: Sendable {
       --max-input-bytes N       largest upstream body (default 33554432)
       --max-input-pixels N      largest upstream image, in pixels (default 50000000)
       --max-dimension N         largest width or height asked for (default 4096)
+      --heavy-decode-nice N|off nice value (0-19) of the threads decoding images
+                                over 20 MP; off decodes them on the cooperative
+                                pool holding a CPU permit (default 10)
       --cache-mib N             memory for finished thumbnails; 0 disables every
                                 cache (default 256)
       --cache-dir DIR           keep originals in DIR/originals and encoded
@@ -189,7 +196,7 @@ struct ServerOptions: Sendable {
         "--host", "--port", "--idle-timeout", "--max-connections", "--log-level", "--max-redirects", "--timeout",
         "--transfer-timeout", "--max-downloads", "--max-input-bytes", "--max-input-pixels", "--max-dimension",
         "--cache-mib", "--cache-dir", "--max-age", "--result-cache-mib", "--redis-timeout-ms",
-        "--result-writes", "--result-write-queue",
+        "--result-writes", "--result-write-queue", "--heavy-decode-nice",
     ]
     /// The flags without a value.
     static let bareFlags = ["--allow-loopback", "--allow-unsigned"]
@@ -239,6 +246,16 @@ struct ServerOptions: Sendable {
             case "--max-input-bytes": options.maxInputBytes = try number(argument, atLeast: 1)
             case "--max-input-pixels": options.maxInputPixels = try number(argument, atLeast: 1)
             case "--max-dimension": options.maxOutputDimension = try number(argument, atLeast: 1)
+            case "--heavy-decode-nice":
+                let text = try value(argument)
+                if text == "off" {
+                    options.heavyDecodeNice = nil
+                } else {
+                    guard let nice = Int(text), (0...19).contains(nice) else {
+                        throw UsageError("\(source)--heavy-decode-nice takes 0 to 19, or off")
+                    }
+                    options.heavyDecodeNice = nice
+                }
             case "--cache-mib": options.memoryCacheMiB = try number(argument, atLeast: 0)
             case "--cache-dir": options.cacheDirectory = try value(argument)
             case "--max-age": options.maxAge = try number(argument, atLeast: 0)

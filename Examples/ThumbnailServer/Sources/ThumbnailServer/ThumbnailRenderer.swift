@@ -52,7 +52,10 @@ final class ThumbnailRenderer: Sendable {
         var redisConfiguration = RedisStore.Configuration(endpoints: options.redisEndpoints)
         redisConfiguration.commandTimeout = options.redisTimeout
         let redis = options.redisEndpoints.isEmpty ? nil : RedisStore(configuration: redisConfiguration)
-        let cache = ImageCache(memory: memory, disk: disk, sharedTier: redis)
+        // One CPU limiter for the loader and the cache: the heavy decodes'
+        // threads run at `--heavy-decode-nice`.
+        let cpuLimiter = ConcurrencyLimiter(heavyThreadNice: options.heavyDecodeNice)
+        let cache = ImageCache(memory: memory, disk: disk, sharedTier: redis, decodeLimiter: cpuLimiter)
         results = ResultCache(
             // --cache-mib 0 keeps its promise that every request does the
             // whole work (the benchmarks rely on it): no result memory either.
@@ -70,6 +73,7 @@ final class ThumbnailRenderer: Sendable {
         // Every decode counted (`thumbnail_decodes_total`).
         configuration.coders = CountingDecoder.wrapping(.builtIn)
         configuration.dataLoader = CurlDataLoader(configuration: transfer)
+        configuration.cpuLimiter = cpuLimiter
         configuration.maxPixelCount = options.maxInputPixels
         // Encoders write no EXIF here: turn the pixels upright before resizing.
         configuration.appliesOrientation = true
@@ -103,7 +107,7 @@ final class ThumbnailRenderer: Sendable {
         loader = ImageLoader(configuration: configuration)
         allowedHosts = options.allowedHosts
         coders = configuration.coders
-        cpuLimiter = configuration.cpuLimiter
+        self.cpuLimiter = cpuLimiter
     }
 
     /// The thumbnail for a query-form `request`: from the encoded-result
