@@ -21,7 +21,8 @@ enum ColorManager {
         _ image: Image,
         profile: EmbeddedColorProfile?,
         options: ImageDecodingOptions,
-        cache: ColorTransformCache = .shared
+        cache: ColorTransformCache = .shared,
+        usingFastPath: Bool = true
     ) -> Image {
         let bytes: Data
         switch profile {
@@ -56,7 +57,7 @@ enum ColorManager {
             if options.keepsColorProfile {
                 return image.with(colorProfile: bytes, conversion: .kept)
             }
-            return convert(image, through: transform)
+            return convert(image, through: transform, usingFastPath: usingFastPath)
         }
     }
 
@@ -72,7 +73,7 @@ enum ColorManager {
     }
 
     /// `image`'s pixels through `transform`, into a new, packed buffer.
-    static func convert(_ image: Image, through transform: ColorTransform) -> Image {
+    static func convert(_ image: Image, through transform: ColorTransform, usingFastPath: Bool = true) -> Image {
         let converted = image.withUnsafeBytes { source in
             Image.make(
                 width: image.width, height: image.height, pixelFormat: image.pixelFormat,
@@ -81,7 +82,7 @@ enum ColorManager {
                 transform.apply(
                     source.baseAddress!, sourceStride: image.bytesPerRow,
                     into: destination.baseAddress!, destinationStride: image.width * image.pixelFormat.bytesPerPixel,
-                    width: image.width, height: image.height
+                    width: image.width, height: image.height, usingFastPath: usingFastPath
                 )
             }
         }
