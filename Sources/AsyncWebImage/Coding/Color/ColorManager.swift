@@ -72,6 +72,27 @@ enum ColorManager {
         manage(image, profile: iccProfile.map(EmbeddedColorProfile.icc), options: options, cache: cache)
     }
 
+    /// The transform a decoder may apply in place, inside the pixel buffer
+    /// it has just filled, instead of calling ``manage(_:profile:options:cache:usingFastPath:)``
+    /// afterwards: for an ICC profile whose verdict is a transform with a
+    /// fast path (``MatrixShaperKernel``, which reads each pixel before
+    /// writing it), when the options convert. `nil` otherwise — then the
+    /// decoder calls `manage` as usual, which also handles every other case.
+    ///
+    /// Converting in place saves a second buffer as large as the image: for
+    /// a 12 MP RGB photo, 36 MB that glibc maps afresh (above its 32 MiB
+    /// mmap ceiling) and the kernel faults in and zeroes page by page.
+    static func inPlaceTransform(
+        profile: EmbeddedColorProfile?, layout: ColorPixelLayout, options: ImageDecodingOptions,
+        cache: ColorTransformCache = .shared
+    ) -> ColorTransform? {
+        guard !options.keepsColorProfile, layout == .rgb || layout == .rgba,
+              case .icc(let bytes)? = profile, bytes.count <= options.maximumColorProfileBytes,
+              case .transform(let transform) = cache.verdict(profile: bytes, layout: layout), transform.fastPath != nil
+        else { return nil }
+        return transform
+    }
+
     /// `image`'s pixels through `transform`, into a new, packed buffer.
     static func convert(_ image: Image, through transform: ColorTransform, usingFastPath: Bool = true) -> Image {
         let converted = image.withUnsafeBytes { source in

@@ -115,7 +115,9 @@ final class ColorTransform: @unchecked Sendable {
     ///
     /// - Parameter usingFastPath: `false` to convert through lcms2 even when
     ///   the profile has a fast path (to compare them).
-    /// - Important: the buffers must not overlap and must hold every row.
+    /// - Important: the buffers must hold every row and must not overlap,
+    ///   except that with a ``fastPath`` (and the same stride) they may be
+    ///   the same buffer: it reads each pixel before writing it.
     func apply(
         _ source: UnsafeRawPointer, sourceStride: Int,
         into destination: UnsafeMutableRawPointer, destinationStride: Int,
