@@ -133,6 +133,42 @@ struct MatrixShaperKernelTests {
         #expect(transform.fastPath != nil)
     }
 
+    @Test("rows of every width mod 4 (the pixels after the last group of four) and padded strides match lcms2")
+    func tailsAndStrides() throws {
+        let transform = try Self.transform(Self.profile("Adobe RGB (icc-profiles-free)"), layout: .rgb)
+        #expect(transform.fastPath != nil)
+        for width in 1...9 {
+            // Given 3 rows of `width` pixels, 5 bytes of padding after each
+            let height = 3, stride = width * 3 + 5
+            let source = (0..<(stride * height)).map { UInt8(truncatingIfNeeded: $0 &* 73 &+ width) }
+            var fast = [UInt8](repeating: 0xAA, count: source.count), lcms = fast
+            // When both paths convert them
+            for fastPath in [true, false] {
+                var result = [UInt8](repeating: 0xAA, count: source.count)
+                source.withUnsafeBytes { input in
+                    result.withUnsafeMutableBytes { out in
+                        transform.apply(
+                            input.baseAddress!, sourceStride: stride, into: out.baseAddress!, destinationStride: stride,
+                            width: width, height: height, usingFastPath: fastPath
+                        )
+                    }
+                }
+                if fastPath { fast = result } else { lcms = result }
+            }
+            // Then every pixel is within 1 and the padding is untouched
+            for row in 0..<height {
+                for offset in 0..<stride {
+                    let index = row * stride + offset
+                    if offset < width * 3 {
+                        #expect(abs(Int(fast[index]) - Int(lcms[index])) <= 1, "width \(width), byte \(index)")
+                    } else {
+                        #expect(fast[index] == 0xAA, "width \(width): padding written at \(index)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("grey and CMYK profiles have no fast path: lcms2 converts them")
     func otherSpaces() throws {
         let gray = try JPEGCoder().decode(fixture("icc", "gray-profile.jpg"), options: .init(keepsColorProfile: true))
