@@ -75,11 +75,16 @@ struct MatrixShaperKernel: Sendable {
             let entry = index < 256 ? entries[index] &+ SIMD4(bias, bias, bias, 0) : entries[index]
             return SIMD4<UInt16>(truncatingIfNeeded: entry)
         }
-        encode = (0...Int(UInt16.max)).map { sum in
-            let light = min(max(Double(sum - bias) / Self.steps, 0), 1)
-            let code = light <= 0.003_130_8 ? 12.92 * light : 1.055 * Foundation.pow(light, 1 / 2.4) - 0.055
-            return UInt8((code * 255).rounded())
-        }
+        let codes = Self.sRGBCodes, last = codes.count - 1
+        encode = (0...Int(UInt16.max)).map { sum in codes[min(max(sum - bias, 0), last)] }
+    }
+
+    /// sRGB's 8-bit code for each step of linear light, 0 through
+    /// ``steps``: computed once (16,384 `pow`s), shifted by each kernel's bias.
+    private static let sRGBCodes: [UInt8] = (0...Int(steps)).map { step in
+        let light = Double(step) / steps
+        let code = light <= 0.003_130_8 ? 12.92 * light : 1.055 * Foundation.pow(light, 1 / 2.4) - 0.055
+        return UInt8((code * 255).rounded())
     }
 
     /// Converts `height` rows of `width` RGB (`bytesPerPixel` 3) or RGBA (4,
