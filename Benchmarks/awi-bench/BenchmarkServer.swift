@@ -27,7 +27,7 @@ final class BenchmarkServer: Sendable {
                 // Read per request, so the corpus is not held in memory.
                 server.route("/corpus/" + image.name) { _ in
                     guard let data = FileManager.default.contents(atPath: path) else { return .status(404) }
-                    return .ok(data, contentType: image.format == .png ? "image/png" : "image/jpeg")
+                    return .ok(data, contentType: image.format == .png ? "image/png" : image.format == .webp ? "image/webp" : "image/jpeg")
                 }
             }
             running = server

@@ -27,7 +27,7 @@ struct Corpus: Sendable {
         return try scan(folder)
     }
 
-    /// Describes every JPEG and PNG file of `directory` from its header.
+    /// Describes every JPEG, PNG and WebP file of `directory` from its header.
     static func scan(_ directory: String) throws -> Corpus {
         let files = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
         var images: [CorpusImage] = []
@@ -47,6 +47,12 @@ struct Corpus: Sendable {
                 images.append(CorpusImage(
                     name: name, path: path, format: .png, variant: header.interlace_method == 0 ? .plain : .interlaced,
                     width: Int(header.width), height: Int(header.height), byteCount: data.count
+                ))
+            case .webp:
+                guard let size = RawWebP.size(of: data) else { continue }
+                images.append(CorpusImage(
+                    name: name, path: path, format: .webp, variant: .plain,
+                    width: size.width, height: size.height, byteCount: data.count
                 ))
             default:
                 continue

@@ -1,4 +1,4 @@
-import AsyncWebImage
+@_spi(Benchmarks) import AsyncWebImage
 import Foundation
 
 /// What converting to sRGB costs a decode: the 12 MP baseline JPEG with an
@@ -8,9 +8,15 @@ import Foundation
 ///
 /// The target: the conversion costs at most 25 % of the decode,
 /// i.e. the converting decode's throughput is at least 0.8× the other's.
+/// Three more rows, each interleaved with its own baseline, take the
+/// conversion apart: the conversion alone (``Image/convertedToSRGB()`` of
+/// the kept decode, the library's matrix/TRC fast path) against the decode
+/// (target: time ≤ 0.25 of it), the same conversion through lcms2's
+/// transform against the decode (for reference), and the fast path against
+/// lcms2 (the speed-up).
 struct ICCConversionScenario: Scenario {
     let name = "icc-convert"
-    let summary = "JPEGCoder decode of a 12 MP Adobe RGB JPEG, converting to sRGB vs keeping the profile (target ≥ 0.8×: conversion ≤ 25 % of decode)"
+    let summary = "12 MP Adobe RGB JPEG: decode converting (fast path) vs keeping the profile (≥ 0.8×); conversion alone (fast path, lcms2) vs the decode (≤ 0.25) and vs each other"
 
     /// Where Debian's icc-profiles-free puts its Adobe RGB compatible profile.
     static let profilePath = "/usr/share/color/icc/compatibleWithAdobeRGB1998.icc"
@@ -23,9 +29,35 @@ struct ICCConversionScenario: Scenario {
             throw ScenarioSkipped("\(Self.profilePath) missing (Debian package icc-profiles-free)")
         }
         let tagged = try Self.embedding(profile, in: context.corpus.data(of: file))
-        return [await context.measureCase(scenario: name, caseName: file.label) {
+        var rows = [await context.measureCase(scenario: name, caseName: file.label) {
             try await measure(tagged, file: file, context: context)
         }]
+        let kept = try JPEGCoder().decode(tagged, options: ImageDecodingOptions(keepsColorProfile: true))
+        let decode = { try Sample.onThread { blackHole(try JPEGCoder().decode(tagged, options: ImageDecodingOptions(keepsColorProfile: true))) } }
+        let fast = { Sample.onThread { blackHole(kept.convertedToSRGB()) } }
+        let lcms = { Sample.onThread { blackHole(kept.convertedToSRGB(usingFastPath: false)) } }
+        let fastResult = kept.convertedToSRGB(), lcmsResult = kept.convertedToSRGB(usingFastPath: false)
+        let difference = fastResult.maximumChannelDifference(from: lcmsResult).map(String.init) ?? "?"
+        let parts: [(String, () throws -> Sample, () throws -> Sample, String, Target?)] = [
+            ("conversion alone, fast path", fast, decode, "the decode (keeping the profile)", .timeAtMost(0.25)),
+            ("conversion alone, lcms2", lcms, decode, "the decode (keeping the profile)", nil),
+            ("fast path vs lcms2", fast, lcms, "lcms2's transform (cached, 8-bit)", nil),
+        ]
+        for (caseName, ours, baseline, baselineName, target) in parts {
+            rows.append(await context.measureCase(scenario: name, caseName: "\(file.label) \(caseName)") {
+                let plan = context.plan(warmup: 2, minIterations: 5, maxIterations: 25, budget: 8)
+                let measurement = try await InterleavedMeasurement.run(
+                    plan: plan, progress: context.progress, ours: { try ours() }, baseline: { try baseline() }
+                )
+                var row = ResultRow(
+                    scenario: name, caseName: "\(file.label) \(caseName)", measurement: measurement,
+                    unitsPerOperation: file.megapixels, unit: "MP/s", basis: .cpu, baseline: baselineName, target: target
+                )
+                row.note = "ratio = baseline time / this time; fast path vs lcms2 on this image: max difference \(difference)"
+                return row
+            })
+        }
+        return rows
     }
 
     private func measure(_ data: Data, file: CorpusImage, context: BenchmarkContext) async throws -> ResultRow {

@@ -1,8 +1,9 @@
 import AsyncWebImage
+import CTurboJPEG
 import Foundation
 
 /// 256-pixel thumbnails of every class of the corpus (baseline JPEG,
-/// progressive JPEG, PNG) through the built-in coders, against pyvips'
+/// progressive JPEG, PNG, WebP) through the built-in coders, against pyvips'
 /// `thumbnail_buffer` (libvips' shrink-on-load) on the same files in the same
 /// run, by CPU time per image. Run it on real photos with `--corpus DIR`.
 ///
@@ -10,9 +11,15 @@ import Foundation
 /// that times itself after an untimed pass, so Python's and libvips' start-up
 /// are not counted; it is skipped when `python3` cannot import pyvips
 /// (`pip install pyvips` with Debian's `libvips42`).
+///
+/// WebP: the corpus's own WebP files (`--corpus /work/corpus/real` has
+/// real ones); the generated corpus has none, so for it WebP files are made
+/// at the start of the run from its baseline JPEGs (raw TurboJPEG decode,
+/// raw libwebp `WebPEncodeRGB` at quality 80, as `webp-decode` makes them)
+/// into a temporary folder both sides read.
 struct PyvipsThumbnailScenario: Scenario {
     let name = "pyvips-thumbnail"
-    let summary = "256 px thumbnails per class (baseline/progressive JPEG, PNG) vs pyvips thumbnail_buffer, CPU per image (target ≥ 1.2×)"
+    let summary = "256 px thumbnails per class (baseline/progressive JPEG, PNG, WebP) vs pyvips thumbnail_buffer, CPU per image (target ≥ 1.2×; WebP ≥ 1.0×)"
 
     /// The most files of one class measured (the largest first: the work that matters).
     private static let filesPerClass = 8
@@ -40,13 +47,47 @@ struct PyvipsThumbnailScenario: Scenario {
             let chosen = Array(files.sorted { $0.byteCount > $1.byteCount }.prefix(Self.filesPerClass))
             let caseName = "\(label) ×\(chosen.count) → \(Self.side)px"
             rows.append(await context.measureCase(scenario: name, caseName: caseName) {
-                try await measure(chosen, caseName: caseName, context: context)
+                try await measure(chosen, caseName: caseName, target: 1.2, context: context)
+            })
+        }
+        var webp = context.corpus.images.filter { $0.format == .webp }
+        var madeFolder: URL?
+        defer { if let madeFolder { try? FileManager.default.removeItem(at: madeFolder) } }
+        if webp.isEmpty {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("awi-pyvips-webp-\(UUID().uuidString)")
+            madeFolder = folder
+            webp = try Self.makeWebP(from: context.corpus, in: folder)
+        }
+        if !webp.isEmpty {
+            let chosen = Array(webp.sorted { $0.byteCount > $1.byteCount }.prefix(Self.filesPerClass))
+            let caseName = "WebP ×\(chosen.count) → \(Self.side)px" + (madeFolder == nil ? "" : " (made from the JPEGs)")
+            rows.append(await context.measureCase(scenario: name, caseName: caseName) {
+                try await measure(chosen, caseName: caseName, target: 1.0, context: context)
             })
         }
         return rows
     }
 
-    private func measure(_ files: [CorpusImage], caseName: String, context: BenchmarkContext) async throws -> ResultRow {
+    /// Lossy WebP files (quality 80) of the corpus's baseline JPEGs, written
+    /// into `folder` by raw TurboJPEG and raw libwebp.
+    static func makeWebP(from corpus: Corpus, in folder: URL) throws -> [CorpusImage] {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var made: [CorpusImage] = []
+        for jpeg in corpus.images where jpeg.format == .jpeg && jpeg.variant == .baseline {
+            let source = try RawTurboJPEG.Decompressor().decode(try corpus.data(of: jpeg), pixelFormat: TJPF_RGB)
+            let data = try RawWebP.encode(rgb: source.pixels, width: source.width, height: source.height, quality: 80)
+            let name = (jpeg.name as NSString).deletingPathExtension + ".webp"
+            let url = folder.appendingPathComponent(name)
+            try data.write(to: url)
+            made.append(CorpusImage(
+                name: name, path: url.path, format: .webp, variant: .plain,
+                width: source.width, height: source.height, byteCount: data.count
+            ))
+        }
+        return made
+    }
+
+    private func measure(_ files: [CorpusImage], caseName: String, target: Double, context: BenchmarkContext) async throws -> ResultRow {
         let datas = try files.map { try context.corpus.data(of: $0) }
         let registry = ImageCoderRegistry.builtIn
         let options = ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: Self.side, height: Self.side))
@@ -75,7 +116,7 @@ struct PyvipsThumbnailScenario: Scenario {
         var row = ResultRow(
             scenario: name, caseName: caseName, measurement: measurement,
             unitsPerOperation: Double(files.count), unit: "img/s", basis: .cpu,
-            baseline: "pyvips thumbnail_buffer", target: .ratioAtLeast(1.2)
+            baseline: "pyvips thumbnail_buffer", target: .ratioAtLeast(target)
         )
         let megapixels = files.reduce(0) { $0 + $1.megapixels } / Double(files.count)
         row.note = String(format: "mean %.1f MP per file; libvips with VIPS_CONCURRENCY=1", megapixels)

@@ -16,6 +16,14 @@ enum RawWebP {
         return Data(bytes: output, count: size)
     }
 
+    /// The width and height in the file's header (`WebPGetInfo`), or `nil`
+    /// when libwebp does not read it as WebP.
+    static func size(of data: Data) -> (width: Int, height: Int)? {
+        var width: Int32 = 0, height: Int32 = 0
+        let ok = data.withUnsafeBytes { WebPGetInfo($0.bindMemory(to: UInt8.self).baseAddress, $0.count, &width, &height) }
+        return ok != 0 && width > 0 && height > 0 ? (Int(width), Int(height)) : nil
+    }
+
     /// Decodes into a new RGB or RGBA buffer of `width` × `height`, scaled
     /// by libwebp when that differs from the file's size: the same work a
     /// decoder returning a fresh image must do.

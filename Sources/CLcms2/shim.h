@@ -11,6 +11,8 @@ static inline cmsUInt32Number CLcms2_TYPE_GRAY_8(void) { return TYPE_GRAY_8; }
 static inline cmsUInt32Number CLcms2_TYPE_GRAYA_8(void) { return TYPE_GRAYA_8; }
 /// CMYK stored inverted (255 = no ink), as Adobe writes CMYK JPEGs.
 static inline cmsUInt32Number CLcms2_TYPE_CMYK_8_REV(void) { return TYPE_CMYK_8_REV; }
+/// Three 32-bit floats a pixel, 0…1 (what the fast path samples lcms2 with).
+static inline cmsUInt32Number CLcms2_TYPE_RGB_FLT(void) { return TYPE_RGB_FLT; }
 
 static inline cmsUInt32Number CLcms2_FLAGS_NOCACHE(void) { return cmsFLAGS_NOCACHE; }
 static inline cmsUInt32Number CLcms2_FLAGS_COPY_ALPHA(void) { return cmsFLAGS_COPY_ALPHA; }

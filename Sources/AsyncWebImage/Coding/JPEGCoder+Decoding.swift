@@ -107,12 +107,19 @@ extension JPEGCoder {
         let colorProfile = completeness == .required
             ? JPEGICCProfileReader.profile(in: jpeg, limit: options.maximumColorProfileBytes) : nil
         let cmykPlan = header.isCMYK ? ColorManager.cmykPlan(profile: colorProfile, options: options) : nil
+        // An RGB image that is not resampled after the decode converts in
+        // place, in the buffer TurboJPEG fills (hot in cache, no second one).
+        let resamples = target.map { $0 != scale.apply(to: header.size) } ?? false
+        let inPlace = completeness == .required && !header.isCMYK && !header.isGray && !resamples
+            ? ColorManager.inPlaceTransform(profile: colorProfile, layout: .rgb, options: options) : nil
         var (image, warning) = if let pruned {
             try pruned.withUnsafeBytes { bytes in
-                Result { () throws(ImageError) in try decompress(bytes, header: header, scale: scale, handle: handle, cmykPlan: cmykPlan) }
+                Result { () throws(ImageError) in
+                    try decompress(bytes, header: header, scale: scale, handle: handle, cmykPlan: cmykPlan, converting: inPlace)
+                }
             }.get()
         } else {
-            try decompress(jpeg, header: header, scale: scale, handle: handle, cmykPlan: cmykPlan)
+            try decompress(jpeg, header: header, scale: scale, handle: handle, cmykPlan: cmykPlan, converting: inPlace)
         }
 
         if let warning, completeness == .required {
@@ -124,16 +131,19 @@ extension JPEGCoder {
         image = image.with(orientation: orientation, isPreview: completeness == .partialAllowed)
         image = options.applyOrientation ? image.applyingOrientation() : image
         if let cmykPlan { return image.with(colorProfile: nil, conversion: cmykPlan.conversion) }
+        if inPlace != nil { return image.with(colorProfile: nil, conversion: .converted) }
         return completeness == .required ? ColorManager.manage(image, profile: colorProfile, options: options) : image
     }
 
-    /// Decompresses at `scale` into a new image, converting CMYK to RGB.
+    /// Decompresses at `scale` into a new image, converting CMYK to RGB, and
+    /// RGB through `converting` (in place) when given.
     private static func decompress(
         _ jpeg: UnsafeRawBufferPointer,
         header: TurboJPEGHandle.Header,
         scale: JPEGScale,
         handle: borrowing TurboJPEGHandle,
-        cmykPlan: ColorManager.CMYKPlan? = nil
+        cmykPlan: ColorManager.CMYKPlan? = nil,
+        converting transform: ColorTransform? = nil
     ) throws(ImageError) -> (Image, warning: String?) {
         let size = scale.apply(to: header.size)
         // Errors cannot leave `Image.make`'s fill closure typed, so the
@@ -161,8 +171,15 @@ extension JPEGCoder {
         // Decoded straight into the image's storage, never zero-filled:
         // TurboJPEG writes every byte (grey where data is missing).
         let image = Image.make(width: size.width, height: size.height, pixelFormat: pixelFormat, format: .jpeg) { destination in
+            let pitch = size.width * pixelFormat.bytesPerPixel
             outcome = Result { () throws(ImageError) in
-                try handle.decompress(jpeg, into: destination, size: size, pitch: size.width * pixelFormat.bytesPerPixel, pixelFormat: tjFormat)
+                try handle.decompress(jpeg, into: destination, size: size, pitch: pitch, pixelFormat: tjFormat)
+            }
+            if let transform, case .success = outcome {
+                transform.apply(
+                    destination.baseAddress!, sourceStride: pitch, into: destination.baseAddress!, destinationStride: pitch,
+                    width: size.width, height: size.height
+                )
             }
         }
         return (image, try outcome.get())

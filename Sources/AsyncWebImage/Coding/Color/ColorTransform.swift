@@ -16,6 +16,10 @@ import CLcms2
 /// computed once with the unoptimised pipeline, and CMYK through the
 /// unoptimised pipeline itself (slower, about 0.5 µs a pixel; CMYK JPEGs
 /// are rare print files).
+///
+/// RGB matrix/TRC profiles (most photo profiles) convert through
+/// ``MatrixShaperKernel`` instead of lcms2 when it reproduces lcms2's
+/// transform within one level on a grid of colours (checked once, here).
 final class ColorTransform: @unchecked Sendable {
     /// The lcms2 handle.
     private let handle: cmsHTRANSFORM
@@ -23,6 +27,12 @@ final class ColorTransform: @unchecked Sendable {
     let layout: ColorPixelLayout
     /// For grey layouts: the converted value of each grey level.
     private let grayTable: [UInt8]?
+    /// For RGB layouts: the fast path, when it matches lcms2.
+    let fastPath: MatrixShaperKernel?
+    /// The largest channel difference between the fast path and lcms2 on
+    /// ``fastPathProbe`` (whether or not it was within the tolerance), or
+    /// `nil` when the profile has no fast path.
+    let fastPathDifference: Int?
 
     /// A transform from `source` to sRGB (or sRGB grey, for grey layouts),
     /// perceptual intent, or `nil` when lcms2 refuses the pair.
@@ -49,6 +59,51 @@ final class ColorTransform: @unchecked Sendable {
         } else {
             grayTable = nil
         }
+        if layout == .rgb || layout == .rgba, let kernel = MatrixShaperKernel(source: source) {
+            let difference = Self.largestDifference(kernel, handle: handle, layout: layout)
+            fastPathDifference = difference
+            fastPath = difference <= 1 ? kernel : nil
+        } else {
+            fastPathDifference = nil
+            fastPath = nil
+        }
+    }
+
+    /// The colours the fast path is checked on: every grey, ramps of the
+    /// primaries and secondaries, and an 18×18×18 cube (steps of 15).
+    static let fastPathProbe: [UInt8] = {
+        var colors: [UInt8] = []
+        for level in 0...255 {
+            let v = UInt8(level)
+            colors += [v, v, v, v, 0, 0, 0, v, 0, 0, 0, v, v, v, 0, 0, v, v, v, 0, v]
+        }
+        for r in stride(from: 0, through: 255, by: 15) {
+            for g in stride(from: 0, through: 255, by: 15) {
+                for b in stride(from: 0, through: 255, by: 15) { colors += [UInt8(r), UInt8(g), UInt8(b)] }
+            }
+        }
+        return colors
+    }()
+
+    /// The largest channel difference between `kernel` and lcms2's
+    /// transform `handle` over ``fastPathProbe``.
+    private static func largestDifference(_ kernel: MatrixShaperKernel, handle: cmsHTRANSFORM, layout: ColorPixelLayout) -> Int {
+        let step = layout.bytesPerPixel, count = fastPathProbe.count / 3
+        var probe = [UInt8](repeating: 255, count: count * step)
+        for index in 0..<count {
+            for channel in 0..<3 { probe[index * step + channel] = fastPathProbe[index * 3 + channel] }
+        }
+        var fast = probe, lcms = probe
+        probe.withUnsafeBytes { source in
+            fast.withUnsafeMutableBytes { destination in
+                kernel.apply(
+                    source.baseAddress!, sourceStride: 0, into: destination.baseAddress!, destinationStride: 0,
+                    width: count, height: 1, bytesPerPixel: step
+                )
+            }
+            lcms.withUnsafeMutableBytes { cmsDoTransform(handle, source.baseAddress, $0.baseAddress, cmsUInt32Number(count)) }
+        }
+        return zip(fast, lcms).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
     }
 
     deinit {
@@ -58,13 +113,24 @@ final class ColorTransform: @unchecked Sendable {
     /// Converts `height` rows of `width` pixels; rows are `sourceStride` and
     /// `destinationStride` bytes apart. Alpha is copied unchanged.
     ///
-    /// - Important: the buffers must not overlap and must hold every row.
+    /// - Parameter usingFastPath: `false` to convert through lcms2 even when
+    ///   the profile has a fast path (to compare them).
+    /// - Important: the buffers must hold every row and must not overlap,
+    ///   except that with a ``fastPath`` (and the same stride) they may be
+    ///   the same buffer: it reads each pixel before writing it.
     func apply(
         _ source: UnsafeRawPointer, sourceStride: Int,
         into destination: UnsafeMutableRawPointer, destinationStride: Int,
-        width: Int, height: Int
+        width: Int, height: Int, usingFastPath: Bool = true
     ) {
         guard width > 0, height > 0 else { return }
+        if usingFastPath, let fastPath {
+            fastPath.apply(
+                source, sourceStride: sourceStride, into: destination, destinationStride: destinationStride,
+                width: width, height: height, bytesPerPixel: layout.bytesPerPixel
+            )
+            return
+        }
         if let grayTable {
             let step = layout.bytesPerPixel
             grayTable.withUnsafeBufferPointer { table in

@@ -11,8 +11,16 @@ extension Image {
     /// - Complexity: one pass over the pixels into a new buffer; the lcms2
     ///   transform is built once per profile and pixel format, then cached.
     public func convertedToSRGB() -> Image {
+        convertedToSRGB(usingFastPath: true)
+    }
+
+    /// SPI for the benchmark (`@_spi(Benchmarks) import AsyncWebImage`):
+    /// ``convertedToSRGB()``, or with `usingFastPath: false` the same
+    /// conversion through lcms2's transform even where the library's
+    /// matrix/TRC fast path would take over, to compare the two.
+    @_spi(Benchmarks) public func convertedToSRGB(usingFastPath: Bool) -> Image {
         guard let iccProfile else { return self }
         let plain = with(colorProfile: nil, conversion: .none)
-        return ColorManager.manage(plain, profile: .icc(iccProfile), options: ImageDecodingOptions())
+        return ColorManager.manage(plain, profile: .icc(iccProfile), options: ImageDecodingOptions(), usingFastPath: usingFastPath)
     }
 }

@@ -76,6 +76,37 @@ final class LcmsProfile {
         }
     }
 
+    /// sRGB's primaries and white with linear tone curves (ICC v2): where
+    /// ``MatrixShaperKernel`` asks lcms2 for its matrix, in linear light.
+    static func linearSRGB() -> LcmsProfile? {
+        guard let curve = cmsBuildGamma(nil, 1) else { return nil }
+        defer { cmsFreeToneCurve(curve) }
+        var white = d65
+        var primaries = cmsCIExyYTRIPLE(Red: xyY((0.64, 0.33)), Green: xyY((0.30, 0.60)), Blue: xyY((0.15, 0.06)))
+        var curves: [OpaquePointer?] = [curve, curve, curve]
+        let profile = curves.withUnsafeMutableBufferPointer { pointer in
+            cmsCreateRGBProfile(&white, &primaries, pointer.baseAddress).map(LcmsProfile.init)
+        }
+        if let profile { cmsSetProfileVersion(profile.handle, 2.1) }
+        return profile
+    }
+
+    /// For an RGB profile lcms2 would use as a matrix and three tone curves
+    /// (colorant and TRC tags, no `A2B0`/`D2B0` lookup table, which lcms2
+    /// prefers for the perceptual intent): the red, green and blue curves.
+    /// `nil` for every other profile.
+    ///
+    /// - Important: the curves belong to the profile; use them while it lives.
+    var matrixShaperCurves: [OpaquePointer]? {
+        guard colorSpace == cmsSigRgbData, cmsIsMatrixShaper(handle) != 0,
+              cmsIsCLUT(handle, cmsUInt32Number(INTENT_PERCEPTUAL), cmsUInt32Number(LCMS_USED_AS_INPUT)) == 0,
+              cmsIsTag(handle, cmsSigDToB0Tag) == 0
+        else { return nil }
+        let tags = [cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag]
+        let curves = tags.compactMap { cmsReadTag(handle, $0).map(OpaquePointer.init) }
+        return curves.count == 3 ? curves : nil
+    }
+
     /// The profile's colour space signature (`'RGB '`, `'GRAY'`, `'CMYK'`…).
     var colorSpace: cmsColorSpaceSignature { cmsGetColorSpace(handle) }
 

@@ -10,8 +10,10 @@ public import Foundation
 ///
 /// Each frame's image data is decoded by libspng as a PNG of its own (the
 /// file's `IHDR` at the frame's size, its `PLTE` and `tRNS`, the frame's
-/// `IDAT` or `fdAT` data), to RGBA8 with `tRNS` applied; colour chunks are
-/// not applied to frames. Frames are decoded when asked for, in order.
+/// `IDAT` or `fdAT` data), to RGBA8 with `tRNS` applied. Each composited
+/// frame then goes through colour management as a still PNG does (the
+/// file's `iCCP`, `sRGB` or `gAMA`/`cHRM`, converted to sRGB or kept, as
+/// the options say). Frames are decoded when asked for, in order.
 ///
 /// Not `Sendable`: one task at a time, as ``AnimatedFrameDecoder`` says.
 final class APNGAnimationDecoder: AnimatedFrameDecoder {
@@ -20,6 +22,9 @@ final class APNGAnimationDecoder: AnimatedFrameDecoder {
 
     private let data: Data
     private let container: APNGContainer
+    /// The file's colour declaration, applied to every frame.
+    private let colorProfile: EmbeddedColorProfile?
+    private let options: ImageDecodingOptions
     /// The canvas as the last frame left it (before its disposal).
     private var canvas: [UInt8]
     /// The region the previous frame's `dispose_op` "previous" restores, as it was before that frame.
@@ -41,6 +46,8 @@ final class APNGAnimationDecoder: AnimatedFrameDecoder {
         }
         self.data = data
         self.container = container
+        self.options = options
+        colorProfile = data.withUnsafeBytes { PNGColorChunkReader.profile(in: $0, limit: options.maximumColorProfileBytes) }
         info = AnimationInfo(
             canvasWidth: size.width, canvasHeight: size.height, frameDurations: durations, loopCount: container.playCount
         )
@@ -69,9 +76,11 @@ final class APNGAnimationDecoder: AnimatedFrameDecoder {
         if frame.disposeOp == 2 { saved = copyRegion(frame) }
         draw(pixels, frame)
         nextFrameIndex += 1
-        return Image.make(width: width, height: info.canvasHeight, pixelFormat: .rgba8, format: .png) { out in
+        let image = Image.make(width: width, height: info.canvasHeight, pixelFormat: .rgba8, format: .png) { out in
             canvas.withUnsafeBytes { out.copyMemory(from: $0) }
         }
+        // Converted after compositing, as viewers show the composited frame.
+        return ColorManager.manage(image, profile: colorProfile, options: options)
     }
 
     func rewind() throws {

@@ -26,6 +26,10 @@ final class WebPAnimationDecoder: AnimatedFrameDecoder {
     /// How many frames `decoder` can give; fewer than `info.frameCount`
     /// when the file was cut off.
     private let decodableFrames: Int
+    /// The `ICCP` chunk's profile, applied to every frame as ``WebPCoder``
+    /// applies it to a still image.
+    private let iccProfile: Data?
+    private let options: ImageDecodingOptions
 
     /// Reads the container and prepares the decoder; no pixel memory is
     /// allocated before the limits have passed.
@@ -36,11 +40,15 @@ final class WebPAnimationDecoder: AnimatedFrameDecoder {
     ///     the canvas; ``ImageDecodingOptions/maxAnimationPixelCount``
     ///     against frames × canvas when `checksAnimationLimit` is set.
     ///   - checksAnimationLimit: `false` when only the first frame is wanted.
+    ///   - managesColor: `false` to hand frames over in the file's colour
+    ///     space (``WebPCoder`` converts its first-frame image itself, after
+    ///     resampling it).
     /// - Throws: ``ImageError/tooLarge(_:limit:actual:)``, or
     ///   ``ImageError/undecodable(_:_:)`` when the container is bad or not one frame is whole.
     ///   - layout: The file's layout when the caller has read it already.
     init(
-        _ webp: UnsafeRawBufferPointer, options: ImageDecodingOptions, checksAnimationLimit: Bool = true, layout: Layout? = nil
+        _ webp: UnsafeRawBufferPointer, options: ImageDecodingOptions, checksAnimationLimit: Bool = true, layout: Layout? = nil,
+        managesColor: Bool = true
     ) throws(ImageError) {
         let layout = if let layout { layout } else { try Self.readLayout(webp, options: options, checksAnimationLimit: checksAnimationLimit) }
         let canvas = PixelSize(width: layout.canvasWidth, height: layout.canvasHeight)
@@ -56,6 +64,8 @@ final class WebPAnimationDecoder: AnimatedFrameDecoder {
             frameDurations: layout.durations.map { .milliseconds($0) }, loopCount: layout.loopCount
         )
         decodableFrames = layout.wholeFrames
+        iccProfile = managesColor ? WebPContainer.chunk("ICCP", in: webp) : nil
+        self.options = options
 
         let usable = layout.usableByteCount
         bytes = .allocate(byteCount: usable, alignment: 16)
@@ -99,9 +109,10 @@ final class WebPAnimationDecoder: AnimatedFrameDecoder {
         }
         nextFrameIndex += 1
         let count = info.canvasWidth * info.canvasHeight * 4
-        return Image.make(width: info.canvasWidth, height: info.canvasHeight, pixelFormat: .rgba8, format: .webp) { pixels in
+        let image = Image.make(width: info.canvasWidth, height: info.canvasHeight, pixelFormat: .rgba8, format: .webp) { pixels in
             pixels.copyMemory(from: UnsafeRawBufferPointer(start: canvas, count: count))
         }
+        return ColorManager.manage(image, iccProfile: iccProfile, options: options)
     }
 
     func rewind() throws {

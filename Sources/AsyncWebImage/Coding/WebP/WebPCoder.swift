@@ -112,7 +112,7 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
 
     /// The first frame of an animation on its canvas, at the size the options ask for.
     private static func decodeFirstFrame(_ webp: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws -> Image {
-        let decoder = try WebPAnimationDecoder(webp, options: options, checksAnimationLimit: false)
+        let decoder = try WebPAnimationDecoder(webp, options: options, checksAnimationLimit: false, managesColor: false)
         guard let frame = try decoder.decodeNextFrame() else { throw ImageError.undecodable(.webp, "an animation without frames") }
         let orientation = WebPContainer.orientation(in: webp)
         let target = options.targetSize(forStored: frame.size, orientation: orientation) ?? frame.size
