@@ -27,6 +27,8 @@
 #   Examples/ThumbnailServer/bench/run.sh                 # generated mix
 #   Examples/ThumbnailServer/bench/run.sh ~/photos        # a folder of real JPEGs/PNGs (URL-safe names)
 #   ROUNDS=3 DURATION=20 WARMUP=3 CONCURRENCY=8 CPUS=0 SKIP_THUMBOR=1 ...
+#   SERVER=path/to/thumbnail-server ...   # a release build made already
+#   CLASSES="baseline progressive png" ...   # the classes measured (default: also webp)
 #
 # Loopback only (127.0.0.1). Bounded: every server is killed on exit, every
 # wrk run lasts DURATION seconds, the upstream stops by itself.
@@ -74,7 +76,7 @@ corpus=(
     "n06 3000 2000 png"  "b12 4000 3000 jpeg"  "b18 5184 3456 jpeg"
     "p18 5184 3456 progressive"
 )
-if [ ! -f "$work/corpus/.done" ]; then
+if [ -z "$photos" ] && [ ! -f "$work/corpus/.done" ]; then
     echo "bench: generating the corpus in $work/corpus"
     /usr/bin/convert -size 1600x1200 -seed 7 plasma:fractal -blur 0x0.5 "$work/base.png"
     for entry in "${corpus[@]}"; do
@@ -122,6 +124,11 @@ for name in sorted(os.listdir(root)):
         print(kind, name)
 PY
 [ -s "$work/classes.txt" ] || { echo "bench: no JPEG, PNG or WebP files in $corpus_dir" >&2; exit 1; }
+# CLASSES: the classes measured (the mix is every file of these classes).
+wanted="${CLASSES:-baseline progressive png webp}"
+grep -E "^($(echo $wanted | tr ' ' '|')) " "$work/classes.txt" >"$work/classes.tmp" || true
+mv "$work/classes.tmp" "$work/classes.txt"
+[ -s "$work/classes.txt" ] || { echo "bench: no file of the classes '$wanted' in $corpus_dir" >&2; exit 1; }
 classes=()
 for class in baseline progressive png webp; do
     grep -q "^$class " "$work/classes.txt" && classes+=("$class")
@@ -139,10 +146,13 @@ if [ -z "${SKIP_THUMBOR:-}" ] && [ ! -x "$thumbor" ]; then
     "$work/thumbor-venv/bin/pip" install -q pycurl || echo "bench: pycurl did not install; thumbor uses tornado's simple client" >&2
 fi
 
-# --- our server ---
-echo "bench: building thumbnail-server (release)"
-swift build --package-path "$package" -c release --product thumbnail-server 2>&1 | tail -n 1
-server="$(swift build --package-path "$package" -c release --show-bin-path)/thumbnail-server"
+# --- our server (SERVER=path: one built already) ---
+server="${SERVER:-}"
+if [ -z "$server" ]; then
+    echo "bench: building thumbnail-server (release)"
+    swift build --package-path "$package" -c release --product thumbnail-server 2>&1 | tail -n 1
+    server="$(swift build --package-path "$package" -c release --show-bin-path)/thumbnail-server"
+fi
 
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }
@@ -238,9 +248,14 @@ measure() {
     local warm="$work/paths-$server-$class-$round-warm.txt" list="$work/paths-$server-$class-$round.txt" out="$work/wrk-$server-$class-$round.txt"
     paths "$server" "$class" "w$round-" 4000 >"$warm"
     paths "$server" "$class" "r$round-" 40000 >"$list"
-    # The first path must answer 200 with a JPEG before the load starts.
-    local got
-    got="$(curl -s -o /dev/null -w '%{http_code} %{content_type}' --max-time 60 "$base$(head -n 1 "$list")")"
+    # The first path must answer 200 with a JPEG before the load starts,
+    # once the server is done with the last run's leftover requests.
+    local got attempt
+    for attempt in 1 2 3; do
+        wait_idle "$pid"
+        got="$(curl -s -o /dev/null -w '%{http_code} %{content_type}' --max-time 60 "$base$(head -n 1 "$list")")"
+        [[ "$got" == "200 image/jpeg"* ]] && break
+    done
     [[ "$got" == "200 image/jpeg"* ]] || { echo "bench: $server answered '$got' for $(head -n 1 "$list")" >&2; exit 1; }
     BENCH_PATHS="$warm" BENCH_THREADS=$threads BENCH_BURST=$burst \
         "${pin_load[@]}" wrk -t$threads -c"$concurrency" -d"${warmup}s" --timeout 30s -s "$script" "$base" >/dev/null
