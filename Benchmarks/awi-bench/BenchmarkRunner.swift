@@ -8,6 +8,10 @@ enum BenchmarkRunner {
         if arguments.first == "--allocator-child" {
             return AllocatorScenario.child(Array(arguments.dropFirst()))
         }
+        // A child process of the thumbnail-rss scenario (see ThumbnailRSSScenario).
+        if arguments.first == "--rss-child" {
+            return ThumbnailRSSScenario.child(Array(arguments.dropFirst()))
+        }
         let options: BenchmarkOptions
         let scenarios: [any Scenario]
         do {
