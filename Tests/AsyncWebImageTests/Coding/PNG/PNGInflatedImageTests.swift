@@ -202,8 +202,12 @@ struct PNGInflatedImageTests {
         let shrunk = try data.withUnsafeBytes { buffer in
             let context = try SpngContext(decoding: buffer)
             _ = try context.hasTransparencyChunk()
-            let streamed = PNGInflatedImage(png: buffer, context: context, plan: plan, maximumInflatedBytes: .max, reduced: true)
+            var streamed = PNGInflatedImage(png: buffer, context: context, plan: plan, maximumInflatedBytes: .max, reduced: true)
             #expect(streamed?.isStreaming == true)
+            // Every row streams and the Adler-32 matches: no silent fall-back to libspng
+            var rows = 0
+            #expect(streamed?.forEachRow { _, _, _ in rows += 1; return true } == true)
+            #expect(rows == (streamed?.layout.passes.reduce(0) { $0 + ($1.isEmpty ? 0 : $1.height) } ?? -1))
             return try PNGCoder.decodeShrinking(context, png: buffer, plan: plan, factor: 5)
         }
         // Then the pixels are the same as libspng's, reduced
@@ -214,9 +218,10 @@ struct PNGInflatedImageTests {
         #expect(max(thumbnail.width, thumbnail.height) == 100)
     }
 
-    @Test("a streamed thumbnail of damaged or cut image data falls back to libspng and its outcome", arguments: [false, true])
-    func streamedDamage(truncate: Bool) throws {
-        // Given a large noise PNG whose image data is damaged in its middle (CRC made right), or whose last IDAT chunk is missing
+    @Test("a streamed thumbnail of damaged or cut image data, or a wrong Adler-32, falls back to libspng and its error", arguments: [0, 1, 2])
+    func streamedDamage(damage: Int) throws {
+        let truncate = damage == 1
+        // Given a large noise PNG whose image data is damaged in its middle or in its Adler-32 trailer (CRC made right), or cut short
         let good = try Self.encodeNoise(width: 1031, height: 1100, colorType: 6, depth: 8, interlaced: false, filter: SPNG_FILTER_CHOICE_ALL)
         var png = [UInt8](good)
         let offset = try #require(Self.chunkOffset(png, "IDAT"))
@@ -230,9 +235,16 @@ struct PNGInflatedImageTests {
             let crc = png.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[(offset + 4)..<(offset + 8 + cut)])) }
             for index in 0..<4 { png[offset + 8 + cut + index] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * index)) }
         } else {
-            png[offset + 8 + length / 2] ^= 0x55
-            let crc = png.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[(offset + 4)..<(offset + 8 + length)])) }
-            for index in 0..<4 { png[offset + 8 + length + index] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * index)) }
+            // A flipped byte of deflate data, or of the Adler-32 trailer (the last 4 bytes of the last IDAT).
+            var chunk = offset
+            if damage == 2 {
+                while let next = Self.chunkOffset(png, "IDAT", after: chunk) { chunk = next }
+            }
+            let size = Int(png[chunk]) << 24 | Int(png[chunk + 1]) << 16 | Int(png[chunk + 2]) << 8 | Int(png[chunk + 3])
+            try #require(size >= 4)
+            png[chunk + 8 + (damage == 2 ? size - 2 : size / 2)] ^= 0x55
+            let crc = png.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[(chunk + 4)..<(chunk + 8 + size)])) }
+            for index in 0..<4 { png[chunk + 8 + size + index] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * index)) }
         }
         let data = Data(png)
         // When the coder makes a thumbnail of it
@@ -263,8 +275,11 @@ struct PNGInflatedImageTests {
         }
     }
 
-    static func chunkOffset(_ png: [UInt8], _ type: String) -> Int? {
+    static func chunkOffset(_ png: [UInt8], _ type: String, after start: Int? = nil) -> Int? {
         var offset = 8
+        if let start {
+            offset = start + 12 + (Int(png[start]) << 24 | Int(png[start + 1]) << 16 | Int(png[start + 2]) << 8 | Int(png[start + 3]))
+        }
         while offset + 12 <= png.count {
             let length = Int(png[offset]) << 24 | Int(png[offset + 1]) << 16 | Int(png[offset + 2]) << 8 | Int(png[offset + 3])
             if String(decoding: png[(offset + 4)..<(offset + 8)], as: UTF8.self) == type { return offset }
