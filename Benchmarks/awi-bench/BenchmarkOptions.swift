@@ -10,18 +10,22 @@ struct BenchmarkOptions: Sendable {
     var quick = false
     /// Multiplies every time budget.
     var durationScale = 1.0
+    /// `--allocator-tuning`: ``AllocatorTuning/default`` was applied at start (main.swift).
+    var allocatorTuning = false
     /// `--scenario list` or `--help` was given: print and exit.
     var listOnly = false
     var helpOnly = false
 
     static let usage = """
-        usage: awi-bench [--scenario NAME]... [--json FILE] [--corpus DIR] [--quick] [--duration-scale X]
+        usage: awi-bench [--scenario NAME]... [--json FILE] [--corpus DIR] [--quick] [--duration-scale X] [--allocator-tuning]
 
           --scenario NAME     run only this scenario (repeatable); `--scenario list` lists them
           --json FILE         also write the results as JSON to FILE
           --corpus DIR        use the images in DIR instead of the generated corpus
           --quick             fewer iterations (a smoke run for CI)
           --duration-scale X  multiply every time budget by X (e.g. 3 for steadier figures)
+          --allocator-tuning  apply the malloc tuning an ImageLoader applies by default
+                              (AllocatorTuning.default) for the whole run
 
         Ratios are speed relative to the baseline measured in the same run (baseline
         time / our time; above 1 = faster). The exit code is 0 even when a target is
@@ -53,6 +57,8 @@ struct BenchmarkOptions: Sendable {
                 options.corpusDirectory = try value(for: flag)
             case "--quick":
                 options.quick = true
+            case "--allocator-tuning":
+                options.allocatorTuning = true
             case "--duration-scale":
                 let text = try value(for: flag)
                 guard let scale = Double(text), scale > 0, scale <= 100 else {

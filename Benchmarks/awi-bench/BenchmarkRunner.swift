@@ -1,3 +1,4 @@
+import AsyncWebImage
 import Foundation
 
 /// Runs the selected scenarios and prints the table.
@@ -7,6 +8,10 @@ enum BenchmarkRunner {
         // A child process of the allocator scenario (see AllocatorScenario).
         if arguments.first == "--allocator-child" {
             return AllocatorScenario.child(Array(arguments.dropFirst()))
+        }
+        // A child process of the thumbnail-rss scenario (see ThumbnailRSSScenario).
+        if arguments.first == "--rss-child" {
+            return ThumbnailRSSScenario.child(Array(arguments.dropFirst()))
         }
         let options: BenchmarkOptions
         let scenarios: [any Scenario]
@@ -37,6 +42,9 @@ enum BenchmarkRunner {
             return 1
         }
         progress.message("corpus: \(corpus.images.count) images in \(corpus.directory)")
+        if options.allocatorTuning {
+            progress.message("allocator: AllocatorTuning.default applied (\(AllocatorTuning.current != nil ? "in effect" : "NOT in effect"))")
+        }
         let server = BenchmarkServer(corpus: corpus)
         defer { server.stop() }
         let context = BenchmarkContext(options: options, corpus: corpus, progress: progress, server: server)

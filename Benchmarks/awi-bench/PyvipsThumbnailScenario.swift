@@ -17,11 +17,15 @@ import Foundation
 /// at the start of the run from its baseline JPEGs (raw TurboJPEG decode,
 /// raw libwebp `WebPEncodeRGB` at quality 80, as `webp-decode` makes them)
 /// into a temporary folder both sides read.
+///
+/// On the generated corpus the 8 largest files of a class are measured; with
+/// `--corpus DIR` every file of each class is, so the figure is the class's.
 struct PyvipsThumbnailScenario: Scenario {
     let name = "pyvips-thumbnail"
     let summary = "256 px thumbnails per class (baseline/progressive JPEG, PNG, WebP) vs pyvips thumbnail_buffer, CPU per image (target ≥ 1.2×; WebP ≥ 1.0×)"
 
-    /// The most files of one class measured (the largest first: the work that matters).
+    /// The most files of one class measured on the generated corpus (the
+    /// largest first: the work that matters); a `--corpus` folder is measured whole.
     private static let filesPerClass = 8
     private static let side = 256
 
@@ -42,9 +46,10 @@ struct PyvipsThumbnailScenario: Scenario {
             ("progressive JPEG", context.corpus.images.filter { $0.format == .jpeg && $0.variant == .progressive }),
             ("PNG", context.corpus.images.filter { $0.format == .png }),
         ]
+        let limit = context.options.corpusDirectory == nil ? Self.filesPerClass : Int.max
         var rows: [ResultRow] = []
         for (label, files) in classes where !files.isEmpty {
-            let chosen = Array(files.sorted { $0.byteCount > $1.byteCount }.prefix(Self.filesPerClass))
+            let chosen = Array(files.sorted { $0.byteCount > $1.byteCount }.prefix(limit))
             let caseName = "\(label) ×\(chosen.count) → \(Self.side)px"
             rows.append(await context.measureCase(scenario: name, caseName: caseName) {
                 try await measure(chosen, caseName: caseName, target: 1.2, context: context)
@@ -59,7 +64,7 @@ struct PyvipsThumbnailScenario: Scenario {
             webp = try Self.makeWebP(from: context.corpus, in: folder)
         }
         if !webp.isEmpty {
-            let chosen = Array(webp.sorted { $0.byteCount > $1.byteCount }.prefix(Self.filesPerClass))
+            let chosen = Array(webp.sorted { $0.byteCount > $1.byteCount }.prefix(limit))
             let caseName = "WebP ×\(chosen.count) → \(Self.side)px" + (madeFolder == nil ? "" : " (made from the JPEGs)")
             rows.append(await context.measureCase(scenario: name, caseName: caseName) {
                 try await measure(chosen, caseName: caseName, target: 1.0, context: context)

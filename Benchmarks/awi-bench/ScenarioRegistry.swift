@@ -32,6 +32,7 @@ enum ScenarioRegistry {
         ThumbnailStagesScenario(),
         GIFAnimationScenario(),
         AnimationPlaybackRSSScenario(),
+        ThumbnailRSSScenario(),
     ]
 
     /// The scenarios `names` select, in registry order; every scenario that

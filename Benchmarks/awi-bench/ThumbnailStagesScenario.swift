@@ -8,6 +8,8 @@ import Foundation
 /// covering-scale decode alone; the resample alone (reported); then the
 /// 256 px image encoded as JPEG (TurboJPEG), PNG (libdeflate vs libspng's
 /// zlib at the same level) and WebP (libwebp, same quality and method).
+/// With `--corpus DIR`, also per class over every file of the folder
+/// (`ThumbnailStagesScenario+Corpus.swift`).
 struct ThumbnailStagesScenario: Scenario {
     let name = "thumbnail-stages"
     let summary = "256 px thumbnail of a 12 MP JPEG per stage: decode, resample, JPEG/PNG/WebP encode, each vs the raw library call"
@@ -46,6 +48,9 @@ struct ThumbnailStagesScenario: Scenario {
                 raw: { try RawWebP.encode(rgb: rgb, width: thumbnail.width, height: thumbnail.height, quality: 80) }
             )
         })
+        if context.options.corpusDirectory != nil {
+            rows += await corpusRows(in: context)
+        }
         return rows
     }
 

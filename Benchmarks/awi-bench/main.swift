@@ -7,6 +7,11 @@ import Glibc
 if CommandLine.arguments.dropFirst().first == "--allocator-child", CommandLine.arguments.dropFirst(2).first == "tuned" {
     AllocatorTuning.default.apply()
 }
+// `--allocator-tuning`: the whole run with the tuning an `ImageLoader` applies by
+// default, so coder-level scenarios measure the library as a loader configures it.
+if CommandLine.arguments.dropFirst().contains("--allocator-tuning") {
+    AllocatorTuning.default.apply()
+}
 
 // Everything lives in BenchmarkRunner; top-level code only hands over the
 // arguments and the exit code.

@@ -2,6 +2,7 @@
 """The pyvips baseline of awi-bench's `pyvips-thumbnail` scenario.
 
 usage: pyvips_thumbnail.py SIZE FILE...
+       pyvips_thumbnail.py --rss SIZE WARMUP FILE
 
 Reads every FILE into memory, makes one untimed pass (libvips' start-up and
 first-call costs), then thumbnails each file once more from memory with
@@ -10,6 +11,11 @@ decoded in full) into a SIZE x SIZE box, materialising the pixels.
 Prints "<cpu seconds> <wall seconds>" of the timed pass: CPU of the whole
 process (all libvips threads), so the figure is per core whatever libvips'
 threading. libvips' operation cache is off, so no pass reuses another's work.
+
+With --rss (the `thumbnail-rss` scenario): thumbnails WARMUP (a small file of
+the same class: libvips loads its loaders on first use), resets the peak RSS
+(/proc/self/clear_refs), reads the current RSS, thumbnails FILE once and
+prints "rss <bytes> hwm <bytes>": the RSS before and the peak during it.
 """
 import os
 import sys
@@ -27,7 +33,34 @@ def thumbnail_all(buffers, size):
         image.write_to_memory()
 
 
+def status_bytes(field):
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith(field):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
+def rss_mode(arguments):
+    size = int(arguments[0])
+    pyvips.cache_set_max(0)
+    with open(arguments[1], "rb") as file:
+        warmup = file.read()
+    thumbnail_all([warmup], size)
+    del warmup
+    with open(arguments[2], "rb") as file:
+        data = file.read()
+    with open("/proc/self/clear_refs", "w") as clear:
+        clear.write("5")
+    before = status_bytes("VmRSS:")
+    thumbnail_all([data], size)
+    print(f"rss {before} hwm {status_bytes('VmHWM:')}")
+    return 0
+
+
 def main():
+    if len(sys.argv) == 5 and sys.argv[1] == "--rss":
+        return rss_mode(sys.argv[2:])
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
         return 64

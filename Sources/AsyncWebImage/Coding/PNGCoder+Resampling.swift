@@ -28,7 +28,7 @@ extension PNGCoder {
             }
         }
         var scratch = [UInt8](repeating: 0, count: plan.rowBytes)
-        if var inflated = PNGInflatedImage(png: png, context: context, plan: plan, maximumInflatedBytes: maximumInflatedBytes) {
+        if var inflated = PNGInflatedImage(png: png, context: context, plan: plan, maximumInflatedBytes: maximumInflatedBytes, reduced: true) {
             let converter = inflated.converter
             var complete = false
             let image = Image.make(width: target.width, height: target.height, pixelFormat: plan.pixelFormat, format: .png) { output in

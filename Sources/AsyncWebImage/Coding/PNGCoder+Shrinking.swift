@@ -21,7 +21,7 @@ extension PNGCoder {
         _ context: SpngContext, png: UnsafeRawBufferPointer, plan: PNGDecodePlan, factor: Int,
         maximumInflatedBytes: Int = PNGInflatedImage.maximumInflatedBytes
     ) throws -> Image {
-        if var inflated = PNGInflatedImage(png: png, context: context, plan: plan, maximumInflatedBytes: maximumInflatedBytes),
+        if var inflated = PNGInflatedImage(png: png, context: context, plan: plan, maximumInflatedBytes: maximumInflatedBytes, reduced: true),
            let image = shrink(&inflated, plan: plan, factor: factor) {
             return image
         }

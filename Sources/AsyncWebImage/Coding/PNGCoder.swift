@@ -35,7 +35,10 @@ import CSpng
 /// supplies PLTE and tRNS); libspng decodes as before when that does not
 /// apply: a truncated or damaged file, inflated data over 128 MiB or over
 /// what the memory budget leaves, an eXIf chunk after the image data, or a
-/// stream that inflates to more than the image.
+/// stream that inflates to more than the image. A thumbnail (or scaled-down
+/// decode) of image data over 4 MiB is inflated a row at a time with zlib
+/// instead, unfiltered and reduced as it goes, so it never holds the
+/// full-size image data either.
 ///
 /// Thumbnails and ``ImageDecodingOptions/scaleDownLargeImages`` shrink while
 /// decoding. When the image is at least twice the target size, pixels are

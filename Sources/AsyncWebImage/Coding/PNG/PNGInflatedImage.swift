@@ -1,5 +1,6 @@
 import CDeflate
 import CSpng
+import CZlib
 
 /// A PNG's whole image data inflated in one libdeflate call, then unfiltered
 /// row by row (in place) and converted to the plan's pixels.
@@ -21,24 +22,45 @@ import CSpng
 /// expected size with a correct Adler-32. Otherwise, and when a row has an
 /// unknown filter type or a palette index past PLTE, the caller decodes with
 /// libspng as before (so a damaged file fails with libspng's message).
+///
+/// Thumbnails of larger images (`streaming`, over
+/// ``maximumWholeInflateBytesForReduction``) are inflated a row at a time
+/// with zlib instead, into two reused rows: a reduced decode then never holds
+/// the image's full-size data, at the cost of zlib's slower inflate.
 struct PNGInflatedImage {
     /// The largest inflate buffer this path allocates: 128 MiB (a 32 MP
     /// RGBA or 42 MP RGB image). Larger images decode row by row with
     /// libspng, which holds one row of image data at a time.
     static let maximumInflatedBytes = 128 << 20
 
+    /// The largest image data a reduced decode (a thumbnail) inflates whole:
+    /// 4 MiB, a 1 MP RGBA image. Above it, rows are inflated one at a time.
+    static let maximumWholeInflateBytesForReduction = 4 << 20
+
     let layout: PNGRawLayout
     let converter: PNGSampleConverter
-    /// The inflated stream: rows of each pass, each a filter byte then its bytes.
+    /// The inflated stream: rows of each pass, each a filter byte then its
+    /// bytes (empty when streaming).
     private var data: [UInt8]
+    /// The IDAT payloads and the file, when rows are inflated as they are visited.
+    private let streamed: (stream: PNGImageDataStream, png: UnsafeRawBufferPointer)?
+    /// Whether rows are inflated as they are visited (no whole inflate buffer).
+    var isStreaming: Bool { streamed != nil }
 
     /// Inflates the image data of `png`, or returns `nil` when this path
     /// does not apply (see the type's discussion). libspng's `context` must
     /// not have started decoding the image; it is only asked for PLTE and tRNS.
-    init?(png: UnsafeRawBufferPointer, context: SpngContext, plan: PNGDecodePlan, maximumInflatedBytes: Int) {
+    ///
+    /// With `reduced` (a thumbnail: rows go to a reducer, never into a
+    /// full-size image) and image data over ``maximumWholeInflateBytesForReduction``,
+    /// nothing is inflated yet: ``forEachRow(_:)`` inflates each row as it
+    /// visits it (`maximumInflatedBytes` does not apply: two rows are held),
+    /// and `png` must outlive this value.
+    init?(png: UnsafeRawBufferPointer, context: SpngContext, plan: PNGDecodePlan, maximumInflatedBytes: Int, reduced: Bool = false) {
         var ihdr = spng_ihdr()
-        guard spng_get_ihdr(context.raw, &ihdr) == 0, let layout = PNGRawLayout(ihdr: ihdr),
-              layout.inflatedBytes <= maximumInflatedBytes, layout.inflatedBytes > 0 else { return nil }
+        guard spng_get_ihdr(context.raw, &ihdr) == 0, let layout = PNGRawLayout(ihdr: ihdr), layout.inflatedBytes > 0 else { return nil }
+        let streaming = reduced && layout.inflatedBytes > Self.maximumWholeInflateBytesForReduction
+        guard streaming || layout.inflatedBytes <= maximumInflatedBytes else { return nil }
         var trns = spng_trns()
         let trnsCode = spng_get_trns(context.raw, &trns)
         guard trnsCode == 0 || trnsCode == SPNG_ECHUNKAVAIL.rawValue else { return nil }
@@ -47,6 +69,13 @@ struct PNGInflatedImage {
         guard let converter = PNGSampleConverter(
             layout: layout, plan: plan, transparency: trnsCode == 0 ? trns : nil, palette: hasPalette ? plte : nil
         ), let stream = PNGImageDataStream(png) else { return nil }
+        if streaming {
+            self.layout = layout
+            self.converter = converter
+            self.data = []
+            self.streamed = (stream, png)
+            return
+        }
         guard let decompressor = libdeflate_alloc_decompressor() else { return nil }
         defer { libdeflate_free_decompressor(decompressor) }
         var result = LIBDEFLATE_BAD_DATA
@@ -62,6 +91,7 @@ struct PNGInflatedImage {
         self.layout = layout
         self.converter = converter
         self.data = data
+        self.streamed = nil
     }
 
     /// Unfilters every row in place, pass by pass, and calls `body` with each
@@ -71,6 +101,9 @@ struct PNGInflatedImage {
     ///   returned `false` (nothing after it is visited).
     mutating func forEachRow(_ body: (_ row: UnsafePointer<UInt8>, _ y: Int, _ pass: PNGRawLayout.Pass) -> Bool) -> Bool {
         let layout = layout
+        if let streamed {
+            return Self.forEachStreamedRow(layout: layout, stream: streamed.stream, png: streamed.png, body)
+        }
         return data.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return false }
             var offset = 0
@@ -91,6 +124,92 @@ struct PNGInflatedImage {
         }
     }
 
+    /// ``forEachRow(_:)`` with zlib: each row inflated into one of two
+    /// reused rows, unfiltered against the other. The stream must end
+    /// exactly after the last row, with a matching Adler-32 — computed here
+    /// by libdeflate (vectorised) rather than by zlib 1.2's byte loop, which
+    /// took a tenth of a streamed thumbnail's time.
+    private static func forEachStreamedRow(
+        layout: PNGRawLayout, stream: PNGImageDataStream, png: UnsafeRawBufferPointer,
+        _ body: (_ row: UnsafePointer<UInt8>, _ y: Int, _ pass: PNGRawLayout.Pass) -> Bool
+    ) -> Bool {
+        guard let base = png.baseAddress else { return false }
+        var z = z_stream()
+        guard inflateInit_(&z, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return false }
+        defer { inflateEnd(&z) }
+        // zlib still reads the trailer, but leaves the check to `adler` and `trailer()` below.
+        guard inflateValidate(&z, 0) == Z_OK else { return false }
+        var adler: UInt32 = 1
+        var nextPayload = 0
+        var ended = false
+        // Fills `count` bytes at `out`; false on a damaged stream or one that ends early.
+        func inflate(into out: UnsafeMutablePointer<UInt8>, count: Int) -> Bool {
+            z.next_out = out
+            z.avail_out = UInt32(count)
+            // Each turn consumes input or produces output, or fails: bounded by the data.
+            while z.avail_out > 0 {
+                guard !ended else { return false }
+                if z.avail_in == 0 {
+                    guard nextPayload < stream.payloads.count else { return false }
+                    let payload = stream.payloads[nextPayload]
+                    nextPayload += 1
+                    z.next_in = UnsafeMutablePointer(mutating: (base + payload.offset).assumingMemoryBound(to: UInt8.self))
+                    z.avail_in = UInt32(payload.length)
+                    continue
+                }
+                switch CZlib.inflate(&z, Z_NO_FLUSH) {
+                case Z_OK: continue
+                case Z_STREAM_END: ended = true
+                default: return false
+                }
+            }
+            return true
+        }
+        // The stream's Adler-32: its last 4 bytes consumed (big-endian), which may span IDAT chunks.
+        func trailer() -> UInt32? {
+            var index = nextPayload - 1
+            guard index >= 0 else { return nil }
+            var position = stream.payloads[index].length - Int(z.avail_in)
+            var value: UInt32 = 0
+            for byte in 0..<4 {
+                // At most one step back per payload: bounded by their count.
+                while position == 0 {
+                    index -= 1
+                    guard index >= 0 else { return nil }
+                    position = stream.payloads[index].length
+                }
+                position -= 1
+                value |= UInt32(png[stream.payloads[index].offset + position]) << (8 * UInt32(byte))
+            }
+            return value
+        }
+        let rowCapacity = 1 + layout.maximumRowBytes
+        var rows = [UInt8](repeating: 0, count: 2 * rowCapacity)
+        let complete = rows.withUnsafeMutableBufferPointer { rows -> Bool in
+            guard let rowsBase = rows.baseAddress else { return false }
+            var (current, previous) = (rowsBase, rowsBase + rowCapacity)
+            for pass in layout.passes where !pass.isEmpty {
+                for index in 0..<pass.height {
+                    guard inflate(into: current, count: 1 + pass.rowBytes) else { return false }
+                    adler = libdeflate_adler32(adler, current, 1 + pass.rowBytes)
+                    guard PNGUnfilter.unfilter(
+                        filter: current[0], source: current + 1, destination: current + 1,
+                        previous: index == 0 ? nil : UnsafePointer(previous + 1), count: pass.rowBytes, stride: layout.filterStride
+                    ), body(current + 1, pass.rowStart + index * pass.rowStep, pass) else { return false }
+                    swap(&current, &previous)
+                }
+            }
+            return true
+        }
+        guard complete else { return false }
+        if !ended {
+            // The stream must end here: one more byte of output would be more than the image.
+            var extra: UInt8 = 0
+            guard !inflate(into: &extra, count: 1), ended, z.avail_out == 1 else { return false }
+        }
+        return trailer() == adler
+    }
+
     /// Writes the whole image into `pixels` (tightly packed rows of `plan.rowBytes`).
     ///
     /// - Returns: `false` for a damaged row (see ``forEachRow(_:)``); the
@@ -100,7 +219,7 @@ struct PNGInflatedImage {
             return false
         }
         let rowBytes = plan.rowBytes
-        if converter.isIdentity, layout.passes.count == 1 {
+        if converter.isIdentity, layout.passes.count == 1, streamed == nil {
             // Stored rows are the output rows: unfilter straight into the image.
             let (stride, height) = (layout.filterStride, layout.height)
             return data.withUnsafeBufferPointer { buffer in

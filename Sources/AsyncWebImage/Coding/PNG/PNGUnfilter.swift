@@ -23,7 +23,11 @@ enum PNGUnfilter {
         case 0:
             if UnsafePointer(destination) != source { destination.update(from: source, count: count) }
         case 1:
-            sub(source, destination, count, stride)
+            switch stride {
+            case 3: sub(source, destination, count, 3)
+            case 4: sub(source, destination, count, 4)
+            default: sub(source, destination, count, stride)
+            }
         case 2:
             if let previous {
                 for i in 0..<count { destination[i] = source[i] &+ previous[i] }
@@ -31,7 +35,11 @@ enum PNGUnfilter {
                 destination.update(from: source, count: count)
             }
         case 3:
-            average(source, destination, previous, count, stride)
+            switch stride {
+            case 3: average(source, destination, previous, count, 3)
+            case 4: average(source, destination, previous, count, 4)
+            default: average(source, destination, previous, count, stride)
+            }
         case 4:
             if let previous {
                 switch stride {
@@ -51,9 +59,25 @@ enum PNGUnfilter {
 
     @inline(__always)
     private static func sub(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt8>, _ count: Int, _ stride: Int) {
-        let head = min(stride, count)
-        for i in 0..<head { destination[i] = source[i] }
-        var i = head
+        var i = 0
+        if stride == 3 || stride == 4 {
+            // A pixel's channels are independent: one 4-lane add per pixel.
+            var left = SIMD4<UInt8>(repeating: 0)
+            while i + 4 <= count {
+                let pixel = load4(source + i) &+ left
+                store(pixel, to: destination + i, stride: stride)
+                left = pixel
+                i += stride
+            }
+        }
+        // The row's first pixel, when the lanes did not take it (other strides, a lone RGB pixel).
+        if i == 0 {
+            let head = min(stride, count)
+            while i < head {
+                destination[i] = source[i]
+                i += 1
+            }
+        }
         while i < count {
             destination[i] = source[i] &+ destination[i - stride]
             i += 1
@@ -65,40 +89,112 @@ enum PNGUnfilter {
         _ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt8>, _ previous: UnsafePointer<UInt8>?,
         _ count: Int, _ stride: Int
     ) {
-        let head = min(stride, count)
-        if let previous {
-            for i in 0..<head { destination[i] = source[i] &+ (previous[i] >> 1) }
-            var i = head
-            while i < count {
-                let predicted = (UInt16(destination[i - stride]) + UInt16(previous[i])) >> 1
-                destination[i] = source[i] &+ UInt8(truncatingIfNeeded: predicted)
-                i += 1
-            }
-        } else {
+        guard let previous else {
+            // No row above: b = 0, so the prediction is a / 2.
+            let head = min(stride, count)
             for i in 0..<head { destination[i] = source[i] }
             var i = head
             while i < count {
                 destination[i] = source[i] &+ (destination[i - stride] >> 1)
                 i += 1
             }
+            return
+        }
+        var i = 0
+        if stride == 3 || stride == 4 {
+            var left = SIMD4<UInt16>(repeating: 0)
+            while i + 4 <= count {
+                let above = SIMD4<UInt16>(truncatingIfNeeded: load4(previous + i))
+                let pixel = (SIMD4<UInt16>(truncatingIfNeeded: load4(source + i)) &+ ((left &+ above) &>> 1)) & 0xFF
+                store(SIMD4<UInt8>(truncatingIfNeeded: pixel), to: destination + i, stride: stride)
+                left = pixel
+                i += stride
+            }
+        }
+        // The row's first pixel, when the lanes did not take it (other strides, a lone RGB pixel).
+        if i == 0 {
+            let head = min(stride, count)
+            while i < head {
+                destination[i] = source[i] &+ (previous[i] >> 1)
+                i += 1
+            }
+        }
+        while i < count {
+            let predicted = (UInt16(destination[i - stride]) + UInt16(previous[i])) >> 1
+            destination[i] = source[i] &+ UInt8(truncatingIfNeeded: predicted)
+            i += 1
         }
     }
 
     /// Paeth: predict with whichever of a, b, c is closest to a + b − c,
     /// ties broken in the order a, b, c.
+    ///
+    /// RGB and RGBA rows go a pixel at a time in 4 lanes (libpng's SIMD
+    /// filters do the same): each pixel depends on the one to its left, but
+    /// its channels do not depend on each other.
     @inline(__always)
     private static func paeth(
         _ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt8>, _ previous: UnsafePointer<UInt8>,
         _ count: Int, _ stride: Int
     ) {
-        let head = min(stride, count)
-        // Left of the row a = c = 0, so the predictor is b.
-        for i in 0..<head { destination[i] = source[i] &+ previous[i] }
-        var i = head
+        var i = 0
+        if stride == 3 || stride == 4 {
+            // Left of the row a = c = 0, for which the lanes pick b, as the scalar predictor does.
+            var left = SIMD4<Int16>(repeating: 0)
+            var aboveLeft = SIMD4<Int16>(repeating: 0)
+            while i + 4 <= count {
+                let above = SIMD4<Int16>(truncatingIfNeeded: load4(previous + i))
+                let pixel = (SIMD4<Int16>(truncatingIfNeeded: load4(source + i)) &+ predictor(left, above, aboveLeft)) & 0xFF
+                store(SIMD4<UInt8>(truncatingIfNeeded: pixel), to: destination + i, stride: stride)
+                left = pixel
+                aboveLeft = above
+                i += stride
+            }
+        }
+        // The row's first pixel, when the lanes did not take it (other strides, a lone RGB pixel):
+        // left of the row a = c = 0, so the predictor is b.
+        if i == 0 {
+            let head = min(stride, count)
+            while i < head {
+                destination[i] = source[i] &+ previous[i]
+                i += 1
+            }
+        }
         while i < count {
             let a = Int(destination[i - stride]), b = Int(previous[i]), c = Int(previous[i - stride])
             destination[i] = source[i] &+ UInt8(truncatingIfNeeded: predictor(a, b, c))
             i += 1
+        }
+    }
+
+    /// ``predictor(_:_:_:)`` in each of 4 lanes.
+    @inline(__always)
+    static func predictor(_ a: SIMD4<Int16>, _ b: SIMD4<Int16>, _ c: SIMD4<Int16>) -> SIMD4<Int16> {
+        let p = b &- c, q = a &- c
+        let r = p &+ q
+        let pa = pointwiseMax(p, 0 &- p), pb = pointwiseMax(q, 0 &- q), pc = pointwiseMax(r, 0 &- r)
+        var predicted = c
+        predicted.replace(with: b, where: pb .<= pc)
+        predicted.replace(with: a, where: (pa .<= pb) .& (pa .<= pc))
+        return predicted
+    }
+
+    /// Four bytes from `pointer`, any alignment.
+    @inline(__always)
+    private static func load4(_ pointer: UnsafePointer<UInt8>) -> SIMD4<UInt8> {
+        UnsafeRawPointer(pointer).loadUnaligned(as: SIMD4<UInt8>.self)
+    }
+
+    /// Stores one pixel of `stride` (3 or 4) bytes: an RGB pixel must not
+    /// overwrite the next pixel's still-filtered byte (rows unfilter in place).
+    @inline(__always)
+    private static func store(_ pixel: SIMD4<UInt8>, to pointer: UnsafeMutablePointer<UInt8>, stride: Int) {
+        if stride == 4 {
+            UnsafeMutableRawPointer(pointer).storeBytes(of: pixel, as: SIMD4<UInt8>.self)
+        } else {
+            pointer[0] = pixel[0]
+            pointer[1] = pixel[1]
+            pointer[2] = pixel[2]
         }
     }
 

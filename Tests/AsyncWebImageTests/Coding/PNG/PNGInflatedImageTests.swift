@@ -107,6 +107,38 @@ struct PNGInflatedImageTests {
         }
     }
 
+    @Test("RGB and RGBA rows of 1 to 6 pixels, each filter: the 4-lane unfilter's edges match libspng", arguments: [
+        SPNG_FILTER_CHOICE_SUB, SPNG_FILTER_CHOICE_AVG, SPNG_FILTER_CHOICE_PAETH,
+    ])
+    func narrowRows(filter: spng_filter_choice) throws {
+        // Rows of 3 to 24 bytes: a lone RGB pixel takes no 4-byte load, the last RGB pixel of a row is done byte by byte.
+        for colorType: UInt8 in [2, 6] {
+            for width in 1...6 {
+                let png = try Self.encodeNoise(width: width, height: 5, colorType: colorType, depth: 8, interlaced: false, filter: filter)
+                let reference = try #require(Self.spngReference(png), "libspng cannot decode its own file")
+                let decoded = try #require(try Self.inflatedDecode(png))
+                #expect(decoded == reference.pixels, "colour type \(colorType), width \(width)")
+            }
+        }
+    }
+
+    @Test("the 4-lane Paeth predictor equals the scalar one on every input", arguments: [0, 64, 128, 192, 255])
+    func paethPredictorLanes(c: Int) {
+        for a in 0...255 {
+            // Four values of b per call: 64 calls cover 0...255.
+            for b0 in stride(from: 0, to: 256, by: 4) {
+                let lanes = PNGUnfilter.predictor(
+                    SIMD4<Int16>(repeating: Int16(a)), SIMD4<Int16>(Int16(b0), Int16(b0 + 1), Int16(b0 + 2), Int16(b0 + 3)),
+                    SIMD4<Int16>(repeating: Int16(c))
+                )
+                for lane in 0..<4 where Int(lanes[lane]) != PNGUnfilter.predictor(a, b0 + lane, c) {
+                    Issue.record("paeth lanes(\(a), \(b0 + lane), \(c)) = \(lanes[lane])")
+                    return
+                }
+            }
+        }
+    }
+
     @Test("the Paeth predictor follows the specification's tie order on every input", arguments: [0, 64, 128, 192, 255])
     func paethPredictor(c: Int) {
         for a in 0...255 {
@@ -148,6 +180,80 @@ struct PNGInflatedImageTests {
         #expect(shrunk.size == expected.size && shrunk.pixels == expected.pixels)
     }
 
+    @Test("a thumbnail of image data over 4 MiB inflates row by row and equals the box average of libspng's decode", arguments: [
+        (UInt8(6), UInt8(8), false), (2, 8, false), (2, 8, true), (6, 16, false), (0, 8, false), (3, 8, true), (4, 8, false),
+    ])
+    func streamedShrinking(colorType: UInt8, depth: UInt8, interlaced: Bool) throws {
+        // Given a noise image whose inflated data is just over 4 MiB, every filter chosen by libspng
+        let samples = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][Int(colorType)]!
+        let width = 1031
+        let rowBytes = width * samples * Int(depth) / 8
+        let height = PNGInflatedImage.maximumWholeInflateBytesForReduction / rowBytes + 7
+        let data = try Self.encodeNoise(width: width, height: height, colorType: colorType, depth: depth, interlaced: interlaced, filter: SPNG_FILTER_CHOICE_ALL)
+        let reference = try #require(Self.spngReference(data))
+        let plan = reference.plan
+        var reducer = BoxReducer(sourceWidth: plan.width, sourceHeight: plan.height, factor: 5, pixelFormat: plan.pixelFormat)
+        let expected = Image.make(width: reducer.size.width, height: reducer.size.height, pixelFormat: plan.pixelFormat) { output in
+            reference.pixels.withUnsafeBufferPointer { pixels in
+                for y in 0..<plan.height { reducer.add(row: pixels.baseAddress! + y * plan.rowBytes, output: output) }
+            }
+        }
+        // When the coder shrinks it by 5 while decoding
+        let shrunk = try data.withUnsafeBytes { buffer in
+            let context = try SpngContext(decoding: buffer)
+            _ = try context.hasTransparencyChunk()
+            var streamed = PNGInflatedImage(png: buffer, context: context, plan: plan, maximumInflatedBytes: .max, reduced: true)
+            #expect(streamed?.isStreaming == true)
+            // Every row streams and the Adler-32 matches: no silent fall-back to libspng
+            var rows = 0
+            #expect(streamed?.forEachRow { _, _, _ in rows += 1; return true } == true)
+            #expect(rows == (streamed?.layout.passes.reduce(0) { $0 + ($1.isEmpty ? 0 : $1.height) } ?? -1))
+            return try PNGCoder.decodeShrinking(context, png: buffer, plan: plan, factor: 5)
+        }
+        // Then the pixels are the same as libspng's, reduced
+        #expect(shrunk.size == expected.size)
+        #expect(shrunk.pixels == expected.pixels)
+        // And the coder's thumbnail (a shrink, then an exact resample) is that image resampled
+        let thumbnail = try PNGCoder().decode(data, options: ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 100, height: 100)))
+        #expect(max(thumbnail.width, thumbnail.height) == 100)
+    }
+
+    @Test("a streamed thumbnail of damaged or cut image data, or a wrong Adler-32, falls back to libspng and its error", arguments: [0, 1, 2])
+    func streamedDamage(damage: Int) throws {
+        let truncate = damage == 1
+        // Given a large noise PNG whose image data is damaged in its middle or in its Adler-32 trailer (CRC made right), or cut short
+        let good = try Self.encodeNoise(width: 1031, height: 1100, colorType: 6, depth: 8, interlaced: false, filter: SPNG_FILTER_CHOICE_ALL)
+        var png = [UInt8](good)
+        let offset = try #require(Self.chunkOffset(png, "IDAT"))
+        let length = Int(png[offset]) << 24 | Int(png[offset + 1]) << 16 | Int(png[offset + 2]) << 8 | Int(png[offset + 3])
+        if truncate {
+            // Cut the stream short inside the first IDAT, keeping the chunk whole.
+            let cut = length / 2
+            png.removeSubrange((offset + 8 + cut)..<(offset + 8 + length))
+            png[offset] = UInt8(truncatingIfNeeded: cut >> 24); png[offset + 1] = UInt8(truncatingIfNeeded: cut >> 16)
+            png[offset + 2] = UInt8(truncatingIfNeeded: cut >> 8); png[offset + 3] = UInt8(truncatingIfNeeded: cut)
+            let crc = png.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[(offset + 4)..<(offset + 8 + cut)])) }
+            for index in 0..<4 { png[offset + 8 + cut + index] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * index)) }
+        } else {
+            // A flipped byte of deflate data, or of the Adler-32 trailer (the last 4 bytes of the last IDAT).
+            var chunk = offset
+            if damage == 2 {
+                while let next = Self.chunkOffset(png, "IDAT", after: chunk) { chunk = next }
+            }
+            let size = Int(png[chunk]) << 24 | Int(png[chunk + 1]) << 16 | Int(png[chunk + 2]) << 8 | Int(png[chunk + 3])
+            try #require(size >= 4)
+            png[chunk + 8 + (damage == 2 ? size - 2 : size / 2)] ^= 0x55
+            let crc = png.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[(chunk + 4)..<(chunk + 8 + size)])) }
+            for index in 0..<4 { png[chunk + 8 + size + index] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * index)) }
+        }
+        let data = Data(png)
+        // When the coder makes a thumbnail of it
+        let options = ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 128, height: 128))
+        // Then it fails with a typed error, as libspng does (a damaged deflate stream is not decodable)
+        #expect(Self.spngReference(data)?.pixels == nil)
+        #expect(throws: ImageError.self) { try PNGCoder().decode(data, options: options) }
+    }
+
     @Test("damaged image data falls back to libspng and its error")
     func damaged() throws {
         // Given a good file with one byte of its image data flipped and its CRC made right again
@@ -169,8 +275,11 @@ struct PNGInflatedImageTests {
         }
     }
 
-    static func chunkOffset(_ png: [UInt8], _ type: String) -> Int? {
+    static func chunkOffset(_ png: [UInt8], _ type: String, after start: Int? = nil) -> Int? {
         var offset = 8
+        if let start {
+            offset = start + 12 + (Int(png[start]) << 24 | Int(png[start + 1]) << 16 | Int(png[start + 2]) << 8 | Int(png[start + 3]))
+        }
         while offset + 12 <= png.count {
             let length = Int(png[offset]) << 24 | Int(png[offset + 1]) << 16 | Int(png[offset + 2]) << 8 | Int(png[offset + 3])
             if String(decoding: png[(offset + 4)..<(offset + 8)], as: UTF8.self) == type { return offset }
