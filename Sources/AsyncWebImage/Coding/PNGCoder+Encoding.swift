@@ -8,9 +8,9 @@ extension PNGCoder {
     ///
     /// PNG is lossless, so `quality` is ignored: the output uses
     /// ``compressionLevel`` (6 by default) with the usual adaptive per-row
-    /// filter choice, compressed by libdeflate in one call at the level whose
-    /// output is no larger than zlib's at ``compressionLevel`` (libdeflate's
-    /// levels are a different scale: zlib 6 maps to libdeflate 10), in less time. An orientation other than `.up` is written as
+    /// filter choice, compressed by libdeflate in one call at the same level
+    /// (on photographs' thumbnails smaller than zlib's output at that level,
+    /// in less than half its time). An orientation other than `.up` is written as
     /// an eXIf chunk, so decoding gives back the same image. An
     /// ``Image/iccProfile`` is written as an `iCCP` chunk; an image converted
     /// to sRGB at decode (``ColorConversion/converted``) gets an `sRGB` chunk.
