@@ -58,7 +58,7 @@ public final class ConcurrencyLimiter: Sendable {
         }
     }
 
-    /// One permit per active processor, shared by every loader and cache
+    /// One permit per core the process may use (see ``init(limit:heavyLimit:heavyPixelCount:heavyThreadNice:)``), shared by every loader and cache
     /// that does not set a limiter of its own, so that CPU work stays
     /// bounded by the machine, not by the number of loaders.
     public static let shared = ConcurrencyLimiter()
@@ -85,7 +85,9 @@ public final class ConcurrencyLimiter: Sendable {
     ///
     /// - Parameters:
     ///   - limit: The most concurrent holders, at least 1; `nil` (the
-    ///     default) for the number of active processors.
+    ///     default) for the cores the process may use: the fewest of the
+    ///     active processors, the CPUs of its affinity mask (`taskset`, a
+    ///     cpuset) and its cgroup CPU quota (a container's limit, rounded up).
     ///   - heavyLimit: The most concurrent holders of heavy work, 1 to
     ///     `limit`; `nil` (the default) for half of `limit`, at least 1.
     ///   - heavyPixelCount: The declared pixel count above which a decode
@@ -97,7 +99,7 @@ public final class ConcurrencyLimiter: Sendable {
     ///     wants). `nil` runs heavy bodies on the cooperative pool instead,
     ///     each holding a normal permit besides its heavy one.
     public init(limit: Int? = nil, heavyLimit: Int? = nil, heavyPixelCount: Int = 20_000_000, heavyThreadNice: Int? = 10) {
-        let limit = max(1, limit ?? ProcessInfo.processInfo.activeProcessorCount)
+        let limit = max(1, limit ?? AvailableCores.count)
         let heavyLimit = min(limit, max(1, heavyLimit ?? limit / 2))
         let nice = heavyThreadNice.map { min(19, max(0, $0)) }
         self.limit = limit

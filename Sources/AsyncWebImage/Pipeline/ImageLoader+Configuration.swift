@@ -39,8 +39,8 @@ extension ImageLoader {
 
         /// Bounds the loader's CPU work — decodes, transforms, encodes and
         /// preview decodes — so a burst cannot flood the cooperative thread
-        /// pool. ``ConcurrencyLimiter/shared`` (one permit per active
-        /// processor, shared by every loader) by default.
+        /// pool. ``ConcurrencyLimiter/shared`` (one permit per core the
+        /// process may use, shared by every loader) by default.
         public var cpuLimiter: ConcurrencyLimiter = .shared
 
         // MARK: Policy

@@ -52,8 +52,11 @@ final class ThumbnailRenderer: Sendable {
         var redisConfiguration = RedisStore.Configuration(endpoints: options.redisEndpoints)
         redisConfiguration.commandTimeout = options.redisTimeout
         let redis = options.redisEndpoints.isEmpty ? nil : RedisStore(configuration: redisConfiguration)
-        // One CPU limiter for the loader and the cache: the heavy decodes'
-        // threads run at `--heavy-decode-nice`.
+        // One CPU limiter for the loader and the cache: one decode, resize or
+        // encode per core the process may use (its affinity mask and CPU
+        // quota, not the host's core count: under `taskset -c 0` two decodes
+        // on one core would hold two decodes' buffers for no more
+        // throughput); the heavy decodes' threads run at `--heavy-decode-nice`.
         let cpuLimiter = ConcurrencyLimiter(heavyThreadNice: options.heavyDecodeNice)
         let cache = ImageCache(memory: memory, disk: disk, sharedTier: redis, decodeLimiter: cpuLimiter)
         results = ResultCache(
@@ -67,12 +70,6 @@ final class ThumbnailRenderer: Sendable {
         self.redis = redis
 
         var configuration = ImageLoader.Configuration(cache: cache)
-        // One decode, resize or encode per core the process may run on.
-        // Foundation counts the machine's cores, not the affinity mask: under
-        // `taskset -c 0` or a cpuset the default limiter admitted two decodes
-        // on one core, holding two decodes' buffers (a progressive JPEG's
-        // coefficient arrays are tens of MiB) for no more throughput.
-        configuration.cpuLimiter = ConcurrencyLimiter(limit: Self.allowedCoreCount())
         // One cache for every client: a `private` response is not stored,
         // `s-maxage` wins over `max-age` (RFC 9111's shared cache).
         configuration.httpCacheMode = .shared
@@ -248,23 +245,6 @@ final class ThumbnailRenderer: Sendable {
         case .avif: 63
         default: 80
         }
-    }
-
-    /// The number of cores this process may run on (its affinity mask, from
-    /// `Cpus_allowed_list` in `/proc/self/status`: "0", "0-3", "0,2-3"), or
-    /// the active processor count when that cannot be read.
-    static func allowedCoreCount() -> Int {
-        let fallback = ProcessInfo.processInfo.activeProcessorCount
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") })
-        else { return fallback }
-        var count = 0
-        for range in line.dropFirst("Cpus_allowed_list:".count).split(separator: ",") {
-            let bounds = range.split(separator: "-").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-            guard let low = bounds.first ?? nil, let high = bounds.last ?? nil, bounds.count <= 2, high >= low else { return fallback }
-            count += high - low + 1
-        }
-        return count > 0 ? min(count, fallback) : fallback
     }
 
     private func checkHost(of url: URL) throws(ThumbnailError) {
