@@ -153,8 +153,11 @@ extension LoopbackServer {
         if response.trickle == nil, response.fault == nil, response.pause == nil, !chunked, body.count <= 65_536 {
             var packet = Data(head.utf8)
             packet.append(body)
-            guard sendAll(fd, packet) else { return .clientLeft }
             recordSent(request.path, body.count)
+            guard sendAll(fd, packet) else {
+                recordSent(request.path, -body.count)
+                return .clientLeft
+            }
             return .completed(keepAlive: !closeAfter)
         }
         guard sendAll(fd, Data(head.utf8)) else { return .clientLeft }
@@ -174,8 +177,11 @@ extension LoopbackServer {
             if chunked { packet.append(Data((String(end - offset, radix: 16) + "\r\n").utf8)) }
             packet.append(body[(body.startIndex + offset)..<(body.startIndex + end)])
             if chunked { packet.append(Data("\r\n".utf8)) }
-            guard sendAll(fd, packet) else { return .clientLeft }
             recordSent(request.path, end - offset)
+            guard sendAll(fd, packet) else {
+                recordSent(request.path, offset - end)
+                return .clientLeft
+            }
             offset = end
             if let current = pause, offset >= current.afterBytes {
                 pause = nil
@@ -200,7 +206,9 @@ extension LoopbackServer {
         return .completed(keepAlive: !closeAfter)
     }
 
-    /// Counts body bytes written for `path`, as they are written.
+    /// Counts body bytes written for `path`: before each write (a client
+    /// that has its bytes must find them counted; tests read the count as
+    /// soon as a load returns), taken back when the write fails.
     private func recordSent(_ path: String, _ count: Int) {
         state.withLock { $0.statistics[path]?.bodyBytesSent += count }
     }
