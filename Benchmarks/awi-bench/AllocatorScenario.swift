@@ -86,28 +86,11 @@ struct AllocatorScenario: Scenario {
 
     /// Runs one child and parses its report.
     private static func runChild(mode: String, path: String, decodes: Int, thumbnail: Bool) async throws -> ChildReport {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("awi-bench-allocator-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).out")
-        guard FileManager.default.createFile(atPath: output.path, contents: nil) else {
-            throw BenchmarkFailure("cannot create \(output.path)")
-        }
-        defer { try? FileManager.default.removeItem(at: output) }
-        let handle = try FileHandle(forWritingTo: output)
-        defer { try? handle.close() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["--allocator-child", mode, path, String(decodes), thumbnail ? "thumbnail" : "full"]
-        process.standardOutput = handle
-        // Output to a file, not a pipe: no thread of the cooperative pool blocks in read(2).
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        let outcome = try await ChildProcess.run(
+            ChildProcess.ownExecutable, ["--allocator-child", mode, path, String(decodes), thumbnail ? "thumbnail" : "full"],
+            mergingErrors: false
+        )
+        let (status, text) = (outcome.status, outcome.output)
         let words = text.split(whereSeparator: \.isWhitespace)
         var values: [String: Double] = [:]
         for index in stride(from: 0, to: words.count - 1, by: 2) { values[String(words[index])] = Double(words[index + 1]) }

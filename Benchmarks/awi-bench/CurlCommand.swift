@@ -24,7 +24,7 @@ enum CurlCommand {
     /// 1,000 URLs stay far from ARG_MAX. curl's output goes to files rather
     /// than pipes: draining pipes would need threads blocked in read(2), and
     /// the cooperative pool has only one per core.
-    /// - Parameter workFile: A path for the config file; `.out`/`.err` files are made beside it.
+    /// - Parameter workFile: A path for the config file.
     /// - Parameter extraArguments: More options, before the URL list (`--http2`, `--cacert`, ...).
     static func fetch(_ urls: [URL], parallel: Int, workFile: URL, extraArguments: [String] = []) async throws -> Outcome {
         var config = ""
@@ -32,42 +32,10 @@ enum CurlCommand {
             config += "url = \"\(url.absoluteString)\"\noutput = \"/dev/null\"\n"
         }
         try Data(config.utf8).write(to: workFile)
-        let outURL = workFile.appendingPathExtension("out")
-        let errURL = workFile.appendingPathExtension("err")
-        for url in [outURL, errURL] {
-            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-                throw BenchmarkFailure("cannot create \(url.path)")
-            }
-        }
-        let output = try FileHandle(forWritingTo: outURL)
-        let errors = try FileHandle(forWritingTo: errURL)
-        defer {
-            try? output.close()
-            try? errors.close()
-            try? FileManager.default.removeItem(at: outURL)
-            try? FileManager.default.removeItem(at: errURL)
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
+        let outcome = try await ChildProcess.run(ChildProcess.env, [
             "curl", "--parallel", "--parallel-max", String(parallel), "--silent", "--show-error",
             "--write-out", "%{http_code} %{size_download}\\n",
-        ] + extraArguments + ["--config", workFile.path]
-        process.standardOutput = output
-        process.standardError = errors
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        let text = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
-        return Outcome(
-            lines: text.split(separator: "\n"), exitStatus: status,
-            standardError: (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
-        )
+        ] + extraArguments + ["--config", workFile.path], mergingErrors: false)
+        return Outcome(lines: outcome.output.split(separator: "\n"), exitStatus: outcome.status, standardError: outcome.errors)
     }
 }

@@ -128,29 +128,9 @@ struct PyvipsThumbnailScenario: Scenario {
         return row
     }
 
-    /// Runs `python3 ARGS` to completion, its standard output in a file
-    /// (no pipe to drain from a thread of the cooperative pool).
+    /// Runs `python3 ARGS` to completion (its output in a file, see ``ChildProcess``).
     static func python(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let outURL = FileManager.default.temporaryDirectory.appendingPathComponent("awi-pyvips-\(UUID().uuidString).out")
-        guard FileManager.default.createFile(atPath: outURL.path, contents: nil) else {
-            throw BenchmarkFailure("cannot create \(outURL.path)")
-        }
-        defer { try? FileManager.default.removeItem(at: outURL) }
-        let output = try FileHandle(forWritingTo: outURL)
-        defer { try? output.close() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        process.standardOutput = output
-        process.standardError = output
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        let text = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
-        return (status, text)
+        let outcome = try await ChildProcess.run(ChildProcess.env, ["python3"] + arguments)
+        return (outcome.status, outcome.output)
     }
 }

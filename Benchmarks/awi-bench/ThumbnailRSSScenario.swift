@@ -103,29 +103,8 @@ struct ThumbnailRSSScenario: Scenario {
 
     /// Runs `awi-bench --rss-child ARGS` and parses its report.
     private static func runOurs(_ arguments: [String]) async throws -> (rss: Int, hwm: Int) {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("awi-bench-rss-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).out")
-        guard FileManager.default.createFile(atPath: output.path, contents: nil) else {
-            throw BenchmarkFailure("cannot create \(output.path)")
-        }
-        defer { try? FileManager.default.removeItem(at: output) }
-        let handle = try FileHandle(forWritingTo: output)
-        defer { try? handle.close() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["--rss-child"] + arguments
-        process.standardOutput = handle
-        process.standardError = handle
-        // Output to a file, not a pipe: no thread of the cooperative pool blocks in read(2).
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        let outcome = try await ChildProcess.run(ChildProcess.ownExecutable, ["--rss-child"] + arguments)
+        let (status, text) = (outcome.status, outcome.output)
         guard status == 0, let report = parse(text) else {
             throw BenchmarkFailure("rss child exited \(status): \(text.prefix(200))")
         }
