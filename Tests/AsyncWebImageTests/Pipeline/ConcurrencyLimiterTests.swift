@@ -98,9 +98,10 @@ struct ConcurrencyLimiterTests {
         #expect(limiter.availablePermits == 2)
     }
 
-    @Test("the default limit is the number of active processors")
+    @Test("the default limit is the number of cores the process may use, no more than the active processors")
     func defaultLimit() {
-        #expect(ConcurrencyLimiter().limit == ProcessInfo.processInfo.activeProcessorCount)
+        #expect(ConcurrencyLimiter().limit == AvailableCores.count)
+        #expect(ConcurrencyLimiter().limit <= ProcessInfo.processInfo.activeProcessorCount)
         #expect(ConcurrencyLimiter(limit: 0).limit == 1)
     }
 
