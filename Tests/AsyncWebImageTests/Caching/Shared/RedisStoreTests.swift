@@ -205,8 +205,12 @@ struct RedisStoreTests {
             }
         }
         #expect(elapsed < .milliseconds(100) + .milliseconds(500).scaled)
-        #expect(store.statistics.failures == 2)
-        #expect(store.statistics.skippedByBreaker == 38)
+        // Two calls time out side by side and open the breaker; when one
+        // times out before the other has, its thread may take one more call,
+        // still admitted (the breaker has not opened yet): 3 at the most.
+        let failures = store.statistics.failures
+        #expect((2...3).contains(failures))
+        #expect(store.statistics.skippedByBreaker == 40 - failures)
     }
 
     @Test("two nodes: keys spread over both; a store listing them in another order finds every key")
