@@ -57,15 +57,20 @@ struct ImageLoaderTests {
         #expect(images.allSatisfy { $0.storage === images[0].storage })
     }
 
-    @Test("two thumbnail sizes of one URL share the download and decode twice")
-    func thumbnailsShareDownload() async throws {
+    /// A harness serving the large JPEG fixture slowly at `/big.jpg` (so
+    /// concurrent loads join one download), its URL and its full decode.
+    static func trickledLargeJPEG() throws -> (PipelineHarness, URL, Image) {
         let harness = try PipelineHarness()
         let jpeg = try fixture("jpeg", "large.jpg")
         harness.server.route("/big.jpg", LoopbackServer.Response(
             headers: [("Content-Type", "image/jpeg")], body: jpeg,
             trickle: .init(bytesPerPiece: 8192, interval: .milliseconds(20))))
-        let url = harness.server.url("/big.jpg")
-        let full = try ImageCoderRegistry.builtIn.decode(jpeg)
+        return (harness, harness.server.url("/big.jpg"), try ImageCoderRegistry.builtIn.decode(jpeg))
+    }
+
+    @Test("two thumbnail sizes of one URL share the download and decode twice")
+    func thumbnailsShareDownload() async throws {
+        let (harness, url, full) = try Self.trickledLargeJPEG()
 
         async let small = harness.loader.image(url, context: ImageContext(thumbnailPixelSize: PixelSize(width: 32, height: 32)))
         async let medium = harness.loader.image(url, context: ImageContext(thumbnailPixelSize: PixelSize(width: 64, height: 64)))
@@ -82,13 +87,7 @@ struct ImageLoaderTests {
 
     @Test("coversThumbnailPixelSize decodes the smallest size covering the box, cached apart from the fit of the same box")
     func coverThumbnail() async throws {
-        let harness = try PipelineHarness()
-        let jpeg = try fixture("jpeg", "large.jpg")
-        harness.server.route("/big.jpg", LoopbackServer.Response(
-            headers: [("Content-Type", "image/jpeg")], body: jpeg,
-            trickle: .init(bytesPerPiece: 8192, interval: .milliseconds(20))))
-        let url = harness.server.url("/big.jpg")
-        let full = try ImageCoderRegistry.builtIn.decode(jpeg)
+        let (harness, url, full) = try Self.trickledLargeJPEG()
         let box = PixelSize(width: 64, height: 64)
 
         async let covering = harness.loader.image(url, context: ImageContext(thumbnailPixelSize: box, coversThumbnailPixelSize: true))

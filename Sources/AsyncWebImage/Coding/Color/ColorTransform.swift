@@ -5,8 +5,9 @@ import CLcms2
 /// Safe to share between threads (hence `@unchecked Sendable`): it is
 /// created with `cmsFLAGS_NOCACHE`, so lcms2 keeps no per-call state in it
 /// (since lcms2 2.3 `cmsDoTransform` copies the one-pixel cache into each
-/// call anyway), and after creation it is only read, by lcms2 and by the
-/// grey table. Every caller passes its own buffers. The handle is deleted
+/// call anyway), and after creation it is only read, by lcms2, by the
+/// grey table and by the fast-path kernel (a `Sendable` value of immutable
+/// tables); every stored property is a `let`. Every caller passes its own buffers. The handle is deleted
 /// once, when the last reference (the cache's or a decode's) goes away.
 ///
 /// Accuracy: lcms2's optimised 8-bit pipelines are exact enough for RGB
