@@ -8,6 +8,17 @@ import Testing
 /// the five filters forced.
 @Suite("PNGInflatedImage", .timeLimit(.minutes(2)))
 struct PNGInflatedImageTests {
+    /// libspng's decode box-averaged by `factor`: what a shrinking decode must give.
+    static func boxAverage(_ reference: (plan: PNGDecodePlan, pixels: [UInt8]), factor: Int) -> Image {
+        let plan = reference.plan
+        var reducer = BoxReducer(sourceWidth: plan.width, sourceHeight: plan.height, factor: factor, pixelFormat: plan.pixelFormat)
+        return Image.make(width: reducer.size.width, height: reducer.size.height, pixelFormat: plan.pixelFormat) { output in
+            reference.pixels.withUnsafeBufferPointer { pixels in
+                for y in 0..<plan.height { reducer.add(row: pixels.baseAddress! + y * plan.rowBytes, output: output) }
+            }
+        }
+    }
+
     /// What libspng decodes for `png` with the plan's format and flags (16-bit
     /// rounded as the coder does), or `nil` when libspng refuses the file.
     static func spngReference(_ png: Data) -> (plan: PNGDecodePlan, pixels: [UInt8])? {
@@ -163,12 +174,7 @@ struct PNGInflatedImageTests {
         let data = try PNGFixture.data(name)
         let reference = try #require(Self.spngReference(data))
         let plan = reference.plan
-        var reducer = BoxReducer(sourceWidth: plan.width, sourceHeight: plan.height, factor: 3, pixelFormat: plan.pixelFormat)
-        let expected = Image.make(width: reducer.size.width, height: reducer.size.height, pixelFormat: plan.pixelFormat) { output in
-            reference.pixels.withUnsafeBufferPointer { pixels in
-                for y in 0..<plan.height { reducer.add(row: pixels.baseAddress! + y * plan.rowBytes, output: output) }
-            }
-        }
+        let expected = Self.boxAverage(reference, factor: 3)
         // When the coder shrinks it while decoding (libdeflate, then the reducer)
         let shrunk = try data.withUnsafeBytes { buffer in
             let context = try SpngContext(decoding: buffer)
@@ -192,12 +198,7 @@ struct PNGInflatedImageTests {
         let data = try Self.encodeNoise(width: width, height: height, colorType: colorType, depth: depth, interlaced: interlaced, filter: SPNG_FILTER_CHOICE_ALL)
         let reference = try #require(Self.spngReference(data))
         let plan = reference.plan
-        var reducer = BoxReducer(sourceWidth: plan.width, sourceHeight: plan.height, factor: 5, pixelFormat: plan.pixelFormat)
-        let expected = Image.make(width: reducer.size.width, height: reducer.size.height, pixelFormat: plan.pixelFormat) { output in
-            reference.pixels.withUnsafeBufferPointer { pixels in
-                for y in 0..<plan.height { reducer.add(row: pixels.baseAddress! + y * plan.rowBytes, output: output) }
-            }
-        }
+        let expected = Self.boxAverage(reference, factor: 5)
         // When the coder shrinks it by 5 while decoding
         let shrunk = try data.withUnsafeBytes { buffer in
             let context = try SpngContext(decoding: buffer)
