@@ -27,6 +27,10 @@ extension HEIFCoder {
         case (true, true): heif_chroma_interleaved_RRGGBBAA_LE
         }
 
+        // libheif builds a grid's or an overlay's canvas from a descriptor it
+        // does not check against the tiles; this package reads it first.
+        try HEIFItemTable(reading: heif).checkDerivedImage(maxPixelCount: options.maxPixelCount)
+
         var decoded: OpaquePointer?
         try HEIFContext.check(heif_decode_image(handle, &decoded, heif_colorspace_RGB, chroma, nil))
         guard let decoded else { throw .undecodable(.heic, "libheif returned no image") }
