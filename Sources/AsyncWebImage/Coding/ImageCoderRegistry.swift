@@ -9,11 +9,9 @@ public struct ImageCoderRegistry: Sendable {
     public private(set) var encoders: [any ImageEncoding]
 
     /// The built-in coders: ``JPEGCoder``, ``PNGCoder``, ``WebPCoder``,
-    /// ``AVIFCoder``, then ``GIFCoder`` (a decoder only). ``HEIFCoder`` is
-    /// not among them: libheif 1.15 can crash on hostile input (see its
-    /// warning); add it for HEIC you trust.
+    /// ``AVIFCoder``, then ``GIFCoder`` and ``HEIFCoder`` (decoders only).
     public static let builtIn = ImageCoderRegistry(
-        decoders: [JPEGCoder(), PNGCoder(), WebPCoder(), AVIFCoder(), GIFCoder()],
+        decoders: [JPEGCoder(), PNGCoder(), WebPCoder(), AVIFCoder(), GIFCoder(), HEIFCoder()],
         encoders: [JPEGCoder(), PNGCoder(), WebPCoder(), AVIFCoder()]
     )
 

@@ -35,14 +35,17 @@ import CHeif
 /// - Important: a value with no shared state: every call makes its own
 ///   libheif context, so one coder may decode on any number of threads.
 ///
-/// - Warning: Not in ``ImageCoderRegistry/builtIn``: add it yourself
-///   (`registry.add(decoder: HEIFCoder())`) only for HEIC you trust.
-///   Fuzzing found a 657-byte file (kept as
-///   `Fixtures/fuzz/heic-libheif-open-finding.heic`) with valid boxes and
-///   10-bit depths on which Debian 12's libheif 1.15.1 asks for 802 MB and
-///   then crashes inside its HEVC decode — below anything this coder can
-///   check first. Until a libheif that refuses it is available, decoding
-///   HEIC from untrusted sources can take the process down.
+/// A derived primary image (a `grid` of tiles, as phones write HEIC, an
+/// `iovl` overlay or an `iden` transform) is checked by this package before
+/// libheif decodes it: libheif 1.15 sizes the canvas from the grid's or
+/// overlay's descriptor and copies the tiles into it without comparing the
+/// two, and fuzzing found a 657-byte file
+/// (`Fixtures/fuzz/heic-libheif-open-finding.heic`) on which it then
+/// allocated 800 MB and crashed. The descriptor must lie inside its box,
+/// equal the item's `ispe` and be within the pixel limit; the grid must
+/// have one tile per cell, all of one size within the limit, covering the
+/// output without a spare row or column. Anything else is
+/// ``ImageError/undecodable(_:_:)``.
 public struct HEIFCoder: ImageDecoding {
     /// Creates the coder.
     public init() {}

@@ -140,3 +140,21 @@ struct HEIFItemTableTests {
         return nil
     }
 }
+
+@Suite("HEIFCoder declared size and structure limits", .timeLimit(.minutes(1)))
+struct HEIFCoderDeclaredSizeTests {
+    @Test("declaredSize reads the primary's ispe without libheif; junk gives nil")
+    func declaredSize() throws {
+        #expect(HEIFCoder().declaredSize(of: try HEIFFixture.data("rgb8.heic")) == PixelSize(width: 64, height: 48))
+        #expect(ImageCoderRegistry.builtIn.declaredSize(of: try HEIFFixture.data("rgba8.heic")) == PixelSize(width: 64, height: 48))
+        #expect(HEIFCoder().declaredSize(of: Data("not a heif file".utf8)) == nil)
+    }
+
+    @Test("checkStructureLimits refuses the crash finding and passes a valid file")
+    func structureLimits() throws {
+        try HEIFCoder().checkStructureLimits(of: try HEIFFixture.data("rgb8.heic"), options: .init())
+        #expect(throws: ImageError.self) {
+            try HEIFCoder().checkStructureLimits(of: fixture("fuzz", "heic-libheif-open-finding.heic"), options: .init())
+        }
+    }
+}
