@@ -33,6 +33,7 @@ enum ScenarioRegistry {
         GIFAnimationScenario(),
         AnimationPlaybackRSSScenario(),
         ThumbnailRSSScenario(),
+        ReducedThumbnailScenario(),
     ]
 
     /// The scenarios `names` select, in registry order; every scenario that

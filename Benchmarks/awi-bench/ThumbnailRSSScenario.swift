@@ -1,4 +1,4 @@
-import AsyncWebImage
+@_spi(Benchmarks) import AsyncWebImage
 import Foundation
 
 /// The memory one 256 px thumbnail costs, per class (baseline JPEG,
@@ -120,19 +120,29 @@ struct ThumbnailRSSScenario: Scenario {
         return (rss, hwm)
     }
 
-    /// The child side: `SIZE WARMUP FILE`, through the built-in registry as
-    /// the loader decodes. Returns the exit code.
+    /// The child side: `SIZE WARMUP FILE [full]`, through the built-in
+    /// registry as the loader decodes; with `full`, the route a thumbnail
+    /// took before its coder resampled while decoding: the full-size decode,
+    /// then the same resample (`reduced-thumbnail` compares the two).
+    /// Returns the exit code.
     static func child(_ arguments: [String]) -> Int32 {
-        guard arguments.count == 3, let side = Int(arguments[0]), side > 0,
+        guard arguments.count == 3 || (arguments.count == 4 && arguments[3] == "full"), let side = Int(arguments[0]), side > 0,
               let warmup = FileManager.default.contents(atPath: arguments[1])
         else {
-            BenchmarkRunner.printError("usage: awi-bench --rss-child SIZE WARMUP FILE")
+            BenchmarkRunner.printError("usage: awi-bench --rss-child SIZE WARMUP FILE [full]")
             return 2
         }
         let registry = ImageCoderRegistry.builtIn
         let options = ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: side, height: side))
+        let decode: (Data) throws -> Image = arguments.count == 4
+            ? { data in
+                let full = try registry.decode(data, options: .init())
+                guard let target = options.targetSize(forStored: full.size, orientation: full.orientation) else { return full }
+                return full.resampled(to: target)
+            }
+            : { data in try registry.decode(data, options: options) }
         do {
-            blackHole(try registry.decode(warmup, options: options))
+            blackHole(try decode(warmup))
             guard let data = FileManager.default.contents(atPath: arguments[2]) else {
                 BenchmarkRunner.printError("cannot read \(arguments[2])")
                 return 2
@@ -141,7 +151,7 @@ struct ThumbnailRSSScenario: Scenario {
                 BenchmarkRunner.printError("no /proc/self/clear_refs or VmRSS")
                 return 3
             }
-            blackHole(try registry.decode(data, options: options))
+            blackHole(try decode(data))
             guard let peak = ResourceUsage.peakRSSBytes() else { return 3 }
             print("rss \(before) hwm \(peak)")
             return 0

@@ -50,7 +50,18 @@ enc -y 420 -d 8 --imir 1 "$tmp/rgb.png" avif/imir1.avif
 cp /usr/share/color/icc/compatibleWithAdobeRGB1998.icc avif/profile.icc
 enc -y 420 -d 8 --icc avif/profile.icc "$tmp/rgb.png" avif/icc.avif
 
-for f in rgb8 rgba8 rgb10 irot1-imir0 irot3 imir1; do
+# Odd sizes for the band conversion of thumbnails: 61×47 4:2:0 with alpha,
+# 4:2:2, 4:0:0, 10-bit 4:2:0.
+convert -size 61x47 gradient:'#ff2000-#0030ff' -fill '#20e040' -draw 'circle 30,23 30,9' \
+    -fill '#ffff00' -draw 'rectangle 3,3 14,12' -depth 8 -define png:color-type=2 "$tmp/odd.png"
+convert "$tmp/odd.png" \( -size 47x61 gradient:white-black -rotate 90 \) \
+    -alpha off -compose CopyOpacity -composite -depth 8 -define png:color-type=6 "$tmp/odd-alpha.png"
+enc -y 420 -d 8 "$tmp/odd-alpha.png" avif/odd420-alpha.avif
+enc -y 422 -d 8 "$tmp/odd.png" avif/odd422.avif
+enc -y 400 -d 8 "$tmp/odd.png" avif/odd400.avif
+enc -y 420 -d 10 "$tmp/odd.png" avif/odd420-10.avif
+
+for f in rgb8 rgba8 rgb10 irot1-imir0 irot3 imir1 odd420-alpha odd422 odd400 odd420-10; do
     avifdec -d 8 avif/$f.avif avif/$f.ref.png >/dev/null
 done
 # The 10-bit file at 16 bits too: libavif's own full-precision conversion,

@@ -64,9 +64,31 @@ convert "$work/rgba.png" -channel A -threshold 50% +channel -dither None -colors
 convert -dispose none -delay 10 \
     \( -size 20x10 gradient:'#ff0000-#00ff00' -set page 40x30+7+5 \) \
     \( -size 40x30 xc:'#0000ff' -set page 40x30+0+0 \) -loop 0 offset-animated.gif
-for f in still interlaced transparent offset-animated; do
+# Thumbnails without a full-size canvas: a 53×37 frame with binary alpha at
+# (9, 6) on a 75×51 screen, interlaced; the same frame sequential and
+# interlaced on a 55×40 screen it reaches past (the header's screen size
+# patched, as ImageMagick does not write such files); a 255×191 image for
+# ImageMagick's own resize.
+convert -size 53x37 gradient:'#ff8000-#0080ff' -fill '#20e040' -draw 'rectangle 5,5 20,12' \
+    \( -size 53x37 xc:black -fill white -draw 'circle 26,18 26,1' \) -alpha off -compose CopyOpacity -composite \
+    -channel A -threshold 50% +channel -dither None -colors 16 "$work/frame.png"
+convert -dispose none \( "$work/frame.png" -set page 75x51+9+6 \) -interlace GIF offset-interlaced.gif
+convert -dispose none \( "$work/frame.png" -set page 75x51+9+6 \) "$work/offset-sequential.gif"
+python3 - "$work/offset-sequential.gif" offset-interlaced.gif <<'PY'
+import struct, sys
+for source, target in zip(sys.argv[1:], ["clipped.gif", "clipped-interlaced.gif"]):
+    data = bytearray(open(source, "rb").read())
+    data[6:10] = struct.pack("<HH", 55, 40)
+    open(target, "wb").write(data)
+PY
+convert "$work/large.png" -crop 255x191+0+0 +repage -dither None -colors 128 large.gif
+for f in still interlaced transparent offset-animated offset-interlaced clipped clipped-interlaced large; do
     convert "$f.gif[0]" -coalesce -alpha on -depth 8 pam:"$f.pam"
 done
+# ImageMagick's own thumbnails of large.gif: -scale averages areas (the
+# package's filter), -resize uses its default filter.
+convert 'large.gif[0]' -scale 64x48! -alpha on -depth 8 pam:large-scale-64x48.pam
+convert 'large.gif[0]' -resize 64x48! -alpha on -depth 8 pam:large-resize-64x48.pam
 gif2webp -quiet offset-animated.gif -o ../webp/animated.webp
 # 300 solid 128×128 frames (frame i is rgb(i % 256, i / 256 × 40, 0)), 4 cs
 # each, played twice: the animation buffer and playback tests.

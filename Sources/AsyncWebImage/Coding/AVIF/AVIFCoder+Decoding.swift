@@ -12,7 +12,14 @@ extension AVIFCoder {
     /// checked again before the RGB buffer is allocated. (libavif 0.11 scales
     /// a frame smaller than `ispe` up to the `ispe` size, within the limit
     /// ``AVIFDecoderHandle/limit(toPixels:)`` set; it refuses a larger one.)
-    static func decodeImage(_ avif: UnsafeRawBufferPointer, options: ImageDecodingOptions, maxThreads: Int) throws(ImageError) -> Image {
+    ///
+    /// A thumbnail is converted and resampled in bands of rows
+    /// (``convertResampling(_:region:target:hasAlpha:bandRows:)``): the
+    /// full-size RGB image never exists. `bandRows` overrides the band
+    /// height (even, at least 2), for the tests of band boundaries.
+    static func decodeImage(
+        _ avif: UnsafeRawBufferPointer, options: ImageDecodingOptions, maxThreads: Int, bandRows: Int? = nil
+    ) throws(ImageError) -> Image {
         let decoder = try AVIFDecoderHandle(decoding: avif, maxThreads: maxThreads)
         try decoder.parse()
         let parsed = try decoder.image
@@ -25,7 +32,16 @@ extension AVIFCoder {
         let decoded = try decoder.image
         let size = PixelSize(width: Int(decoded.pointee.width), height: Int(decoded.pointee.height))
         try options.checkPixelLimit(size)
-        var image = try convertToRGB(decoded, size: size, hasAlpha: hasAlpha || decoded.pointee.alphaPlane != nil)
+        let hasAlphaPlane = hasAlpha || decoded.pointee.alphaPlane != nil
+        let region = cleanAperture(of: decoded) ?? PixelRect(x: 0, y: 0, width: size.width, height: size.height)
+        if let target = options.targetSize(forStored: PixelSize(width: region.width, height: region.height), orientation: orientation),
+           let reduced = try convertResampling(
+               decoded, region: region, target: target, hasAlpha: hasAlphaPlane, bandRows: bandRows ?? Self.bandRows(width: size.width)
+           ) {
+            let image = reduced.with(orientation: orientation)
+            return options.applyOrientation ? image.applyingOrientation() : image
+        }
+        var image = try convertToRGB(decoded, size: size, hasAlpha: hasAlphaPlane)
         // MIAF applies the clean aperture to the stored image, before irot and imir.
         if let aperture = cleanAperture(of: decoded) { image = image.cropped(to: aperture) }
         image = image.with(orientation: orientation)

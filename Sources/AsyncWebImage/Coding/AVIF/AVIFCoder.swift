@@ -28,8 +28,10 @@ import CAvif
 /// ``ImageError/undecodable(_:_:)`` with libavif's message.
 ///
 /// Thumbnails and ``ImageDecodingOptions/scaleDownLargeImages`` decode the
-/// full image, then resample it with the package's area filter (AV1 has no
-/// reduced-size decode).
+/// full YUV planes (AV1 has no reduced-size decode), then convert them to
+/// RGB a band of rows at a time, each band resampled at once with the
+/// package's area filter: the pixels of a full decode resampled, without the
+/// full-size RGB image.
 ///
 /// - Important: a value with no shared state: every call makes its own
 ///   libavif decoder or encoder, so one coder may run on any number of threads.

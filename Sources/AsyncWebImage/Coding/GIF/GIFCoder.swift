@@ -13,8 +13,10 @@ public import Foundation
 /// indices past the end of the colour table are opaque black. Animation
 /// (later frames, delays, disposal) is not decoded here.
 ///
-/// Thumbnails and ``ImageDecodingOptions/scaleDownLargeImages`` decode the
-/// canvas, then resample it with the package's area filter.
+/// Thumbnails and ``ImageDecodingOptions/scaleDownLargeImages`` give the
+/// canvas resampled with the package's area filter, without ever holding
+/// the full-size canvas: each row is resampled as it is decoded (an
+/// interlaced frame keeps its one-byte palette indices until its last pass).
 ///
 /// Safety on hostile input: before anything is allocated for pixels, the
 /// logical screen must be within ``ImageDecodingOptions/maxPixelCount``
@@ -42,6 +44,16 @@ public struct GIFCoder: ImageDecoding {
         let reader = try GIFFrameReader(data)
         let screen = reader.screenSize
         try options.checkPixelLimit(screen)
+        if let target = options.targetSize(forStored: screen, orientation: .up),
+           var thumbnail = GIFResamplingCanvas(size: screen, target: target) {
+            let frame = try reader.nextFrame(
+                maxPixelCount: options.maxPixelCount,
+                begin: { frame throws(ImageError) in try thumbnail.begin(frame) },
+                row: { y, indices in thumbnail.draw(row: y, indices: indices) }
+            )
+            guard frame != nil, let image = thumbnail.image() else { throw ImageError.undecodable(.gif, "no image in the file") }
+            return image
+        }
         var canvas = GIFCanvas(size: screen)
         let frame = try reader.nextFrame(
             maxPixelCount: options.maxPixelCount,

@@ -18,4 +18,7 @@ struct GIFFrame {
     var delayCentiseconds: Int
     /// The GIF disposal method (0 unspecified, 1 keep, 2 background, 3 previous).
     var disposal: Int
+    /// Whether the rows are stored in the four interlace passes (the reader
+    /// still hands them over at their display index, but out of order).
+    var isInterlaced = false
 }

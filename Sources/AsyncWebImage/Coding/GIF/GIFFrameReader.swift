@@ -130,7 +130,8 @@ final class GIFFrameReader {
             rect: rect, palette: palette,
             transparentIndex: (0..<256).contains(transparent) ? transparent : nil,
             delayCentiseconds: control.map { Int($0.DelayTime) } ?? 0,
-            disposal: control.map { Int($0.DisposalMode) } ?? 0
+            disposal: control.map { Int($0.DisposalMode) } ?? 0,
+            isInterlaced: descriptor.Interlace
         )
         try begin(frame)
         var line = [UInt8](repeating: 0, count: rect.width)
