@@ -110,7 +110,7 @@ struct ThumbnailController: Sendable {
         let query = request.uri.queryParameters
         do {
             let parameters = try ThumbnailRequest(
-                parameter: { name in query[name[...]].map(String.init) },
+                values: { name in query.getAll(name) },
                 maxDimension: maxOutputDimension
             )
             let thumbnail = try await renderer.render(parameters, watch: watch)
