@@ -41,6 +41,13 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // libssl (OpenSSL, the TLS backend of Debian's libcurl4-openssl-dev):
+        // the handshake's certificate request, through curl's SSL_CTX callback.
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .systemLibrary(
             name: "CTurboJPEG",
             pkgConfig: "libturbojpeg",
@@ -117,7 +124,7 @@ let package = Package(
         .target(
             name: "AsyncWebImage",
             dependencies: [
-                "AWILocking", "CCurl", "CTurboJPEG", "CSpng", "CXattr", "CWebP", "CGif", "CAvif", "CHeif",
+                "AWILocking", "CCurl", "COpenSSL", "CTurboJPEG", "CSpng", "CXattr", "CWebP", "CGif", "CAvif", "CHeif",
                 "CDeflate", "CHiredis", "CLcms2", "CXXHash", "CImageQuant", "CMalloc", "CZlib",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),

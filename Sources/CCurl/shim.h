@@ -34,8 +34,8 @@ static inline CURLcode CCurl_easy_setopt_opensocket_function(CURL *handle, curl_
 static inline CURLcode CCurl_easy_setopt_sockopt_function(CURL *handle, curl_sockopt_callback value) {
     return curl_easy_setopt(handle, CURLOPT_SOCKOPTFUNCTION, value);
 }
-static inline CURLcode CCurl_easy_setopt_debug_function(CURL *handle, curl_debug_callback value) {
-    return curl_easy_setopt(handle, CURLOPT_DEBUGFUNCTION, value);
+static inline CURLcode CCurl_easy_setopt_ssl_ctx_function(CURL *handle, curl_ssl_ctx_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_SSL_CTX_FUNCTION, value);
 }
 
 // The CURLAUTH_* bits are macros with casts, which Swift does not import.

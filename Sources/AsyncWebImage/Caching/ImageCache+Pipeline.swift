@@ -88,7 +88,7 @@ extension ImageCache {
             try options.checkPixelLimit(declared)
             try decoder.checkStructureLimits(of: data, options: options)
         }
-        return try await limiter.withPermit(heavy: heavy) { try coders.decode(data, options: options) }
+        return try await limiter.withPermit(heavy: heavy) { try coders.decode(data, options: options, limiter: limiter) }
     }
 
     /// A write of encoded data to the disk tier, or `nil` without one.

@@ -58,9 +58,15 @@ public struct ImageCoderRegistry: Sendable {
     ///
     /// - Throws: ``ImageError/unsupportedFormat(_:)`` when none does, or the decoder's error.
     public func decode(_ data: Data, options: ImageDecodingOptions = .init()) throws -> Image {
+        try decode(data, options: options, limiter: .shared)
+    }
+
+    /// ``decode(_:options:)``, with an animation's playback under `limiter`
+    /// (the loader's, so that its frames and its stills share the permits).
+    func decode(_ data: Data, options: ImageDecodingOptions, limiter: ConcurrencyLimiter) throws -> Image {
         guard let decoder = decoder(for: data) else { throw ImageError.unsupportedFormat(ImageFormat.detect(data)) }
         if !options.decodesFirstFrameOnly, let animated = decoder as? any AnimatedImageDecoding,
-           let image = try Self.decodeAnimation(data, with: animated, options: options) {
+           let image = try Self.decodeAnimation(data, with: animated, options: options, limiter: limiter) {
             return image
         }
         return try decoder.decode(data, options: options)
@@ -68,7 +74,9 @@ public struct ImageCoderRegistry: Sendable {
 
     /// Frame 0 of the animation in `data` carrying the animation, or `nil`
     /// when `data` is a still image.
-    private static func decodeAnimation(_ data: Data, with coder: any AnimatedImageDecoding, options: ImageDecodingOptions) throws -> Image? {
+    private static func decodeAnimation(
+        _ data: Data, with coder: any AnimatedImageDecoding, options: ImageDecodingOptions, limiter: ConcurrencyLimiter
+    ) throws -> Image? {
         guard let frames = try coder.makeAnimatedFrameDecoder(data, options: options) else { return nil }
         let canvas = PixelSize(width: frames.info.canvasWidth, height: frames.info.canvasHeight)
         var resample: (@Sendable (Image) throws -> Image)?
@@ -83,7 +91,7 @@ public struct ImageCoderRegistry: Sendable {
                 }
                 return decoder
             },
-            maxBufferBytes: options.maxAnimationBufferBytes, frameTransform: resample
+            maxBufferBytes: options.maxAnimationBufferBytes, frameTransform: resample, limiter: limiter
         )
         if options.preloadsAllFrames { try animation.preloadAllFrames() }
         var first = try animation.frame(at: 0)

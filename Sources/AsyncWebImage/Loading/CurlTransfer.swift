@@ -50,10 +50,11 @@ final class CurlTransfer: @unchecked Sendable {
     private var finished = false
     /// When bytes last arrived (or the transfer started, or resumed from a pause).
     private var lastActivity = ContinuousClock.now
-    /// Whether a server's TLS handshake asked for a client certificate
-    /// (seen in curl's TLS trace): then a connection it drops before the
-    /// response is its refusal of the certificate, or of its absence.
-    private var serverRequestedCertificate = false
+    /// This HTTPS transfer's entry in ``ClientCertificateRequests``, which
+    /// says whether a server's TLS handshake asked for a client certificate:
+    /// then a connection it drops before the response is its refusal of the
+    /// certificate, or of its absence.
+    private var certificateRequestToken: UInt64?
     /// Whether a digest challenge (`401`) was let through for curl to answer.
     private var answeredChallenge = false
 
@@ -158,7 +159,7 @@ final class CurlTransfer: @unchecked Sendable {
         // A proxy's CONNECT answer must not be taken for the response head.
         try check(CCurl_easy_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1))
 
-        try configureTLS(easy, this: this)
+        try configureTLS(easy)
         try configureProxy(easy)
         if let credential = request.credential {
             switch credential {
@@ -210,9 +211,9 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// The TLS options: trust store, client certificate, pin, version, and
-    /// the TLS trace that tells a refused client certificate apart from a
-    /// dropped connection.
-    private func configureTLS(_ easy: UnsafeMutableRawPointer, this: UnsafeMutableRawPointer) throws {
+    /// the handshake observer that tells a refused client certificate apart
+    /// from a dropped connection.
+    private func configureTLS(_ easy: UnsafeMutableRawPointer) throws {
         let url = request.url.absoluteString
         func check(_ code: CURLcode) throws {
             guard code == CURLE_OK else { throw ImageError(curlCode: code, detail: "", url: url) }
@@ -233,25 +234,10 @@ final class CurlTransfer: @unchecked Sendable {
         // absence) sends its alert after the client's handshake is done;
         // over HTTP/2 curl's first write then usually meets the closed
         // socket ("Broken pipe", `CURLE_HTTP2`) before any read sees the
-        // alert. Whether the server asked for a certificate is in curl's
-        // TLS trace ("Request CERT"), which curl produces only when verbose.
+        // alert. Whether the server asked for a certificate comes from the
+        // handshake itself (OpenSSL's certificate callback).
         guard request.url.scheme?.lowercased() == "https" else { return }
-        try check(CCurl_easy_setopt_debug_function(easy) { _, type, data, size, user in
-            guard type == CURLINFO_TEXT, let data, let user, size > 20 else { return 0 }
-            let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
-            transfer.trace(UnsafeRawBufferPointer(start: data, count: size))
-            return 0
-        })
-        try check(CCurl_easy_setopt_ptr(easy, CURLOPT_DEBUGDATA, this))
-        try check(CCurl_easy_setopt_long(easy, CURLOPT_VERBOSE, 1))
-    }
-
-    /// One line of curl's text trace (loop thread): notes a server's
-    /// request for a client certificate.
-    private func trace(_ line: UnsafeRawBufferPointer) {
-        // "TLSv1.3 (IN), TLS handshake, Request CERT (13):"; other lines are ignored.
-        guard line.starts(with: "TLS".utf8), !serverRequestedCertificate else { return }
-        if String(decoding: line, as: UTF8.self).contains("Request CERT") { serverRequestedCertificate = true }
+        certificateRequestToken = ClientCertificateRequests.install(on: easy)
     }
 
     /// Whether this request goes through the configured proxy (not one
@@ -290,6 +276,8 @@ final class CurlTransfer: @unchecked Sendable {
         easy = nil
         if let headerList { curl_slist_free_all(headerList) }
         headerList = nil
+        if let certificateRequestToken { ClientCertificateRequests.unregister(certificateRequestToken) }
+        certificateRequestToken = nil
     }
 
     // MARK: Callbacks (loop thread)
@@ -523,7 +511,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// `error` (curl's `code`, mapped by code alone) named more precisely
     /// from what only the transfer knows: OpenSSL's verify result (an
-    /// expired certificate), the TLS trace (a refused client certificate),
+    /// expired certificate), the handshake (a refused client certificate),
     /// and whether the connection was the proxy's.
     private func refined(_ error: ImageError, code: CURLcode) -> ImageError {
         guard case .network(var failure) = error, let easy else { return error }
@@ -544,7 +532,7 @@ final class CurlTransfer: @unchecked Sendable {
             CCurl_easy_getinfo_long(easy, CURLINFO_HTTP_CONNECTCODE, &connectCode)
             if connectCode >= 300 || (code == CURLE_RECV_ERROR && failure.message.contains("CONNECT tunnel failed")) {
                 failure.kind = .proxy
-            } else if alerted || (serverRequestedCertificate && !headDelivered) {
+            } else if alerted || (certificateRequestToken.map(ClientCertificateRequests.wasRequested) == true && !headDelivered) {
                 failure.kind = .clientCertificateRejected
             }
         case CURLE_COULDNT_CONNECT where usesConfiguredProxy:

@@ -30,9 +30,11 @@ struct ResumePoint: Sendable, Hashable {
               head.headers[.acceptRanges]?.lowercased().contains("bytes") == true,
               (head.headers[.contentEncoding] ?? "identity").lowercased() == "identity"
         else { return nil }
-        if let tag = head.headers[.eTag], !tag.hasPrefix("W/") {
+        // A validator repeated with different values names no one
+        // representation (``SingletonField``): no `If-Range` from it.
+        if let tag = head.headers.singleton(.eTag).value, !tag.hasPrefix("W/") {
             validator = tag
-        } else if let date = head.headers[.lastModified] {
+        } else if let date = head.headers.singleton(.lastModified).value {
             validator = date
         } else {
             return nil
@@ -48,7 +50,8 @@ struct ResumePoint: Sendable, Hashable {
     /// What `head`, the answer to the range request, allows.
     func classify(_ head: DataResponseHead) -> Answer {
         guard (head.headers[.contentEncoding] ?? "identity").lowercased() == "identity" else { return .unusable }
-        let sameValidator = head.headers[.eTag] == validator || head.headers[.lastModified] == validator
+        let sameValidator = head.headers.singleton(.eTag).value == validator
+            || head.headers.singleton(.lastModified).value == validator
         switch head.statusCode {
         case 206:
             // "bytes <first>-<last>/<length>"

@@ -8,10 +8,11 @@ struct CacheValidators: Codable, Hashable, Sendable {
     var etag: String?
     var lastModified: String?
 
-    /// The validators a response carries, or `nil` when it has none.
+    /// The validators a response carries, or `nil` when it has none (a
+    /// validator repeated with different values is none: see ``SingletonField``).
     init?(head: DataResponseHead) {
-        etag = head.headers[.eTag]
-        lastModified = head.headers[.lastModified]
+        etag = HTTPCacheMetadata.value(of: .eTag, in: head)
+        lastModified = HTTPCacheMetadata.value(of: .lastModified, in: head)
         if etag == nil && lastModified == nil { return nil }
     }
 

@@ -71,8 +71,13 @@ struct ProcessingRequest: Sendable, Hashable {
     var format: ImageFormat?
 
     /// The target width and height in pixels (`dpr` applied, rounded); 0 = unconstrained.
+    /// A side that was asked for stays at least 1 pixel: a tiny `dpr` must not
+    /// round it to 0, which would mean "unconstrained" — the whole image.
     var targetSize: (width: Int, height: Int) {
-        (Int((Double(width) * dpr).rounded()), Int((Double(height) * dpr).rounded()))
+        func side(_ requested: Int) -> Int {
+            requested == 0 ? 0 : max(1, Int((Double(requested) * dpr).rounded()))
+        }
+        return (side(width), side(height))
     }
 
     /// The canonical description of the transform, part of the result-cache key.

@@ -74,7 +74,10 @@ struct ThumbnailController: Sendable {
         acceptedTypes(accept).contains(type)
     }
 
-    /// The media types `accept` lists without `q=0`, lower-cased.
+    /// The media types `accept` lists without `q=0`, lower-cased. A weight
+    /// that is not a qvalue (RFC 9110 §12.4.2: a number from 0 to 1; `nan`,
+    /// `inf`, `2`, `abc` are not) refuses its type too: only a format the
+    /// client clearly takes is negotiated.
     private static func acceptedTypes(_ accept: String?) -> Set<String> {
         guard let accept else { return [] }
         var accepted: Set<String> = []
@@ -82,7 +85,9 @@ struct ThumbnailController: Sendable {
             let parts = range.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             guard let type = parts.first else { continue }
             let refused = parts.dropFirst().contains { parameter in
-                parameter.hasPrefix("q=") && (Double(parameter.dropFirst(2)) ?? 1) <= 0
+                guard parameter.hasPrefix("q=") else { return false }
+                guard let weight = Double(parameter.dropFirst(2)), weight.isFinite, weight <= 1 else { return true }
+                return weight <= 0
             }
             if !refused { accepted.insert(type) }
         }
@@ -110,7 +115,7 @@ struct ThumbnailController: Sendable {
         let query = request.uri.queryParameters
         do {
             let parameters = try ThumbnailRequest(
-                parameter: { name in query[name[...]].map(String.init) },
+                values: { name in query.getAll(name) },
                 maxDimension: maxOutputDimension
             )
             let thumbnail = try await renderer.render(parameters, watch: watch)

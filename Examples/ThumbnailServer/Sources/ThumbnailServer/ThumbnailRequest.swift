@@ -26,12 +26,31 @@ struct ThumbnailRequest: Sendable, Hashable {
         "\(url.absoluteString)|\(size.width)x\(size.height)|\(mode.rawValue)|\(format.rawValue)|\(format == .png ? 0 : quality)"
     }
 
+    /// The parameters this request reads.
+    static let parameterNames = ["url", "width", "height", "fit", "format", "quality"]
+
     /// Validates query parameters.
     ///
+    /// A parameter given twice (`width=64&width=4096`) is refused, not
+    /// resolved: a cache or filter in front of the server may read the
+    /// other occurrence than the one the thumbnail would be made from.
+    ///
     /// - Parameters:
-    ///   - parameter: Looks a query parameter up by name (percent-decoded).
+    ///   - values: Every value of a query parameter, by name (percent-decoded).
     ///   - maxDimension: The largest width or height allowed.
     /// - Throws: ``ThumbnailError/badRequest(_:)`` naming the first bad parameter.
+    init(values: (String) -> [String], maxDimension: Int) throws(ThumbnailError) {
+        var single: [String: String] = [:]
+        for name in Self.parameterNames {
+            let given = values(name)
+            guard given.count <= 1 else { throw .badRequest("\(name) is given more than once") }
+            single[name] = given.first
+        }
+        try self.init(parameter: { single[$0] }, maxDimension: maxDimension)
+    }
+
+    /// Validates query parameters, each looked up once by `parameter`
+    /// (percent-decoded); see ``init(values:maxDimension:)``.
     init(parameter: (String) -> String?, maxDimension: Int) throws(ThumbnailError) {
         guard let text = parameter("url"), !text.isEmpty else { throw .badRequest("url is required") }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),

@@ -70,6 +70,8 @@ struct ImgproxyInterfaceTests {
         ("rs:auto:200:100", "200x100"),       // both landscape: fill
         ("rs:auto:100:200", "100x75"),        // portrait box: fit
         ("rs:fit:100:100/dpr:2", "200x150"),
+        ("rs:fit:100:100/dpr:0.001", "1x1"),  // a side asked for never rounds to 0 (unconstrained: the whole image)
+        ("w:100/dpr:0.004", "1x1"),
         ("rs:fit:1000:1000", "400x300"),
     ])
     func resizingTypes(options: String, expected: String) throws {

@@ -39,6 +39,10 @@ struct ResultCacheUnitTests {
         ("text/html,*/*;q=0.8", nil),
         ("IMAGE/AVIF", .some(.avif)),
         ("", nil),
+        // A weight that is no qvalue (RFC 9110 §12.4.2: 0 to 1) accepts nothing.
+        ("image/webp;q=nan, image/avif;q=-1", nil),
+        ("image/avif;q=inf,image/webp;q=abc", nil),
+        ("image/avif;q=2,image/webp;q=1.000", .some(.webp)),
     ])
     func negotiation(accept: String, expected: ImageFormat?) {
         #expect(ThumbnailController.negotiateFormat(accept: accept) == expected)

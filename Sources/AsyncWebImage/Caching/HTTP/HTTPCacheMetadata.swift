@@ -15,14 +15,28 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
     /// under their lower-case names.
     static let fieldNames: [HTTPField.Name] = [.cacheControl, .expires, .date, .age, .vary]
 
-    /// The value of `name` in `head` as a cache reads it: the values of a
-    /// field repeated over several lines combined with ", " (RFC 9110 §5.3),
-    /// which is the list `Cache-Control` and `Vary` mean; for `Age`, a
-    /// singleton, the first member of what arrived (RFC 9111 §5.1).
+    /// The value of `name` in `head` as a cache reads it. `Cache-Control`
+    /// and `Vary` are lists: their lines combined with ", " (RFC 9110 §5.3).
+    /// The others are singletons (``SingletonField``); repeated with
+    /// different values, each reads as an invalid value of its own:
+    /// - `Expires`: `"0"`, the invalid date RFC 9111 §5.3 names, which
+    ///   means already expired (§4.2.1 allows "considered stale");
+    /// - `Date`: none, so the response time stands in for it (RFC 9110
+    ///   §6.6.1 lets a recipient replace an invalid `Date` with it);
+    /// - `Age`: the first member of the first line, as RFC 9111 §5.1 says of
+    ///   a list-based `Age`;
+    /// - `ETag`, `Last-Modified`: none, so no conditional request names a
+    ///   validator the origin may not have meant.
     static func value(of name: HTTPField.Name, in head: DataResponseHead) -> String? {
-        guard let value = head.headers[name] else { return nil }
-        guard name == .age else { return value }
-        return value.prefix { $0 != "," }.trimmingSpaces
+        if name == .cacheControl || name == .vary { return head.headers[name] }
+        if name == .age {
+            return head.headers[values: .age].first.map { $0.prefix { $0 != "," }.trimmingSpaces }
+        }
+        switch head.headers.singleton(name) {
+        case .absent: return nil
+        case .value(let value): return value
+        case .conflicting: return name == .expires ? "0" : nil
+        }
     }
 
     var etag: String?
@@ -41,8 +55,8 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
 
     /// The metadata of `head`, a response to `request` that arrived at `responseTime`.
     init(head: DataResponseHead, request: DataRequest, responseTime: Date) {
-        etag = head.headers[.eTag]
-        lastModified = head.headers[.lastModified]
+        etag = Self.value(of: .eTag, in: head)
+        lastModified = Self.value(of: .lastModified, in: head)
         var fields: [String: String] = [:]
         var oversized = false
         for name in Self.fieldNames {
@@ -132,12 +146,16 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
     /// representation refreshes nothing: the stored body is not what the
     /// origin now serves, so the caller fetches it whole.
     func isSelected(by head: DataResponseHead) -> Bool {
-        if let received = head.headers[.eTag] {
+        // Lines that disagree name no one representation: nothing is refreshed.
+        if head.headers.singleton(.eTag) == .conflicting || head.headers.singleton(.lastModified) == .conflicting {
+            return false
+        }
+        if let received = Self.value(of: .eTag, in: head) {
             guard let etag else { return false }
             if Self.isWeak(received) { return Self.opaqueTag(received) == Self.opaqueTag(etag) }
             return !Self.isWeak(etag) && received.trimmingSpaces == etag.trimmingSpaces
         }
-        if let received = head.headers[.lastModified], let lastModified {
+        if let received = Self.value(of: .lastModified, in: head), let lastModified {
             return received.trimmingSpaces == lastModified.trimmingSpaces
         }
         return true
@@ -157,8 +175,8 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
     /// the stored ones, and the entry's age starts again from the 304.
     func refreshed(by head: DataResponseHead, responseTime: Date) -> HTTPCacheMetadata {
         var copy = self
-        if let etag = head.headers[.eTag] { copy.etag = etag }
-        if let lastModified = head.headers[.lastModified] { copy.lastModified = lastModified }
+        if let etag = Self.value(of: .eTag, in: head) { copy.etag = etag }
+        if let lastModified = Self.value(of: .lastModified, in: head) { copy.lastModified = lastModified }
         var fields = self.fields ?? [:]
         for name in Self.fieldNames {
             if let value = Self.value(of: name, in: head), value.utf8.count <= 4096 { fields[name.canonicalName] = value }

@@ -31,7 +31,10 @@ import Synchronization
 /// ## Playback
 ///
 /// ``frames(clock:)`` yields each frame at its time on any `Clock`,
-/// honouring ``loopCount``, and ends when its task is cancelled.
+/// honouring ``loopCount``, and ends when its task is cancelled. Each frame
+/// it has to decode is CPU work under ``limiter``, the same permits the
+/// loader's still decodes take, so many playbacks at once cannot decode
+/// more frames at once than the machine has cores.
 ///
 /// All methods are safe to call from any task; frame decoding is serialised
 /// by a lock, so two players of one animation take turns.
@@ -46,6 +49,10 @@ public final class AnimatedImage: Sendable {
     /// The most bytes of decoded frames the buffer keeps (at least one frame
     /// is always kept); ignored after ``preloadAllFrames()``.
     public let maxBufferBytes: Int
+    /// The limiter whose permits playback's frame decodes hold: the
+    /// loader's ``ImageLoader/Configuration/cpuLimiter`` for an animation it
+    /// loaded, ``ConcurrencyLimiter/shared`` by default.
+    public let limiter: ConcurrencyLimiter
 
     /// The size of the canvas every frame is composited on.
     public var canvasSize: PixelSize { PixelSize(width: info.canvasWidth, height: info.canvasHeight) }
@@ -81,13 +88,19 @@ public final class AnimatedImage: Sendable {
     ///     ``applyingToFrames(_:)`` (each animation owns its decoder).
     ///   - maxBufferBytes: The frame buffer's bound in bytes.
     ///   - frameTransform: Applied to every frame after decoding, or `nil`.
+    ///   - limiter: Whose permits playback's frame decodes hold; the
+    ///     process-wide ``ConcurrencyLimiter/shared`` by default.
     public convenience init(
         decoder: sending any AnimatedFrameDecoder,
         makeDecoder: @escaping @Sendable () throws -> any AnimatedFrameDecoder,
         maxBufferBytes: Int = AnimatedImage.defaultMaxBufferBytes,
-        frameTransform: (@Sendable (Image) throws -> Image)? = nil
+        frameTransform: (@Sendable (Image) throws -> Image)? = nil,
+        limiter: ConcurrencyLimiter = .shared
     ) {
-        self.init(info: decoder.info, decoder: decoder, makeDecoder: makeDecoder, maxBufferBytes: maxBufferBytes, frameTransform: frameTransform)
+        self.init(
+            info: decoder.info, decoder: decoder, makeDecoder: makeDecoder, maxBufferBytes: maxBufferBytes,
+            frameTransform: frameTransform, limiter: limiter
+        )
     }
 
     private init(
@@ -95,11 +108,13 @@ public final class AnimatedImage: Sendable {
         decoder: sending any AnimatedFrameDecoder,
         makeDecoder: @escaping @Sendable () throws -> any AnimatedFrameDecoder,
         maxBufferBytes: Int,
-        frameTransform: (@Sendable (Image) throws -> Image)?
+        frameTransform: (@Sendable (Image) throws -> Image)?,
+        limiter: ConcurrencyLimiter
     ) {
         self.info = info
         frameDurations = info.frameDurations.map { $0 <= .milliseconds(10) ? .milliseconds(100) : $0 }
         self.maxBufferBytes = max(0, maxBufferBytes)
+        self.limiter = limiter
         self.makeDecoder = makeDecoder
         self.frameTransform = frameTransform
         state = Lock(State(decoder: decoder))
@@ -117,7 +132,7 @@ public final class AnimatedImage: Sendable {
         }
         return AnimatedImage(
             info: info, decoder: try makeDecoder(), makeDecoder: makeDecoder,
-            maxBufferBytes: maxBufferBytes, frameTransform: combined
+            maxBufferBytes: maxBufferBytes, frameTransform: combined, limiter: limiter
         )
     }
 
@@ -146,6 +161,11 @@ public final class AnimatedImage: Sendable {
                 return image
             }
         }
+    }
+
+    /// Frame `index` if the buffer holds it, decoding nothing.
+    func bufferedFrame(at index: Int) -> Image? {
+        state.withLock { $0.buffer[index] }
     }
 
     /// Decodes every frame now and keeps them all: later ``frame(at:)``

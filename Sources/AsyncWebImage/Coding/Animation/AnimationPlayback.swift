@@ -10,6 +10,10 @@
 /// once the last frame's time is over. It also ends (returns `nil`) when
 /// the iterating task is cancelled. A frame that cannot be decoded ends it
 /// with that ``ImageError``.
+///
+/// A frame that is not in the buffer is decoded holding a permit of the
+/// animation's ``AnimatedImage/limiter`` (a heavy one for a canvas over its
+/// ``ConcurrencyLimiter/heavyPixelCount``), like any decode of the loader.
 public struct AnimationPlayback<C: Clock>: AsyncSequence, Sendable where C.Duration == Duration {
     /// One frame as it is shown.
     public typealias Element = AnimatedImage.Frame
@@ -50,7 +54,11 @@ public struct AnimationPlayback<C: Clock>: AsyncSequence, Sendable where C.Durat
             if deadline == nil { deadline = clock.now } else { await sleepUntilDeadline() }
             guard !Task.isCancelled else { return end() }
             let image: Image
-            do { image = try animation.frame(at: index) } catch {
+            do {
+                image = try await frame(at: index)
+            } catch is CancellationError {
+                return end()
+            } catch {
                 finished = true
                 throw error
             }
@@ -59,6 +67,17 @@ public struct AnimationPlayback<C: Clock>: AsyncSequence, Sendable where C.Durat
             deadline = deadline?.advanced(by: duration)
             index += 1
             return frame
+        }
+
+        /// Frame `index` from the buffer, or decoded under a permit of the
+        /// animation's limiter.
+        private func frame(at index: Int) async throws -> Image {
+            if let buffered = animation.bufferedFrame(at: index) { return buffered }
+            let animation = animation
+            let limiter = animation.limiter
+            return try await limiter.withPermit(heavy: limiter.isHeavy(animation.canvasSize)) {
+                try animation.frame(at: index)
+            }
         }
 
         private mutating func sleepUntilDeadline() async {
