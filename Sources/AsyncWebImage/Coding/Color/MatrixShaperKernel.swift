@@ -15,7 +15,7 @@ import Foundation
 /// 64-bit additions (no lane can carry into the next) and
 /// three loads from a 65,536-entry table of sRGB codes, which every 16-bit
 /// sum indexes (no clamp, no bounds to get wrong); RGB pixels go four at a
-/// time, read and written as three 32-bit words. The loop is bound by its
+/// time, read as three 32-bit words. The loop is bound by its
 /// loads (six table loads a pixel), at about 1.1 ns a pixel where lcms2's
 /// optimised 8-bit path takes about 7.
 ///
@@ -138,17 +138,9 @@ struct MatrixShaperKernel: Sendable {
         @inline(__always) var blue: Int { Int(truncatingIfNeeded: word >> 32) }
     }
 
-    /// Four sRGB codes packed little-endian into a word.
-    @inline(__always)
-    private static func pack(
-        _ a: Int, _ b: Int, _ c: Int, _ d: Int, _ codes: UnsafePointer<UInt8>
-    ) -> UInt32 {
-        UInt32(codes[a]) | UInt32(codes[b]) << 8 | UInt32(codes[c]) << 16 | UInt32(codes[d]) << 24
-    }
-
     /// A row of RGB: four pixels (12 bytes, three words) at a time, so the
-    /// input is read and the output written a word, not a byte, at a time;
-    /// the last 0–3 pixels one by one.
+    /// input is read a word, not a byte, at a time (the output is written a
+    /// byte at a time); the last 0–3 pixels one by one.
     @inline(__always)
     private static func convertRGB(
         _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, width: Int,
@@ -164,9 +156,21 @@ struct MatrixShaperKernel: Sendable {
             let p1 = sums(a >> 24, b & 0xFF, (b >> 8) & 0xFF, table)
             let p2 = sums((b >> 16) & 0xFF, b >> 24, c & 0xFF, table)
             let p3 = sums((c >> 8) & 0xFF, (c >> 16) & 0xFF, c >> 24, table)
-            output.storeBytes(of: pack(p0.red, p0.green, p0.blue, p1.red, codes).littleEndian, as: UInt32.self)
-            output.storeBytes(of: pack(p1.green, p1.blue, p2.red, p2.green, codes).littleEndian, toByteOffset: 4, as: UInt32.self)
-            output.storeBytes(of: pack(p2.blue, p3.red, p3.green, p3.blue, codes).littleEndian, toByteOffset: 8, as: UInt32.self)
+            // Byte stores: one instruction a code, where packing codes into
+            // words takes a shift and an OR for most of them.
+            let out = output.assumingMemoryBound(to: UInt8.self)
+            out[0] = codes[p0.red]
+            out[1] = codes[p0.green]
+            out[2] = codes[p0.blue]
+            out[3] = codes[p1.red]
+            out[4] = codes[p1.green]
+            out[5] = codes[p1.blue]
+            out[6] = codes[p2.red]
+            out[7] = codes[p2.green]
+            out[8] = codes[p2.blue]
+            out[9] = codes[p3.red]
+            out[10] = codes[p3.green]
+            out[11] = codes[p3.blue]
             input += 12
             output += 12
         }
