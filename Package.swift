@@ -46,14 +46,6 @@ let package = Package(
             pkgConfig: "libturbojpeg",
             providers: [.apt(["libturbojpeg0-dev"])]
         ),
-        // libjpeg's scanline API (same libjpeg-turbo): decodes that convert
-        // colour a row group at a time, while the rows are in cache.
-        // libjpeg-dev is libjpeg62-turbo-dev on Debian, libjpeg-turbo8-dev on Ubuntu.
-        .systemLibrary(
-            name: "CJPEG",
-            pkgConfig: "libjpeg",
-            providers: [.apt(["libjpeg-dev"])]
-        ),
         .systemLibrary(
             name: "CSpng",
             pkgConfig: "spng",
@@ -125,7 +117,7 @@ let package = Package(
         .target(
             name: "AsyncWebImage",
             dependencies: [
-                "AWILocking", "CCurl", "CTurboJPEG", "CJPEG", "CSpng", "CXattr", "CWebP", "CGif", "CAvif", "CHeif",
+                "AWILocking", "CCurl", "CTurboJPEG", "CSpng", "CXattr", "CWebP", "CGif", "CAvif", "CHeif",
                 "CDeflate", "CHiredis", "CLcms2", "CXXHash", "CImageQuant", "CMalloc", "CZlib",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),

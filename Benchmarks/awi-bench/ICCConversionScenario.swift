@@ -8,10 +8,6 @@ import Foundation
 ///
 /// The target: the conversion costs at most 25 % of the decode,
 /// i.e. the converting decode's throughput is at least 0.8× the other's.
-/// The converting decode runs libjpeg's scanline API and converts each row
-/// group while it is in cache; two rows measure the path before that
-/// (TurboJPEG's whole-image decode, then one conversion pass over the
-/// image) against the same baseline and against the row-group path.
 /// Three more rows, each interleaved with its own baseline, take the
 /// conversion apart: the conversion alone (``Image/convertedToSRGB()`` of
 /// the kept decode, the library's matrix/TRC fast path) against the decode
@@ -36,10 +32,6 @@ struct ICCConversionScenario: Scenario {
         var rows = [await context.measureCase(scenario: name, caseName: file.label) {
             try await measure(tagged, file: file, context: context)
         }]
-        var wholeImage = JPEGCoder()
-        wholeImage.convertsWhileDecoding = false
-        let converting = { try Sample.onThread { blackHole(try JPEGCoder().decode(tagged, options: ImageDecodingOptions())) } }
-        let convertingWhole = { try Sample.onThread { blackHole(try wholeImage.decode(tagged, options: ImageDecodingOptions())) } }
         let kept = try JPEGCoder().decode(tagged, options: ImageDecodingOptions(keepsColorProfile: true))
         let decode = { try Sample.onThread { blackHole(try JPEGCoder().decode(tagged, options: ImageDecodingOptions(keepsColorProfile: true))) } }
         let fast = { Sample.onThread { blackHole(kept.convertedToSRGB()) } }
@@ -47,8 +39,6 @@ struct ICCConversionScenario: Scenario {
         let fastResult = kept.convertedToSRGB(), lcmsResult = kept.convertedToSRGB(usingFastPath: false)
         let difference = fastResult.maximumChannelDifference(from: lcmsResult).map(String.init) ?? "?"
         let parts: [(String, () throws -> Sample, () throws -> Sample, String, Target?)] = [
-            ("decode converting the whole image after it (old path)", convertingWhole, decode, "the decode (keeping the profile)", nil),
-            ("row-group conversion vs whole-image conversion", converting, convertingWhole, "decode converting the whole image after it", nil),
             ("conversion alone, fast path", fast, decode, "the decode (keeping the profile)", .timeAtMost(0.25)),
             ("conversion alone, lcms2", lcms, decode, "the decode (keeping the profile)", nil),
             ("fast path vs lcms2", fast, lcms, "lcms2's transform (cached, 8-bit)", nil),

@@ -54,16 +54,10 @@ extension JPEGCoder {
     ///
     /// - Throws: ``ImageError/undecodable(_:_:)`` with libjpeg's message;
     ///   ``ImageError/tooLarge(_:limit:actual:)`` over the pixel or scan limits.
-    ///
-    /// - Parameter convertsWhileDecoding: whether an in-place colour
-    ///   conversion runs on each batch of rows as libjpeg decodes it
-    ///   (``JPEGScanlineDecoder``) rather than over the whole image after
-    ///   TurboJPEG's decode; the pixels are the same either way.
     static func decodeImage(
         _ jpeg: UnsafeRawBufferPointer,
         options: ImageDecodingOptions,
-        completeness: Completeness,
-        convertsWhileDecoding: Bool = true
+        completeness: Completeness
     ) throws(ImageError) -> Image {
         guard jpeg.count >= 3, jpeg[0] == 0xFF, jpeg[1] == 0xD8 else {
             throw .undecodable(.jpeg, jpeg.isEmpty ? "no data" : "not JPEG data (no SOI marker)")
@@ -114,19 +108,18 @@ extension JPEGCoder {
             ? JPEGICCProfileReader.profile(in: jpeg, limit: options.maximumColorProfileBytes) : nil
         let cmykPlan = header.isCMYK ? ColorManager.cmykPlan(profile: colorProfile, options: options) : nil
         // An RGB image that is not resampled after the decode converts in
-        // place, in the buffer the decode fills (no second one), each batch
-        // of rows right after libjpeg decoded it, while it is in cache.
+        // place, in the buffer TurboJPEG fills (hot in cache, no second one).
         let resamples = target.map { $0 != scale.apply(to: header.size) } ?? false
         let inPlace = completeness == .required && !header.isCMYK && !header.isGray && !resamples
             ? ColorManager.inPlaceTransform(profile: colorProfile, layout: .rgb, options: options) : nil
         var (image, warning) = if let pruned {
             try pruned.withUnsafeBytes { bytes in
                 Result { () throws(ImageError) in
-                    try decompress(bytes, header: header, scale: scale, handle: handle, cmykPlan: cmykPlan, converting: inPlace, inStrips: convertsWhileDecoding)
+                    try decompress(bytes, header: header, scale: scale, handle: handle, cmykPlan: cmykPlan, converting: inPlace)
                 }
             }.get()
         } else {
-            try decompress(jpeg, header: header, scale: scale, handle: handle, cmykPlan: cmykPlan, converting: inPlace, inStrips: convertsWhileDecoding)
+            try decompress(jpeg, header: header, scale: scale, handle: handle, cmykPlan: cmykPlan, converting: inPlace)
         }
 
         if let warning, completeness == .required {
@@ -143,17 +136,14 @@ extension JPEGCoder {
     }
 
     /// Decompresses at `scale` into a new image, converting CMYK to RGB, and
-    /// RGB through `converting` (in place) when given: with `inStrips`, each
-    /// batch of rows as libjpeg's scanline API decodes it, else the whole
-    /// image after TurboJPEG's decode.
+    /// RGB through `converting` (in place) when given.
     private static func decompress(
         _ jpeg: UnsafeRawBufferPointer,
         header: TurboJPEGHandle.Header,
         scale: JPEGScale,
         handle: borrowing TurboJPEGHandle,
         cmykPlan: ColorManager.CMYKPlan? = nil,
-        converting transform: ColorTransform? = nil,
-        inStrips: Bool = true
+        converting transform: ColorTransform? = nil
     ) throws(ImageError) -> (Image, warning: String?) {
         let size = scale.apply(to: header.size)
         // Errors cannot leave `Image.make`'s fill closure typed, so the
@@ -176,22 +166,6 @@ extension JPEGCoder {
                 }
             }
             return (image, warning)
-        }
-        if let transform, inStrips, !header.isGray {
-            // The decode TurboJPEG would run, but through libjpeg's scanline
-            // API, so each row group is converted while it is in L1/L2
-            // rather than re-read from memory after the whole image.
-            let decoder = try JPEGScanlineDecoder()
-            let image = Image.make(width: size.width, height: size.height, pixelFormat: .rgb8, format: .jpeg) { destination in
-                let pitch = size.width * 3
-                outcome = Result { () throws(ImageError) in
-                    try decoder.decodeRGB(jpeg, scale: scale, into: destination, size: size, pitch: pitch) { first, count in
-                        let rows = destination.baseAddress! + first * pitch
-                        transform.apply(rows, sourceStride: pitch, into: rows, destinationStride: pitch, width: size.width, height: count)
-                    }
-                }
-            }
-            return (image, try outcome.get())
         }
         let (pixelFormat, tjFormat) = header.isGray ? (PixelFormat.gray8, TJPF_GRAY) : (.rgb8, TJPF_RGB)
         // Decoded straight into the image's storage, never zero-filled:

@@ -30,12 +30,6 @@ public import Foundation
 /// - Important: a stateless value: every call makes its own TurboJPEG
 ///   handle, so one coder may decode and encode on any number of threads.
 public struct JPEGCoder: ImageDecoding, ImageEncoding {
-    /// SPI for the benchmark and tests (`@_spi(Benchmarks) import AsyncWebImage`):
-    /// `false` converts colour in one pass over the whole image after
-    /// TurboJPEG's decode, the path before row-batch conversion, to compare
-    /// the two. `true` by default.
-    @_spi(Benchmarks) public var convertsWhileDecoding = true
-
     /// Creates the coder.
     public init() {}
 
@@ -57,7 +51,7 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
     ///   when applying it.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         try data.withUnsafeBytes { bytes throws(ImageError) in
-            try Self.decodeImage(bytes, options: options, completeness: .required, convertsWhileDecoding: convertsWhileDecoding)
+            try Self.decodeImage(bytes, options: options, completeness: .required)
         }
     }
 
