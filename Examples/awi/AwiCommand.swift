@@ -40,7 +40,7 @@ struct AwiCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Gaussian blur radius in pixels, above 0 and at most 250.", valueName: "radius"))
     var blur: Double?
 
-    @Option(help: ArgumentHelp("Rotate by any angle, in degrees.", valueName: "degrees"))
+    @Option(help: ArgumentHelp("Rotate by any angle from -360 to 360, in degrees.", valueName: "degrees"))
     var rotate: Double?
 
     @Flag(help: "Convert to gray.")
@@ -85,8 +85,12 @@ struct AwiCommand: AsyncParsableCommand {
                 throw ValidationError("--blur must be above 0 and at most 250 (got \(blur))")
             }
         }
-        if let rotate, !rotate.isFinite {
-            throw ValidationError("--rotate must be a finite number of degrees")
+        if let rotate {
+            // A full turn either way is the most a caller means: past it
+            // (1e300) the angle is a typo or garbage, not something to take modulo 360.
+            guard rotate.isFinite, abs(rotate) <= 360 else {
+                throw ValidationError("--rotate must be a finite number of degrees from -360 to 360 (got \(rotate))")
+            }
         }
         guard quality.isFinite, (0...1).contains(quality) else {
             throw ValidationError("--quality must be between 0 and 1 (got \(quality))")
