@@ -55,6 +55,11 @@ struct ServerOptions: Sendable {
     var maxInputBytes: Int64 = 32 * 1024 * 1024
     /// The most pixels an upstream image header may declare. 50 MP by default.
     var maxInputPixels = 50_000_000
+    /// The longest request target (path and query, as sent, which carry the
+    /// source URL) of a thumbnail request; longer ones are a 414. 8192
+    /// bytes by default, imgproxy's order of magnitude and what common
+    /// proxies and CDNs pass.
+    var maxURILength = 8192
     /// The largest width or height a request may ask for. 4096 by default.
     var maxOutputDimension = 4096
     /// The nice value of the threads that decode images over 20 MP (the CPU
@@ -126,6 +131,8 @@ struct ServerOptions: Sendable {
       --max-input-bytes N       largest upstream body (default 33554432)
       --max-input-pixels N      largest upstream image, in pixels (default 50000000)
       --max-dimension N         largest width or height asked for (default 4096)
+      --max-url-length N        longest request URL (path and query, with the
+                                source URL), else 414 (default 8192)
       --heavy-decode-nice N|off nice value (0-19) of the threads decoding images
                                 over 20 MP; off decodes them on the cooperative
                                 pool holding a CPU permit (default 10)
@@ -194,7 +201,7 @@ struct ServerOptions: Sendable {
     /// The flags that take a value.
     static let valueFlags = [
         "--host", "--port", "--idle-timeout", "--max-connections", "--log-level", "--max-redirects", "--timeout",
-        "--transfer-timeout", "--max-downloads", "--max-input-bytes", "--max-input-pixels", "--max-dimension",
+        "--transfer-timeout", "--max-downloads", "--max-input-bytes", "--max-input-pixels", "--max-dimension", "--max-url-length",
         "--cache-mib", "--cache-dir", "--max-age", "--result-cache-mib", "--redis-timeout-ms",
         "--result-writes", "--result-write-queue", "--heavy-decode-nice",
     ]
@@ -246,6 +253,7 @@ struct ServerOptions: Sendable {
             case "--max-input-bytes": options.maxInputBytes = try number(argument, atLeast: 1)
             case "--max-input-pixels": options.maxInputPixels = try number(argument, atLeast: 1)
             case "--max-dimension": options.maxOutputDimension = try number(argument, atLeast: 1)
+            case "--max-url-length": options.maxURILength = try number(argument, atLeast: 64)
             case "--heavy-decode-nice":
                 let text = try value(argument)
                 if text == "off" {

@@ -10,6 +10,9 @@ enum ThumbnailError: Error, Sendable, Equatable {
     /// 403: the host is not on the allow-list, the destination guard
     /// refused the address it resolved to, or a redirect led to a refused scheme.
     case forbidden(String)
+    /// 414: the request target (which carries the source URL) is longer
+    /// than `--max-url-length`.
+    case uriTooLong(String)
     /// 413: the upstream body or the image's pixel count is over a limit.
     case tooLarge(String)
     /// 415: the upstream bytes are not an image this server decodes.
@@ -27,6 +30,7 @@ enum ThumbnailError: Error, Sendable, Equatable {
         case .badRequest: 400
         case .forbidden: 403
         case .tooLarge: 413
+        case .uriTooLong: 414
         case .notAnImage: 415
         case .upstreamFailed: 502
         case .upstreamTimeout: 504
@@ -37,7 +41,7 @@ enum ThumbnailError: Error, Sendable, Equatable {
     /// A one-line explanation for the response body.
     var message: String {
         switch self {
-        case .badRequest(let text), .forbidden(let text), .tooLarge(let text), .notAnImage(let text),
+        case .badRequest(let text), .forbidden(let text), .tooLarge(let text), .uriTooLong(let text), .notAnImage(let text),
              .upstreamFailed(let text), .upstreamTimeout(let text), .internalError(let text):
             text
         }

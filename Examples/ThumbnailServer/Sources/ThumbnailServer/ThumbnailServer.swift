@@ -50,9 +50,14 @@ struct ThumbnailServer {
             maxOutputDimension: options.maxOutputDimension,
             cacheControl: "public, max-age=\(options.maxAge)",
             signer: options.signer,
-            allowsUnsigned: options.allowsUnsigned
+            allowsUnsigned: options.allowsUnsigned,
+            maxURILength: options.maxURILength
         )
-        let router = Router(context: ThumbnailRequestContext.self)
+        // HEAD on every GET route (thumbnails, /health, /metrics): the GET's
+        // status and headers, Content-Length included, without the body, so a
+        // CDN or a health check probing with HEAD sees what GET would answer.
+        // A HEAD of a result-cache hit decodes nothing, as its GET would not.
+        let router = Router(context: ThumbnailRequestContext.self, options: .autoGenerateHeadEndpoints)
         // One line per request at info; requests counted and timed by route
         // and status; one span per request (no cost until a tracer is bootstrapped).
         router.add(middleware: LogRequestsMiddleware(.info))

@@ -219,6 +219,35 @@ final class ServerHarness {
         return Reply(status: status, headers: fields, body: (try? Data(contentsOf: bodyFile)) ?? Data())
     }
 
+    /// Sends `HEAD path` on a raw socket (Python's, not curl, which would
+    /// never read a body after HEAD) and reads to the connection's close:
+    /// whatever follows the header block is a body the server should not have sent.
+    func head(_ path: String) throws -> Reply {
+        let script = """
+        import socket, sys
+        host, port = sys.argv[1].rsplit(":", 1)
+        s = socket.create_connection((host, int(port)), timeout=60)
+        s.sendall(("HEAD " + sys.argv[2] + " HTTP/1.1\\r\\nHost: " + sys.argv[1] + "\\r\\nConnection: close\\r\\n\\r\\n").encode())
+        data = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk: break
+            data += chunk
+        sys.stdout.buffer.write(data)
+        """
+        let address = String(base.dropFirst("http://".count))
+        let raw = try Self.run("/usr/bin/env", ["python3", "-c", script, address, path])
+        guard let end = raw.range(of: Data("\r\n\r\n".utf8)) else { throw HarnessError("no header block in the HEAD answer") }
+        let lines = String(decoding: raw[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        let status = lines.first.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
+        var fields = HTTPFields()
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":"), let name = HTTPField.Name(String(line[..<colon])) else { continue }
+            fields.append(HTTPField(name: name, value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        }
+        return Reply(status: status, headers: fields, body: Data(raw[end.upperBound...]))
+    }
+
     /// `thumbnail_decodes_total` from the server's /metrics.
     func decodes() throws -> Int {
         let text = String(decoding: try get("/metrics").body, as: UTF8.self)
