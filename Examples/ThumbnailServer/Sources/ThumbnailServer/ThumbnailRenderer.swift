@@ -16,7 +16,7 @@ final class ThumbnailRenderer: Sendable {
     let loader: ImageLoader
     private let allowedHosts: HostAllowList
     private let coders: ImageCoderRegistry
-    private let cpuLimiter: ConcurrencyLimiter
+    let cpuLimiter: ConcurrencyLimiter
     /// Encoded responses already made.
     let results: ResultCache
     /// The fleet's Redis, when `--redis` is given.

@@ -115,6 +115,8 @@ struct ThumbnailServer {
             services: [
                 .init(service: ImageLoaderService(loader: renderer.loader)),
                 .init(service: ResultCacheService(results: renderer.results)),
+                // Memory kept for the next decode goes back when decoding stops.
+                .init(service: IdleMemoryRelease(limiter: renderer.cpuLimiter)),
                 .init(service: app),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],
