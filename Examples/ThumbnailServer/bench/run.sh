@@ -168,6 +168,9 @@ wait_for() { # FILE REGEX SECONDS
 }
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
+# A log left by the last run would give wait_for its port if read before
+# the new process truncates the file: remove them first.
+rm -f "$work/upstream.log" "$work/ours.log" "$work/thumbor.log"
 "${pin_load[@]}" python3 -u "$here/upstream.py" --directory "$corpus_dir" --seconds 7200 >"$work/upstream.log" 2>&1 &
 pids+=($!)
 upstream_port="$(wait_for "$work/upstream.log" 'port [0-9]+' 10 | awk '{print $2}')"

@@ -23,6 +23,15 @@ import UnixSignals
 @main
 struct ThumbnailServer {
     static func main() async {
+        // The allocator's tuning before any other thread allocates (this
+        // body runs on the main thread, before the runtime, NIO or curl
+        // start theirs). Applied when the loader is created, it came too
+        // late: threads that had allocated by then kept arenas of their
+        // own, which later threads share too (measured on the progressive
+        // JPEG load: three extra arenas, 122 of 275 MiB resident, beside
+        // the main heap's 105), and whose 64 MiB heaps do not keep freed
+        // decode buffers for the next decode.
+        AllocatorTuning.default.apply()
         let options: ServerOptions
         do {
             options = try ServerOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
@@ -111,6 +120,8 @@ struct ThumbnailServer {
             services: [
                 .init(service: ImageLoaderService(loader: renderer.loader)),
                 .init(service: ResultCacheService(results: renderer.results)),
+                // Memory kept for the next decode goes back when decoding stops.
+                .init(service: IdleMemoryRelease(limiter: renderer.cpuLimiter)),
                 .init(service: app),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],

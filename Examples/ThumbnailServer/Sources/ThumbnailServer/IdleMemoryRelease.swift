@@ -1,0 +1,38 @@
+import AsyncWebImage
+import ServiceLifecycle
+
+/// Gives the memory the allocator keeps for the next decode back to the
+/// system once the server has stopped decoding.
+///
+/// `AllocatorTuning` keeps freed decode buffers resident, so that under load
+/// the next decode reuses their pages instead of faulting fresh ones in; after
+/// a burst of large images the process would stay at the burst's size for
+/// good. This service looks at the CPU limiter every `interval`, and when it
+/// finds it idle (no permit held, nobody waiting) twice in a row after it
+/// last saw work, it calls `AllocatorTuning.releaseFreeMemory()` (glibc's
+/// `malloc_trim(0)`): once per quiet spell, never while requests queue, so
+/// the win under load stays.
+struct IdleMemoryRelease: Service {
+    let limiter: ConcurrencyLimiter
+    var interval: Duration = .milliseconds(100)
+
+    func run() async throws {
+        var sawWork = false
+        var idlePolls = 0
+        while !Task.isShuttingDownGracefully {
+            do { try await Task.sleep(for: interval) } catch { return }
+            // Heavy decodes hold no normal permit: one may still run now;
+            // trimming then releases only what is free, and costs a walk.
+            if limiter.availablePermits < limiter.limit || limiter.waitingCount > 0 {
+                sawWork = true
+                idlePolls = 0
+                continue
+            }
+            idlePolls += 1
+            if sawWork && idlePolls >= 2 {
+                sawWork = false
+                AllocatorTuning.releaseFreeMemory()
+            }
+        }
+    }
+}
