@@ -9,7 +9,7 @@ import CIsal
 /// ISA-L parses the zlib header and checks the Adler-32 trailer itself
 /// (vectorised), so no second pass over the rows is needed.
 ///
-/// The state (about 90 KB of Huffman tables and history) is allocated once
+/// The state (85 KiB of Huffman tables and inflate window) is allocated once
 /// per image and freed with this value.
 struct PNGImageDataInflater: ~Copyable {
     private let state: UnsafeMutablePointer<inflate_state>
