@@ -89,11 +89,11 @@ let package = Package(
             pkgConfig: "libdeflate",
             providers: [.apt(["libdeflate-dev"])]
         ),
-        // Row-at-a-time inflate of a PNG thumbnail's image data (see PNGInflatedImage).
+        // Intel ISA-L: row-at-a-time inflate of a PNG thumbnail's image data (see PNGImageDataInflater).
         .systemLibrary(
-            name: "CZlib",
-            pkgConfig: "zlib",
-            providers: [.apt(["zlib1g-dev"])]
+            name: "CIsal",
+            pkgConfig: "libisal",
+            providers: [.apt(["libisal-dev"])]
         ),
         .systemLibrary(
             name: "CHiredis",
@@ -125,7 +125,7 @@ let package = Package(
             name: "AsyncWebImage",
             dependencies: [
                 "AWILocking", "CCurl", "COpenSSL", "CTurboJPEG", "CSpng", "CXattr", "CWebP", "CGif", "CAvif", "CHeif",
-                "CDeflate", "CHiredis", "CLcms2", "CXXHash", "CImageQuant", "CMalloc", "CZlib",
+                "CDeflate", "CHiredis", "CLcms2", "CXXHash", "CImageQuant", "CMalloc", "CIsal",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -36,7 +36,7 @@ import CSpng
 /// apply: a truncated or damaged file, inflated data over 128 MiB or over
 /// what the memory budget leaves, an eXIf chunk after the image data, or a
 /// stream that inflates to more than the image. A thumbnail (or scaled-down
-/// decode) of image data over 4 MiB is inflated a row at a time with zlib
+/// decode) of image data over 4 MiB is inflated a row at a time with ISA-L
 /// instead, unfiltered and reduced as it goes, so it never holds the
 /// full-size image data either.
 ///

@@ -1,6 +1,5 @@
 import CDeflate
 import CSpng
-import CZlib
 
 /// A PNG's whole image data inflated in one libdeflate call, then unfiltered
 /// row by row (in place) and converted to the plan's pixels.
@@ -25,8 +24,8 @@ import CZlib
 ///
 /// Thumbnails of larger images (`streaming`, over
 /// ``maximumWholeInflateBytesForReduction``) are inflated a row at a time
-/// with zlib instead, into two reused rows: a reduced decode then never holds
-/// the image's full-size data, at the cost of zlib's slower inflate.
+/// with ISA-L instead (``PNGImageDataInflater``), into two reused rows: a
+/// reduced decode then never holds the image's full-size data.
 struct PNGInflatedImage {
     /// The largest inflate buffer this path allocates: 128 MiB (a 32 MP
     /// RGBA or 42 MP RGB image). Larger images decode row by row with
@@ -124,65 +123,15 @@ struct PNGInflatedImage {
         }
     }
 
-    /// ``forEachRow(_:)`` with zlib: each row inflated into one of two
-    /// reused rows, unfiltered against the other. The stream must end
-    /// exactly after the last row, with a matching Adler-32 — computed here
-    /// by libdeflate (vectorised) rather than by zlib 1.2's byte loop, which
-    /// took a tenth of a streamed thumbnail's time.
+    /// ``forEachRow(_:)`` with ISA-L (``PNGImageDataInflater``): each row
+    /// inflated into one of two reused rows, unfiltered against the other.
+    /// The stream must end exactly after the last row, with a matching
+    /// Adler-32 (checked by ISA-L as it reads the trailer).
     private static func forEachStreamedRow(
         layout: PNGRawLayout, stream: PNGImageDataStream, png: UnsafeRawBufferPointer,
         _ body: (_ row: UnsafePointer<UInt8>, _ y: Int, _ pass: PNGRawLayout.Pass) -> Bool
     ) -> Bool {
-        guard let base = png.baseAddress else { return false }
-        var z = z_stream()
-        guard inflateInit_(&z, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return false }
-        defer { inflateEnd(&z) }
-        // zlib still reads the trailer, but leaves the check to `adler` and `trailer()` below.
-        guard inflateValidate(&z, 0) == Z_OK else { return false }
-        var adler: UInt32 = 1
-        var nextPayload = 0
-        var ended = false
-        // Fills `count` bytes at `out`; false on a damaged stream or one that ends early.
-        func inflate(into out: UnsafeMutablePointer<UInt8>, count: Int) -> Bool {
-            z.next_out = out
-            z.avail_out = UInt32(count)
-            // Each turn consumes input or produces output, or fails: bounded by the data.
-            while z.avail_out > 0 {
-                guard !ended else { return false }
-                if z.avail_in == 0 {
-                    guard nextPayload < stream.payloads.count else { return false }
-                    let payload = stream.payloads[nextPayload]
-                    nextPayload += 1
-                    z.next_in = UnsafeMutablePointer(mutating: (base + payload.offset).assumingMemoryBound(to: UInt8.self))
-                    z.avail_in = UInt32(payload.length)
-                    continue
-                }
-                switch CZlib.inflate(&z, Z_NO_FLUSH) {
-                case Z_OK: continue
-                case Z_STREAM_END: ended = true
-                default: return false
-                }
-            }
-            return true
-        }
-        // The stream's Adler-32: its last 4 bytes consumed (big-endian), which may span IDAT chunks.
-        func trailer() -> UInt32? {
-            var index = nextPayload - 1
-            guard index >= 0 else { return nil }
-            var position = stream.payloads[index].length - Int(z.avail_in)
-            var value: UInt32 = 0
-            for byte in 0..<4 {
-                // At most one step back per payload: bounded by their count.
-                while position == 0 {
-                    index -= 1
-                    guard index >= 0 else { return nil }
-                    position = stream.payloads[index].length
-                }
-                position -= 1
-                value |= UInt32(png[stream.payloads[index].offset + position]) << (8 * UInt32(byte))
-            }
-            return value
-        }
+        var inflater = PNGImageDataInflater(stream: stream, png: png)
         let rowCapacity = 1 + layout.maximumRowBytes
         var rows = [UInt8](repeating: 0, count: 2 * rowCapacity)
         let complete = rows.withUnsafeMutableBufferPointer { rows -> Bool in
@@ -190,9 +139,7 @@ struct PNGInflatedImage {
             var (current, previous) = (rowsBase, rowsBase + rowCapacity)
             for pass in layout.passes where !pass.isEmpty {
                 for index in 0..<pass.height {
-                    guard inflate(into: current, count: 1 + pass.rowBytes) else { return false }
-                    adler = libdeflate_adler32(adler, current, 1 + pass.rowBytes)
-                    guard PNGUnfilter.unfilter(
+                    guard inflater.read(into: current, count: 1 + pass.rowBytes), PNGUnfilter.unfilter(
                         filter: current[0], source: current + 1, destination: current + 1,
                         previous: index == 0 ? nil : UnsafePointer(previous + 1), count: pass.rowBytes, stride: layout.filterStride
                     ), body(current + 1, pass.rowStart + index * pass.rowStep, pass) else { return false }
@@ -201,13 +148,7 @@ struct PNGInflatedImage {
             }
             return true
         }
-        guard complete else { return false }
-        if !ended {
-            // The stream must end here: one more byte of output would be more than the image.
-            var extra: UInt8 = 0
-            guard !inflate(into: &extra, count: 1), ended, z.avail_out == 1 else { return false }
-        }
-        return trailer() == adler
+        return complete && inflater.finish()
     }
 
     /// Writes the whole image into `pixels` (tightly packed rows of `plan.rowBytes`).
