@@ -1,4 +1,7 @@
-public import AsyncWebImage
+// The SPI is `Image.resampled(to:)`: the resampler the full-decode route
+// of a thumbnail uses, the reference a decoder that resamples while
+// decoding must match.
+@_spi(Benchmarks) public import AsyncWebImage
 public import Foundation
 
 /// What every fuzz target checks, and the decode options it varies.
@@ -116,7 +119,7 @@ extension FuzzInput {
     /// where the full decode succeeds) is never allowed.
     public static func decodeBothWays(
         _ decoder: some ImageDecoding, as format: ImageFormat, _ data: Data, selector: Int, _ what: String,
-        thumbnailMayAcceptMore: Bool = false
+        thumbnailMayAcceptMore: Bool = false, thumbnailIsResampledFullDecode: Bool = false
     ) {
         let first = options(selector)
         let second = partnerOptions(selector)
@@ -136,5 +139,35 @@ extension FuzzInput {
             (image == nil) == (partner == nil),
             "\(what): \(image == nil ? "fails" : "succeeds") with \(first) but \(partner == nil ? "fails" : "succeeds") with \(second)"
         )
+        if thumbnailIsResampledFullDecode, let image, let partner {
+            // One of the two options is always the plain full decode.
+            let (full, reduced, reducedOptions) = reduces(first) ? (partner, image, first) : (image, partner, second)
+            checkResampledWhileDecoding(reduced, options: reducedOptions, equals: full, what)
+        }
+    }
+
+    /// Traps unless `reduced` (a thumbnail or scale-down that the coder
+    /// resampled while decoding, GIF row by row, AVIF in bands) is, byte for
+    /// byte, `full` resampled to its size: the route that never holds the
+    /// full-size image must not change a pixel. Skipped when an orientation
+    /// was applied to a rotated or mirrored image (the reference would have
+    /// to be oriented the same way; the unit tests cover that).
+    static func checkResampledWhileDecoding(_ reduced: Image, options: ImageDecodingOptions, equals full: Image, _ what: String) {
+        guard full.orientation == .up || !options.applyOrientation else { return }
+        let reference = full.resampled(to: reduced.size)
+        precondition(
+            reduced.pixelFormat == reference.pixelFormat,
+            "\(what): \(reduced.pixelFormat) resampled while decoding, \(reference.pixelFormat) from the full decode"
+        )
+        let rowBytes = reduced.width * reduced.pixelFormat.bytesPerPixel
+        reduced.withUnsafeBytes { ours in
+            reference.withUnsafeBytes { theirs in
+                for row in 0..<reduced.height {
+                    let a = ours[(row * reduced.bytesPerRow)..<(row * reduced.bytesPerRow + rowBytes)]
+                    let b = theirs[(row * reference.bytesPerRow)..<(row * reference.bytesPerRow + rowBytes)]
+                    precondition(a.elementsEqual(b), "\(what): row \(row) of the \(reduced.size) image differs from the full decode resampled")
+                }
+            }
+        }
     }
 }
