@@ -1,4 +1,7 @@
-public import AsyncWebImage
+// The SPI is `Image.resampled(to:)`: the resampler the full-decode route
+// of a thumbnail uses, the reference a decoder that resamples while
+// decoding must match.
+@_spi(Benchmarks) public import AsyncWebImage
 public import Foundation
 
 /// What every fuzz target checks, and the decode options it varies.
@@ -116,7 +119,7 @@ extension FuzzInput {
     /// where the full decode succeeds) is never allowed.
     public static func decodeBothWays(
         _ decoder: some ImageDecoding, as format: ImageFormat, _ data: Data, selector: Int, _ what: String,
-        thumbnailMayAcceptMore: Bool = false
+        thumbnailMayAcceptMore: Bool = false, thumbnailIsResampledFullDecode: Bool = false
     ) {
         let first = options(selector)
         let second = partnerOptions(selector)
@@ -136,5 +139,50 @@ extension FuzzInput {
             (image == nil) == (partner == nil),
             "\(what): \(image == nil ? "fails" : "succeeds") with \(first) but \(partner == nil ? "fails" : "succeeds") with \(second)"
         )
+        if thumbnailIsResampledFullDecode, let image, let partner {
+            // One of the two options is always the plain full decode.
+            let (full, reduced, reducedOptions) = reduces(first) ? (partner, image, first) : (image, partner, second)
+            let fullOptions = reduces(first) ? second : first
+            if resampledWhileDecoding(reduced, options: reducedOptions, differsFrom: full) == nil { return }
+            // An embedded ICC profile is converted to sRGB after the decode,
+            // so after resampling in the thumbnail and before it in the full
+            // decode: the orders legitimately differ (the conversion is not
+            // linear). Kept profiles take the conversion out; then the
+            // pixels must be equal.
+            var keptReduced = reducedOptions, keptFull = fullOptions
+            keptReduced.keepsColorProfile = true
+            keptFull.keepsColorProfile = true
+            let reducedKept = expectingImageError(what) { try decoder.decode(data, options: keptReduced) }
+            let fullKept = expectingImageError(what) { try decoder.decode(data, options: keptFull) }
+            guard let reducedKept, let fullKept else {
+                preconditionFailure("\(what): fails with the colour profile kept, succeeds with it converted")
+            }
+            if let row = resampledWhileDecoding(reducedKept, options: keptReduced, differsFrom: fullKept) {
+                preconditionFailure("\(what): row \(row) of the \(reducedKept.size) image differs from the full decode resampled")
+            }
+        }
+    }
+
+    /// The first row where `reduced` (a thumbnail or scale-down that the
+    /// coder resampled while decoding, GIF row by row, AVIF in bands) is not,
+    /// byte for byte, `full` resampled to its size, or `nil`: the route that
+    /// never holds the full-size image must not change a pixel. A different
+    /// pixel format is row 0. `nil` too when an orientation was applied to a
+    /// rotated or mirrored image (the reference would have to be oriented
+    /// the same way; the unit tests cover that).
+    static func resampledWhileDecoding(_ reduced: Image, options: ImageDecodingOptions, differsFrom full: Image) -> Int? {
+        guard full.orientation == .up || !options.applyOrientation else { return nil }
+        let reference = full.resampled(to: reduced.size)
+        guard reduced.pixelFormat == reference.pixelFormat else { return 0 }
+        let rowBytes = reduced.width * reduced.pixelFormat.bytesPerPixel
+        return reduced.withUnsafeBytes { ours in
+            reference.withUnsafeBytes { theirs in
+                (0..<reduced.height).first { row in
+                    let a = ours[(row * reduced.bytesPerRow)..<(row * reduced.bytesPerRow + rowBytes)]
+                    let b = theirs[(row * reference.bytesPerRow)..<(row * reference.bytesPerRow + rowBytes)]
+                    return !a.elementsEqual(b)
+                }
+            }
+        }
     }
 }
