@@ -9,14 +9,15 @@ import Foundation
 /// The target: the conversion costs at most 25 % of the decode,
 /// i.e. the converting decode's throughput is at least 0.8× the other's.
 /// Three more rows, each interleaved with its own baseline, take the
-/// conversion apart: the conversion alone (``Image/convertedToSRGB()`` of
-/// the kept decode, the library's matrix/TRC fast path) against the decode
-/// (target: time ≤ 0.25 of it), the same conversion through lcms2's
+/// conversion apart: ``Image/convertedToSRGB()`` of the kept decode (the
+/// library's matrix/TRC fast path, into a new image, so it also pays that
+/// image's allocation and page faults, which the in-place conversion of the
+/// decode does not) against the decode, the same conversion through lcms2's
 /// transform against the decode (for reference), and the fast path against
 /// lcms2 (the speed-up).
 struct ICCConversionScenario: Scenario {
     let name = "icc-convert"
-    let summary = "12 MP Adobe RGB JPEG: decode converting (fast path) vs keeping the profile (≥ 0.8×); conversion alone (fast path, lcms2) vs the decode (≤ 0.25) and vs each other"
+    let summary = "12 MP Adobe RGB JPEG: decode converting in place (fast path) vs keeping the profile (≥ 0.8×: the conversion ≤ 25 % of the decode); convertedToSRGB() of a kept decode (fast path, lcms2) vs the decode and vs each other"
 
     /// Where Debian's icc-profiles-free puts its Adobe RGB compatible profile.
     static let profilePath = "/usr/share/color/icc/compatibleWithAdobeRGB1998.icc"
@@ -39,8 +40,11 @@ struct ICCConversionScenario: Scenario {
         let fastResult = kept.convertedToSRGB(), lcmsResult = kept.convertedToSRGB(usingFastPath: false)
         let difference = fastResult.maximumChannelDifference(from: lcmsResult).map(String.init) ?? "?"
         let parts: [(String, () throws -> Sample, () throws -> Sample, String, Target?)] = [
-            ("conversion alone, fast path", fast, decode, "the decode (keeping the profile)", .timeAtMost(0.25)),
-            ("conversion alone, lcms2", lcms, decode, "the decode (keeping the profile)", nil),
+            // Out of place: a new 36 MB image, whose page faults cost more than the
+            // conversion; the decode converts in place, and the first row's ≥ 0.8×
+            // (the conversion ≤ 25 % of the decode) is the target.
+            ("convertedToSRGB() alone (a new image), fast path", fast, decode, "the decode (keeping the profile)", nil),
+            ("convertedToSRGB() alone (a new image), lcms2", lcms, decode, "the decode (keeping the profile)", nil),
             ("fast path vs lcms2", fast, lcms, "lcms2's transform (cached, 8-bit)", nil),
         ]
         for (caseName, ours, baseline, baselineName, target) in parts {
