@@ -83,7 +83,7 @@ let package = Package(
             pkgConfig: "libheif",
             providers: [.apt(["libheif-dev"])]
         ),
-        // One-call inflate of a PNG's whole image data (see PNGInflatedDecoder).
+        // One-call inflate of a PNG's whole image data (PNGInflatedImage) and PNG encoding (PNGDeflateEncoder).
         .systemLibrary(
             name: "CDeflate",
             pkgConfig: "libdeflate",
