@@ -97,6 +97,24 @@ pngs = {
     "ztxt.png": png(2, 2, extra=chunk(b"zTXt", b"k\0\0" + zlib.compress(b"x" * 4096))),
     "exif-bad-offset.png": png(2, 2, extra=chunk(b"eXIf", b"MM\0*\xff\xff\xff\xf0")),
 }
+def streamed(width, channels, colour, height=1000):
+    # Over 4 MiB of image data, so a thumbnail takes the row-by-row (ISA-L)
+    # inflate; every filter type in turn, a busy stretch every 97th row, the
+    # stream split over two IDAT chunks. Deterministic and about 40 KB.
+    rows = []
+    for y in range(height):
+        row = bytearray(((x * 3 + y) & 0xFF) if x % 64 < 2 else 0 for x in range(width * channels))
+        if y % 97 == 0:
+            row[:256] = bytes((x * x + y * 31) & 0xFF for x in range(256))
+        rows.append(bytes([y % 5]) + bytes(row))
+    stream = zlib.compress(b"".join(rows), 9)
+    half = len(stream) // 2
+    ihdr = chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, colour, 0, 0, 0))
+    return (b"\x89PNG\r\n\x1a\n" + ihdr + chunk(b"IDAT", stream[:half]) + chunk(b"IDAT", stream[half:])
+            + chunk(b"IEND", b""))
+
+write("Corpus/FuzzPNGDecode/streamed-rgba-1200x1000.png", streamed(1200, 4, 6))
+write("Corpus/FuzzPNGDecode/streamed-rgb-1500x1000.png", streamed(1500, 3, 2))
 for name, data in jpeg.items():
     write("Corpus/FuzzJPEGDecode/" + name, data)
     write("Corpus/FuzzProgressive/" + name, data)
