@@ -32,9 +32,9 @@ struct ResumePoint: Sendable, Hashable {
         else { return nil }
         // A validator repeated with different values names no one
         // representation (``SingletonField``): no `If-Range` from it.
-        if let tag = head.headers.singleton(.eTag).value, !tag.hasPrefix("W/") {
+        if let tag = HTTPCacheMetadata.value(of: .eTag, in: head), !tag.hasPrefix("W/") {
             validator = tag
-        } else if let date = head.headers.singleton(.lastModified).value {
+        } else if let date = HTTPCacheMetadata.value(of: .lastModified, in: head) {
             validator = date
         } else {
             return nil
@@ -50,8 +50,8 @@ struct ResumePoint: Sendable, Hashable {
     /// What `head`, the answer to the range request, allows.
     func classify(_ head: DataResponseHead) -> Answer {
         guard (head.headers[.contentEncoding] ?? "identity").lowercased() == "identity" else { return .unusable }
-        let sameValidator = head.headers.singleton(.eTag).value == validator
-            || head.headers.singleton(.lastModified).value == validator
+        let sameValidator = HTTPCacheMetadata.value(of: .eTag, in: head) == validator
+            || HTTPCacheMetadata.value(of: .lastModified, in: head) == validator
         switch head.statusCode {
         case 206:
             // "bytes <first>-<last>/<length>"

@@ -55,17 +55,23 @@ struct AnimationPlaybackTests {
         func rewind() throws { nextFrameIndex = 0 }
     }
 
+    /// `count` animations of `frames` solid frames each, decoding through
+    /// `overlap`, played under `limiter`.
+    static func animations(_ count: Int, frames: Int, overlap: Overlap, limiter: ConcurrencyLimiter) -> [AnimatedImage] {
+        (0..<count).map { _ in
+            AnimatedImage(
+                decoder: SolidFrames(frames: frames, overlap: overlap), makeDecoder: { SolidFrames(frames: frames, overlap: overlap) },
+                limiter: limiter
+            )
+        }
+    }
+
     @Test("8 playbacks of 6-frame animations with a limit of 1: every frame decoded, never two at once")
     func oneAtATime() async throws {
         // Given 8 animations whose limiter has 1 permit
         let overlap = Overlap()
         let limiter = ConcurrencyLimiter(limit: 1, heavyThreadNice: nil)
-        let animations = (0..<8).map { _ in
-            AnimatedImage(
-                decoder: SolidFrames(frames: 6, overlap: overlap), makeDecoder: { SolidFrames(frames: 6, overlap: overlap) },
-                limiter: limiter
-            )
-        }
+        let animations = Self.animations(8, frames: 6, overlap: overlap, limiter: limiter)
         // When all play at once
         let frames = try await withThrowingTaskGroup(of: [Int].self) { group in
             for animation in animations {
@@ -89,12 +95,7 @@ struct AnimationPlaybackTests {
     func overlapIsVisible() async throws {
         let overlap = Overlap()
         let limiter = ConcurrencyLimiter(limit: 2, heavyThreadNice: nil)
-        let animations = (0..<2).map { _ in
-            AnimatedImage(
-                decoder: SolidFrames(frames: 6, overlap: overlap), makeDecoder: { SolidFrames(frames: 6, overlap: overlap) },
-                limiter: limiter
-            )
-        }
+        let animations = Self.animations(2, frames: 6, overlap: overlap, limiter: limiter)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for animation in animations {
                 group.addTask { for try await _ in animation.frames(clock: ImmediateClock()) {} }
@@ -108,10 +109,7 @@ struct AnimationPlaybackTests {
     func cancelledWhileWaiting() async throws {
         let overlap = Overlap()
         let limiter = ConcurrencyLimiter(limit: 1, heavyThreadNice: nil)
-        let animation = AnimatedImage(
-            decoder: SolidFrames(frames: 3, overlap: overlap), makeDecoder: { SolidFrames(frames: 3, overlap: overlap) },
-            limiter: limiter
-        )
+        let animation = Self.animations(1, frames: 3, overlap: overlap, limiter: limiter)[0]
         // Given the only permit held elsewhere
         try await limiter.acquire()
         let player = Task {
