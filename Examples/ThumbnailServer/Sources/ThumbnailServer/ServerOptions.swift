@@ -56,7 +56,7 @@ struct ServerOptions: Sendable {
     /// The most pixels an upstream image header may declare. 50 MP by default.
     var maxInputPixels = 50_000_000
     /// The longest request target (path and query, as sent, which carry the
-    /// source URL) of a thumbnail request; longer ones are a 414. 8192
+    /// source URL) of any request, on every route; longer ones are a 414. 8192
     /// bytes by default, imgproxy's order of magnitude and what common
     /// proxies and CDNs pass.
     var maxURILength = 8192
@@ -131,8 +131,8 @@ struct ServerOptions: Sendable {
       --max-input-bytes N       largest upstream body (default 33554432)
       --max-input-pixels N      largest upstream image, in pixels (default 50000000)
       --max-dimension N         largest width or height asked for (default 4096)
-      --max-url-length N        longest request URL (path and query, with the
-                                source URL), else 414 (default 8192)
+      --max-url-length N        longest request URL on any route (path and
+                                query, with the source URL), else 414 (default 8192)
       --heavy-decode-nice N|off nice value (0-19) of the threads decoding images
                                 over 20 MP; off decodes them on the cooperative
                                 pool holding a CPU permit (default 10)

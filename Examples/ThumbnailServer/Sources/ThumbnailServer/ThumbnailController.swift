@@ -15,9 +15,6 @@ struct ThumbnailController: Sendable {
     let signer: URLSigner?
     /// Whether the signature `insecure` is accepted.
     let allowsUnsigned: Bool
-    /// The longest request target (path and query, as sent) a thumbnail
-    /// request may have; it bounds the source URL forwarded upstream.
-    var maxURILength = ServerOptions().maxURILength
 
     /// Adds the routes to `router`.
     func addRoutes(to router: Router<ThumbnailRequestContext>) {
@@ -38,7 +35,6 @@ struct ThumbnailController: Sendable {
     /// Answers one imgproxy-style request: signature, options, negotiation, result.
     func respondProcessed(to request: Request, watch: ClientDisconnectWatch? = nil) async -> Response {
         do {
-            try checkTargetLength(of: request)
             // The path as sent (still percent-encoded): what was signed.
             let path = request.uri.path.dropFirst()
             let slash = path.firstIndex(of: "/") ?? path.endIndex
@@ -118,7 +114,6 @@ struct ThumbnailController: Sendable {
     func respond(to request: Request, watch: ClientDisconnectWatch? = nil) async -> Response {
         let query = request.uri.queryParameters
         do {
-            try checkTargetLength(of: request)
             let parameters = try ThumbnailRequest(
                 values: { name in query.getAll(name) },
                 maxDimension: maxOutputDimension
@@ -127,18 +122,6 @@ struct ThumbnailController: Sendable {
             return response(for: thumbnail, request: request, variesByAccept: false)
         } catch {
             return Self.errorResponse(for: error)
-        }
-    }
-
-    /// Refuses a request target longer than ``maxURILength`` with 414 (RFC
-    /// 9110 §15.5.15: the target is longer than the server will interpret),
-    /// before anything is parsed or fetched: the whole target, not only the
-    /// decoded source URL, so the limit is what the client sent, and no
-    /// megabyte-long URL reaches the upstream, a log line or a cache key.
-    func checkTargetLength(of request: Request) throws(ThumbnailError) {
-        let length = request.head.path?.utf8.count ?? 0
-        guard length <= maxURILength else {
-            throw .uriTooLong("the request URL is \(length) bytes, over the limit of \(maxURILength) (--max-url-length)")
         }
     }
 

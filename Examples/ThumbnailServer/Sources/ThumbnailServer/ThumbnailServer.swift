@@ -59,18 +59,20 @@ struct ThumbnailServer {
             maxOutputDimension: options.maxOutputDimension,
             cacheControl: "public, max-age=\(options.maxAge)",
             signer: options.signer,
-            allowsUnsigned: options.allowsUnsigned,
-            maxURILength: options.maxURILength
+            allowsUnsigned: options.allowsUnsigned
         )
         // HEAD on every GET route (thumbnails, /health, /metrics): the GET's
         // status and headers, Content-Length included, without the body, so a
         // CDN or a health check probing with HEAD sees what GET would answer.
         // A HEAD of a result-cache hit decodes nothing, as its GET would not.
         let router = Router(context: ThumbnailRequestContext.self, options: .autoGenerateHeadEndpoints)
-        // One line per request at info; requests counted and timed by route
-        // and status; one span per request (no cost until a tracer is bootstrapped).
-        router.add(middleware: LogRequestsMiddleware(.info))
+        // Requests counted and timed by route and status; every route's
+        // target length checked (414) before it is logged or traced; one
+        // line per request at info; one span per request (no cost until a
+        // tracer is bootstrapped).
         router.add(middleware: MetricsMiddleware())
+        router.add(middleware: RequestTargetLimitMiddleware(maxLength: options.maxURILength))
+        router.add(middleware: LogRequestsMiddleware(.info))
         router.add(middleware: TracingMiddleware())
         controller.addRoutes(to: router)
         let redis = controller.renderer.redis

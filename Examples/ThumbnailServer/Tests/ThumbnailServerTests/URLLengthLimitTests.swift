@@ -45,4 +45,26 @@ struct URLLengthLimitTests {
         #expect(harness.originRequests == 0)
         #expect(try harness.get(Self.target(length: 300, origin: harness.origin)).status == 200)
     }
+
+    /// `path` with a padding query making it exactly `length` bytes.
+    static func padded(_ path: String, length: Int) -> String {
+        let prefix = path + "?pad="
+        return prefix + String(repeating: "a", count: max(0, length - prefix.utf8.count))
+    }
+
+    @Test("every route is limited, HEAD included: /health, /metrics, both thumbnail forms; 300 bytes still answer")
+    func everyRoute() throws {
+        let harness = try ImgproxyInterfaceTests.started(["--allow-unsigned", "--max-url-length", "300"])
+        for path in ["/health", "/metrics", "/insecure/rs:fit:50:50/plain/\(harness.origin)/photo.jpg@png"] {
+            let long = try harness.get(Self.padded(path, length: 301))
+            #expect(long.status == 414, "GET \(path)")
+            #expect(String(decoding: long.body, as: UTF8.self) == "the request URL is 301 bytes, over the limit of 300 (--max-url-length)\n")
+            #expect(try harness.head(Self.padded(path, length: 301)).status == 414, "HEAD \(path)")
+        }
+        #expect(try harness.head(Self.target(length: 301, origin: harness.origin)).status == 414)
+        #expect(harness.originRequests == 0)
+        #expect(try harness.get(Self.padded("/health", length: 300)).status == 200)
+        #expect(try harness.head(Self.padded("/health", length: 300)).status == 200)
+        #expect(try harness.get(Self.padded("/metrics", length: 300)).status == 200)
+    }
 }

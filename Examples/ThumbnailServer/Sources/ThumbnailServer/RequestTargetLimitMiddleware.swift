@@ -1,0 +1,27 @@
+import Hummingbird
+
+/// `--max-url-length` for every request: a request target (path and query,
+/// as sent) longer than the limit is a 414 (RFC 9110 §15.5.15: a target
+/// longer than the server will interpret) before any route runs.
+///
+/// A middleware rather than a check in each handler, so no route can miss it
+/// (`/health`, `/metrics`, the imgproxy-style routes, an unknown path that
+/// would be a 404, and the HEAD routes Hummingbird derives from each GET),
+/// and placed ahead of the request log and the tracing span, which record
+/// the target: a megabyte-long URL reaches neither, nor the upstream, nor
+/// a cache key. The metrics middleware runs before it and counts the 414 by
+/// its route, which carries no part of the target.
+struct RequestTargetLimitMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// The longest request target accepted, in bytes.
+    let maxLength: Int
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let length = request.head.path?.utf8.count ?? 0
+        guard length <= maxLength else {
+            return ThumbnailController.errorResponse(
+                for: ThumbnailError.uriTooLong("the request URL is \(length) bytes, over the limit of \(maxLength) (--max-url-length)")
+            )
+        }
+        return try await next(request, context)
+    }
+}
