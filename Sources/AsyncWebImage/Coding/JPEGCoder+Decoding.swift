@@ -48,9 +48,18 @@ extension JPEGCoder {
     /// warning's text; the EOI check above ensures a truncation cannot hide
     /// behind an earlier harmless warning. And a fatal error after a warning
     /// is still reported with the warning code, but with the fatal message —
-    /// which is not on the list, so it is rejected too. What remains
-    /// undetected: entropy data corrupted *after* a harmless warning in a
-    /// file that still ends properly.
+    /// which is not on the list, so it is rejected too.
+    ///
+    /// Garbage inside entropy-coded data is caught where libjpeg can see it:
+    /// as a bad Huffman code, a missing restart marker, or bytes left over
+    /// before a restart marker (extraneous bytes before RST*n*, an error
+    /// although the same warning before other markers is accepted). What
+    /// remains undetected, as in browsers, ImageIO and libvips, which all
+    /// show what decodes: garbage that happens to decode as valid codes in
+    /// a scan without restart markers (its leftover bytes before EOI or the
+    /// next segment look like the harmless padding many phones write), and
+    /// entropy data corrupted *after* a harmless warning in a file that
+    /// still ends properly.
     ///
     /// - Throws: ``ImageError/undecodable(_:_:)`` with libjpeg's message;
     ///   ``ImageError/tooLarge(_:limit:actual:)`` over the pixel or scan limits.
@@ -230,8 +239,26 @@ extension JPEGCoder {
     /// ``decodeImage(_:options:completeness:)``).
     static func judge(warning: String) throws(ImageError) {
         let lowered = warning.lowercased()
-        guard harmlessWarnings.contains(where: { lowered.contains($0) }) else {
+        guard harmlessWarnings.contains(where: { lowered.contains($0) }), !Self.isInsideScan(lowered) else {
             throw .undecodable(.jpeg, "truncated or corrupt data: \(warning)")
         }
+    }
+
+    /// Whether a lower-cased "extraneous bytes before marker 0xNN" warning
+    /// names a restart marker (RST0–RST7, `0xd0`–`0xd7`). Those only occur
+    /// inside a scan's entropy-coded data, so bytes before one are not junk
+    /// between segments (what camera files carry, and what the warning is
+    /// accepted for) but a restart interval longer than its MCUs: damaged
+    /// data, whose garbage libjpeg decoded as coefficients before it
+    /// resynchronised. Before any other marker (EOI, DHT, SOS…) the bytes
+    /// cannot be told from harmless padding, and are accepted.
+    static func isInsideScan(_ lowered: String) -> Bool {
+        guard lowered.contains("extraneous bytes before marker") else { return false }
+        // libjpeg's text ends "before marker 0x%02x".
+        let words = lowered.split(separator: " ")
+        guard let index = words.firstIndex(of: "marker"), index + 1 < words.count, words[index + 1].hasPrefix("0x"),
+              let marker = UInt8(words[index + 1].dropFirst(2), radix: 16)
+        else { return false }
+        return (0xD0...0xD7).contains(marker)
     }
 }

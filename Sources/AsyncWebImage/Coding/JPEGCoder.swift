@@ -22,8 +22,11 @@ public import Foundation
 /// arithmetic codes, missing restart markers) fail with libjpeg's message.
 /// Warnings that cost nothing (extraneous bytes between markers, an unknown
 /// JFIF revision or Adobe transform, odd SOS parameters, a bad ICC marker)
-/// are accepted, so valid-but-sloppy camera files decode. A file missing
-/// only its final EOI marker counts as truncated. The
+/// are accepted, so valid-but-sloppy camera files decode; bytes left over
+/// inside a scan, before a restart marker, are damage and fail. Garbage that
+/// libjpeg decodes as valid codes in a scan without restart markers cannot
+/// be told from a good file and decodes (as in browsers and ImageIO). A
+/// file missing only its final EOI marker counts as truncated. The
 /// ``JPEGProgressiveDecoder`` from ``makeProgressiveDecoder(options:)``
 /// turns partial data into previews instead.
 ///

@@ -294,6 +294,33 @@ struct JPEGCoderTests {
         #expect(throws: ImageError.self) { try coder.decode(truncated, options: .init()) }
     }
 
+    @Test("bytes left over inside a scan, before a restart marker, are an error; the same warning before EOI is not")
+    func extraneousBytesInsideScan() throws {
+        // Given a file with restart markers, garbage (no FF byte) inserted in
+        // its second restart interval: libjpeg warns "N extraneous bytes
+        // before marker 0xd2" and would return the interval's garbage as pixels
+        let bytes = [UInt8](try JPEGFixtures.data("baseline-restart.jpg"))
+        let restarts = (0..<(bytes.count - 1)).filter { bytes[$0] == 0xFF && (0xD0...0xD7).contains(bytes[$0 + 1]) }
+        #expect(restarts.count == 3)
+        let at = restarts[1] + 2 + 100
+        let damaged = Data(bytes[..<at] + [UInt8](repeating: 0x55, count: 3) + bytes[at...])
+        // Then a final decode fails with libjpeg's message
+        #expect(throws: ImageError.undecodable(.jpeg, "truncated or corrupt data: Corrupt JPEG data: 84 extraneous bytes before marker 0xd2")) {
+            try coder.decode(damaged, options: .init())
+        }
+        // While a decode that allows partial data still shows what libjpeg made of it
+        let partial = try damaged.withUnsafeBytes { bytes in
+            try JPEGCoder.decodeImage(bytes, options: .init(), completeness: .partialAllowed)
+        }
+        #expect(partial.size == PixelSize(width: 96, height: 64) && partial.isPreview)
+
+        // And two junk bytes before EOI (as many phones write them; libjpeg
+        // warns "1 extraneous bytes before marker 0xd9") decode to djpeg's pixels
+        let padded = try JPEGFixtures.data("baseline-444.jpg")
+        let image = try coder.decode(padded.dropLast(2) + Data([0x11, 0x22, 0xFF, 0xD9]), options: .init())
+        #expect(image.maximumChannelDifference(from: try JPEGFixtures.reference("baseline-444.ppm")) == 0)
+    }
+
     @Test("corrupt entropy data is an error", arguments: [(12_000, 400, false), (12_000, 10, true), (2_000, 64, false)])
     func corrupt(start: Int, count: Int, markers: Bool) throws {
         // Given a file whose entropy-coded data has a run of bytes overwritten,
