@@ -43,8 +43,9 @@ struct ReducedThumbnailScenario: Scenario {
     }
 
     /// Writes a photo-like `width × height` file of `format` and a 64×48 one
-    /// to warm the child processes up with; returns their paths.
-    private static func write(_ format: ImageFormat, width: Int, height: Int, into folder: URL) throws -> (warmup: String, file: String) {
+    /// to warm the child processes up with; returns their paths
+    /// (`thumbnail-rss` measures the same files).
+    static func write(_ format: ImageFormat, width: Int, height: Int, into folder: URL) throws -> (warmup: String, file: String) {
         var paths: [String] = []
         for (w, h, label) in [(64, 48, "warmup"), (width, height, "photo")] {
             let image = try Image(width: w, height: h, pixelFormat: .rgb8, pixels: SyntheticPhoto.rgb(width: w, height: h, seed: 7))

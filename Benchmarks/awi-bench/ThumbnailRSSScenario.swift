@@ -2,7 +2,9 @@
 import Foundation
 
 /// The memory one 256 px thumbnail costs, per class (baseline JPEG,
-/// progressive JPEG, PNG), ours against pyvips' `thumbnail_buffer`.
+/// progressive JPEG, PNG from the corpus; GIF and AVIF generated 6 MP
+/// photos, as `reduced-thumbnail` writes them, the corpus having neither),
+/// ours against pyvips' `thumbnail_buffer`.
 ///
 /// Each measurement is a fresh child process — this executable
 /// (`awi-bench --rss-child SIZE WARMUP FILE`) or the pyvips helper
@@ -16,7 +18,7 @@ import Foundation
 /// over at least 3 rounds.
 struct ThumbnailRSSScenario: Scenario {
     let name = "thumbnail-rss"
-    let summary = "peak RSS of one 256 px thumbnail per class (child processes, VmHWM growth) vs pyvips thumbnail_buffer"
+    let summary = "peak RSS of one 256 px thumbnail per class (JPEG, PNG; generated GIF, AVIF; child processes, VmHWM growth) vs pyvips thumbnail_buffer"
 
     private static let side = 256
     /// The largest files of a class measured.
@@ -37,14 +39,25 @@ struct ThumbnailRSSScenario: Scenario {
             let measured = Array(bySize.dropFirst().suffix(context.options.quick ? 1 : Self.filesPerClass))
             let caseName = "\(label) ×\(measured.count) largest → \(Self.side)px"
             rows.append(await context.measureCase(scenario: name, caseName: caseName) {
-                try await measure(measured, warmup: warmup, caseName: caseName, pyvips: havePyvips, context: context)
+                try await measure(measured.map(\.path), warmup: warmup.path, caseName: caseName, pyvips: havePyvips, context: context)
+            })
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("awi-bench-thumbnail-rss-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (width, height) = context.options.quick ? (1200, 800) : (3000, 2000)
+        for format in [ImageFormat.gif, .avif] {
+            let caseName = "\(format) \(width)×\(height) generated → \(Self.side)px"
+            rows.append(await context.measureCase(scenario: name, caseName: caseName) {
+                let files = try ReducedThumbnailScenario.write(format, width: width, height: height, into: folder)
+                return try await measure([files.file], warmup: files.warmup, caseName: caseName, pyvips: havePyvips, context: context)
             })
         }
         return rows
     }
 
     private func measure(
-        _ files: [CorpusImage], warmup: CorpusImage, caseName: String, pyvips: Bool, context: BenchmarkContext
+        _ files: [String], warmup: String, caseName: String, pyvips: Bool, context: BenchmarkContext
     ) async throws -> ResultRow {
         let rounds = context.options.quick ? 1 : max(3, Int((3 * context.options.durationScale).rounded()))
         var ours: [String: [Int]] = [:]
@@ -53,19 +66,19 @@ struct ThumbnailRSSScenario: Scenario {
         var theirsAbsolute = 0
         for round in 0..<rounds {
             for (index, file) in files.enumerated() {
-                let arguments = ["--rss", String(Self.side), warmup.path, file.path]
+                let arguments = ["--rss", String(Self.side), warmup, file]
                 let pyvipsFirst = (round + index).isMultiple(of: 2)
                 for side in pyvipsFirst ? ["pyvips", "ours"] : ["ours", "pyvips"] {
                     if side == "ours" {
                         let report = try await Self.runOurs(Array(arguments.dropFirst()))
-                        ours[file.path, default: []].append(report.hwm - report.rss)
+                        ours[file, default: []].append(report.hwm - report.rss)
                         oursAbsolute = max(oursAbsolute, report.hwm)
                     } else if pyvips {
                         let run = try await PyvipsThumbnailScenario.python([PyvipsThumbnailScenario.helperScript.path] + arguments)
                         guard run.status == 0, let report = Self.parse(run.output) else {
                             throw BenchmarkFailure("pyvips helper failed (\(run.status)): \(run.output.prefix(200))")
                         }
-                        theirs[file.path, default: []].append(report.hwm - report.rss)
+                        theirs[file, default: []].append(report.hwm - report.rss)
                         theirsAbsolute = max(theirsAbsolute, report.hwm)
                     }
                 }
