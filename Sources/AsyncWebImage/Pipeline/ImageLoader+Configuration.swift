@@ -65,6 +65,14 @@ extension ImageLoader {
         /// The most pixels an image header may declare. 100 megapixels by default.
         public var maxPixelCount = 100_000_000
 
+        /// The most pixels an animation may hold over all its frames, frame
+        /// count × canvas (see ``ImageDecodingOptions/maxAnimationPixelCount``).
+        /// One gigapixel by default. Playing or re-encoding an animation
+        /// costs work in proportion to it, whatever the file's size (a 23 KB
+        /// GIF can declare 1,000 one-pixel frames on a 1000×1000 canvas): a
+        /// server lowers it.
+        public var maxAnimationPixelCount = ImageDecodingOptions().maxAnimationPixelCount
+
         /// The most scans a JPEG may have (see ``ImageDecodingOptions/maxScanCount``). 100 by default.
         public var maxScanCount = ImageDecodingOptions().maxScanCount
 

@@ -101,6 +101,7 @@ extension ImageLoader {
     var decodeLimits: ImageDecodingOptions {
         var options = ImageDecodingOptions()
         options.maxPixelCount = configuration.maxPixelCount
+        options.maxAnimationPixelCount = configuration.maxAnimationPixelCount
         options.maxScanCount = configuration.maxScanCount
         options.maxScanBlockCount = configuration.maxScanBlockCount
         options.maxDecodeMemoryBytes = configuration.maxDecodeMemoryBytes

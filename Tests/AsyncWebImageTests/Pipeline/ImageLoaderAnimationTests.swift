@@ -32,6 +32,20 @@ struct ImageLoaderAnimationTests {
         #expect(harness.requests("/a.gif") == 1)
     }
 
+    @Test("Configuration.maxAnimationPixelCount bounds frames × canvas before any frame is decoded; the default lets the same file through")
+    func animationPixelLimit() async throws {
+        // Given the 300-frame 128×128 GIF (4,915,200 pixels over its frames)
+        let harness = try PipelineHarness { $0.maxAnimationPixelCount = 4_000_000 }
+        let url = harness.serve("/a.gif", try fixture("gif", "anim-300.gif"), contentType: "image/gif")
+        // Then a loader whose limit is below that refuses it with the typed error
+        await #expect(throws: ImageError.tooLarge(.animationPixels, limit: 4_000_000, actual: 4_915_200)) {
+            try await harness.loader.image(url)
+        }
+        // While one with the default limit loads it
+        let defaults = harness.restartedLoader()
+        #expect(try await defaults.image(url).image?.animation?.frameCount == 300)
+    }
+
     @Test("preloadAllFrames decodes all 300 frames before the load returns, counts them all, and is a result of its own")
     func preloadAllFrames() async throws {
         let harness = try PipelineHarness()

@@ -55,6 +55,12 @@ struct ServerOptions: Sendable {
     var maxInputBytes: Int64 = 32 * 1024 * 1024
     /// The most pixels an upstream image header may declare. 50 MP by default.
     var maxInputPixels = 50_000_000
+    /// The most pixels an upstream animation may hold over all its frames
+    /// (frame count × canvas), checked before any frame is decoded. Each
+    /// frame is a full canvas to composite and resize whatever the file's
+    /// size, so this bounds the work of one animated answer. 200 MP by
+    /// default: 4 × `maxInputPixels`, 770 frames of 480×270.
+    var maxAnimationPixels = 200_000_000
     /// The longest request target (path and query, as sent, which carry the
     /// source URL) of any request, on every route; longer ones are a 414. 8192
     /// bytes by default, imgproxy's order of magnitude and what common
@@ -130,6 +136,8 @@ struct ServerOptions: Sendable {
       --max-downloads N         concurrent upstream transfers (default 16)
       --max-input-bytes N       largest upstream body (default 33554432)
       --max-input-pixels N      largest upstream image, in pixels (default 50000000)
+      --max-animation-pixels N  largest upstream animation, frames x canvas
+                                pixels (default 200000000)
       --max-dimension N         largest width or height asked for (default 4096)
       --max-url-length N        longest request URL on any route (path and
                                 query, with the source URL), else 414 (default 8192)
@@ -201,7 +209,7 @@ struct ServerOptions: Sendable {
     /// The flags that take a value.
     static let valueFlags = [
         "--host", "--port", "--idle-timeout", "--max-connections", "--log-level", "--max-redirects", "--timeout",
-        "--transfer-timeout", "--max-downloads", "--max-input-bytes", "--max-input-pixels", "--max-dimension", "--max-url-length",
+        "--transfer-timeout", "--max-downloads", "--max-input-bytes", "--max-input-pixels", "--max-animation-pixels", "--max-dimension", "--max-url-length",
         "--cache-mib", "--cache-dir", "--max-age", "--result-cache-mib", "--redis-timeout-ms",
         "--result-writes", "--result-write-queue", "--heavy-decode-nice",
     ]
@@ -252,6 +260,7 @@ struct ServerOptions: Sendable {
             case "--max-downloads": options.maxConcurrentDownloads = try number(argument, atLeast: 1)
             case "--max-input-bytes": options.maxInputBytes = try number(argument, atLeast: 1)
             case "--max-input-pixels": options.maxInputPixels = try number(argument, atLeast: 1)
+            case "--max-animation-pixels": options.maxAnimationPixels = try number(argument, atLeast: 1)
             case "--max-dimension": options.maxOutputDimension = try number(argument, atLeast: 1)
             case "--max-url-length": options.maxURILength = try number(argument, atLeast: 64)
             case "--heavy-decode-nice":

@@ -78,6 +78,7 @@ final class ThumbnailRenderer: Sendable {
         configuration.dataLoader = CurlDataLoader(configuration: transfer)
         configuration.cpuLimiter = cpuLimiter
         configuration.maxPixelCount = options.maxInputPixels
+        configuration.maxAnimationPixelCount = options.maxAnimationPixels
         // Encoders write no EXIF here: turn the pixels upright before resizing.
         configuration.appliesOrientation = true
         // A proxy reports the upstream's real failure on every request rather
@@ -235,12 +236,15 @@ final class ThumbnailRenderer: Sendable {
     /// an animated WebP with the source's durations and loop count. Frames
     /// are decoded one at a time through the animation's bounded buffer;
     /// the frame count and canvas were checked against the animation pixel
-    /// limit before any frame was decoded.
+    /// limit before any frame was decoded. A client that leaves stops it
+    /// between two frames (its task is cancelled), so an abandoned request
+    /// holds its CPU permit for one frame, not for the whole animation.
     private static func animatedWebP(_ animation: AnimatedImage, _ request: ProcessingRequest) throws -> Data {
         let encoder = AnimatedWebPEncoder(quality: Double(request.quality ?? defaultQuality(for: .webp)) / 100)
         var index = 0
         return try encoder.encodeAnimation(loopCount: animation.loopCount) {
             guard index < animation.frameCount else { return nil }
+            try Task.checkCancellation()
             defer { index += 1 }
             let frame = try ImageProcessor.process(animation.frame(at: index), request)
             return (frame, animation.frameDurations[index])

@@ -1,0 +1,43 @@
+import AsyncWebImage
+import Foundation
+import Testing
+@testable import thumbnail_server
+
+/// `--max-animation-pixels`: an animation's frames × canvas over the limit
+/// is a 413 before any frame is decoded; at the limit it is served.
+@Suite(.serialized)
+struct AnimationPixelLimitTests {
+    @Test("the flag and its environment variable set the limit; 200 MP by default; 0 or a non-number is a usage error")
+    func options() throws {
+        #expect(try ServerOptions.parse([], environment: [:]).maxAnimationPixels == 200_000_000)
+        #expect(try ServerOptions.parse([], environment: ["THUMBNAIL_MAX_ANIMATION_PIXELS": "1000"]).maxAnimationPixels == 1000)
+        #expect(try ServerOptions.parse(["--max-animation-pixels", "5"], environment: ["THUMBNAIL_MAX_ANIMATION_PIXELS": "1000"])
+            .maxAnimationPixels == 5)
+        #expect(throws: UsageError.self) { try ServerOptions.parse(["--max-animation-pixels", "0"], environment: [:]) }
+        #expect(throws: UsageError.self) { try ServerOptions.parse(["--max-animation-pixels", "1e9"], environment: [:]) }
+    }
+
+    @Test("a 3-frame 40×30 GIF (3,600 pixels over its frames): 413 with a limit of 3,599, in WebP and JPEG; served at 3,600")
+    func limit() throws {
+        let harness = try ServerHarness()
+        let gif = harness.root.appendingPathComponent("anim.gif")
+        try ServerHarness.run("/usr/bin/convert", [
+            "-delay", "20", "-size", "40x30", "xc:red", "xc:lime", "xc:blue", "-loop", "0", gif.path,
+        ])
+        try harness.serve(try Data(contentsOf: gif), as: "anim.gif")
+        try harness.startOrigin()
+        try harness.startServer(["--allow-unsigned", "--max-animation-pixels", "3599", "--cache-mib", "0"])
+        let path = "/insecure/rs:fit:20:20/plain/\(harness.origin)/anim.gif"
+        let refused = try harness.get(path + "@webp")
+        #expect(refused.status == 413)
+        #expect(String(decoding: refused.body, as: UTF8.self) == "too large: 3600 animationPixels, limit 3599\n")
+        #expect(try harness.get(path + "@jpg").status == 413)
+
+        harness.stopServer()
+        try harness.startServer(["--allow-unsigned", "--max-animation-pixels", "3600"])
+        let served = try harness.get(path + "@webp")
+        #expect(served.status == 200)
+        #expect(served.headers[.contentType] == "image/webp")
+        #expect(try WebPCoder().makeAnimatedFrameDecoder(served.body, options: .init())?.info.frameDurations.count == 3)
+    }
+}
