@@ -21,7 +21,18 @@ extension AVIFCoder {
         _ avif: UnsafeRawBufferPointer, options: ImageDecodingOptions, maxThreads: Int, bandRows: Int? = nil
     ) throws(ImageError) -> Image {
         let decoder = try AVIFDecoderHandle(decoding: avif, maxThreads: maxThreads)
-        try decoder.parse()
+        do {
+            try decoder.parse()
+        } catch {
+            // libavif's parse refuses a primary `ispe` past its own limits
+            // (16384² pixels, 32768 a side) with a parse error; past ours
+            // too, it is the typed too-large every coder gives (a 413 in a
+            // server, not a 415), read by the package's own box reader.
+            if let declared = Self.declaredPrimarySize(avif), declared.width > 0, declared.height > 0 {
+                try options.checkPixelLimit(declared)
+            }
+            throw error
+        }
         let parsed = try decoder.image
         try options.checkPixelLimit(PixelSize(width: Int(parsed.pointee.width), height: Int(parsed.pointee.height)))
         let orientation = orientation(of: parsed.pointee)
@@ -49,6 +60,13 @@ extension AVIFCoder {
             image = ImageResampler.resample(image, to: target)
         }
         return options.applyOrientation ? image.applyingOrientation() : image
+    }
+
+    /// The primary item's `ispe` size by ``HEIFItemTable`` (AVIF is a HEIF
+    /// container), without libavif; `nil` when the boxes do not say.
+    static func declaredPrimarySize(_ avif: UnsafeRawBufferPointer) -> PixelSize? {
+        guard let table = try? HEIFItemTable(reading: avif), let primary = table.primaryID else { return nil }
+        return table.items[primary]?.declaredSize
     }
 
     /// Converts the decoded YUV (and alpha) planes into a new 8-bit image

@@ -22,8 +22,9 @@ import CAvif
 /// is then lowered to the same bound, so the AV1 decoder refuses a
 /// bitstream that declares more than allowed. libavif's default limits
 /// (16384² pixels, 32768 per side) apply to parsing itself: a file beyond
-/// them fails with libavif's message even when ``ImageDecodingOptions/maxPixelCount``
-/// is higher. Only the first image is decoded; a frame smaller than the
+/// them fails as too large when it is also over
+/// ``ImageDecodingOptions/maxPixelCount`` (the size read by the package's
+/// own box reader), else with libavif's message. Only the first image is decoded; a frame smaller than the
 /// container's `ispe` is scaled up to it by libavif (0.11's behaviour). Every libavif failure is
 /// ``ImageError/undecodable(_:_:)`` with libavif's message.
 ///

@@ -202,17 +202,27 @@ struct AVIFCoderTests {
         #expect(try coder.decode(data, options: .init(maxPixelCount: 3072)).size == PixelSize(width: 64, height: 48))
     }
 
-    @Test("a huge ispe fails as too large, quickly; beyond libavif's own limits it fails too")
+    @Test("a huge ispe fails as too large, quickly, also beyond libavif's own limits; within ours libavif's refusal stands")
     func hugeSpatialExtents() throws {
         let original = try AVIFFixture.data("rgb8.avif")
         let large = try ISOBMFFFixtureEditing.withSpatialExtents(width: 16_000, height: 16_000, in: original)
         let huge = try ISOBMFFFixtureEditing.withSpatialExtents(width: 100_000, height: 100_000, in: original)
+        let beyondLibavif = try ISOBMFFFixtureEditing.withSpatialExtents(width: 20_000, height: 20_000, in: original)
         let clock = ContinuousClock()
         let elapsed = clock.measure {
             #expect(throws: ImageError.tooLarge(.pixels, limit: 100_000_000, actual: 256_000_000)) {
                 try coder.decode(large, options: .init())
             }
-            // Past libavif's own dimension limit (32768 a side), the parse itself refuses it.
+            // Past libavif's own limits (16384² pixels, 32768 a side) its
+            // parse refuses the file; over our limit too, that is the same
+            // typed too-large, not an undecodable file.
+            #expect(throws: ImageError.tooLarge(.pixels, limit: 100_000_000, actual: 10_000_000_000)) {
+                try coder.decode(huge, options: .init())
+            }
+            #expect(throws: ImageError.tooLarge(.pixels, limit: 100_000_000, actual: 400_000_000)) {
+                try coder.decode(beyondLibavif, options: .init())
+            }
+            // Within ours, libavif's refusal stands.
             #expect(throws: ImageError.undecodable(.avif, "BMFF parsing failed: Item ID [1] dimensions are too large [100000x100000]")) {
                 try coder.decode(huge, options: .init(maxPixelCount: .max))
             }
