@@ -13,6 +13,13 @@ import NIOConcurrencyHelpers
 /// hit in a lower tier fills the tiers above it. A hit costs no decode and no
 /// encode: the bytes go to the socket as they are.
 ///
+/// A lower tier's value carries the format and the entity tag of the body
+/// written (``extendedData(format:entityTag:)``), and a hit is served only
+/// when the body read still has that tag: a value corrupted or truncated in
+/// Redis or on disk, or written under the name by something else, is a miss
+/// and is made again, never sent to a client. The tag is computed from the
+/// bytes read in any case (for `ETag`), so the check costs nothing more.
+///
 /// Writes to the disk and Redis run in the background: the client that
 /// caused them does not wait, and a failed write is only a later miss. They
 /// go through a ``ResultWriteQueue``, bounded in number: past its bound a
@@ -96,7 +103,7 @@ final class ResultCache: Sendable {
         remember(entry, forKey: key)
         let (disk, shared) = (disk, shared)
         if disk != nil || shared != nil {
-            let extendedData = Data(format.rawValue.utf8)
+            let extendedData = Self.extendedData(format: format, entityTag: entry.entityTag)
             writes.submit {
                 try? await shared?.setData(body, forKey: Self.sharedPrefix + key, extendedData: extendedData)
                 try? await disk?.setData(body, forKey: key, extendedData: extendedData)
@@ -116,11 +123,25 @@ final class ResultCache: Sendable {
         memory.withLockedValue { $0.insert(entry, forKey: key) }
     }
 
-    /// An entry from a lower tier: the format is its extended data.
-    private static func entry(key: String, stored: (data: Data, extendedData: Data?)) -> Entry? {
-        guard let name = stored.extendedData.flatMap({ String(data: $0, encoding: .utf8) }),
-              let format = ImageFormat(rawValue: name), format != .unknown, !stored.data.isEmpty else { return nil }
-        return Entry(body: stored.data, format: format, entityTag: EntityTag(parameters: key, body: stored.data))
+    /// What a lower tier keeps beside a body: `FORMAT "TAG"`, the format's
+    /// raw value and the body's entity tag when written.
+    static func extendedData(format: ImageFormat, entityTag: EntityTag) -> Data {
+        Data((format.rawValue + " " + entityTag.value).utf8)
+    }
+
+    /// An entry from a lower tier, or `nil` (a miss) when its extended data
+    /// is not ``extendedData(format:entityTag:)`` (an older server's bare
+    /// format, too: made again once) or the body no longer has the tag it
+    /// was written with.
+    static func entry(key: String, stored: (data: Data, extendedData: Data?)) -> Entry? {
+        guard let text = stored.extendedData.flatMap({ String(data: $0, encoding: .utf8) }) else { return nil }
+        let parts = text.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, let format = ImageFormat(rawValue: String(parts[0])), format != .unknown,
+              !stored.data.isEmpty
+        else { return nil }
+        let entityTag = EntityTag(parameters: key, body: stored.data)
+        guard entityTag.value == parts[1] else { return nil }
+        return Entry(body: stored.data, format: format, entityTag: entityTag)
     }
 }
 

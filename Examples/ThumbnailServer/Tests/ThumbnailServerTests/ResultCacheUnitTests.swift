@@ -63,4 +63,32 @@ struct ResultCacheUnitTests {
         #expect(!signer.verify(signature: String(expected.dropLast()), path: path))
         #expect(URLSigner(keyHex: "zz", saltHex: "") == nil)
     }
+
+    @Test("a lower tier's value whose body changed (one byte, truncated) or that lacks its tag is a miss, never an answer")
+    func corruptedLowerTier() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("result-cache-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = DiskStore(directory: directory)
+        // Through the protocol the result cache uses (DiskStore's own methods are synchronous).
+        let disk: any DataCaching = store
+        let body = try TestImages.gradient(width: 64, height: 48, as: .png)
+        let writer = ResultCache(memoryBytes: 0, disk: disk, shared: nil)
+        let written = writer.store(body, format: .png, forKey: "k")
+        await writer.writes.waitUntilIdle()
+        // A reader with an empty memory tier (another process) finds it
+        let reader = ResultCache(memoryBytes: 0, disk: disk, shared: nil)
+        let found = try #require(await reader.entry(forKey: "k"))
+        #expect(found.tier == .disk && found.entry.body == body && found.entry.entityTag == written.entityTag)
+        let stored = try #require(try await disk.dataWithExtendedData(forKey: "k"))
+        var flipped = body
+        flipped[body.count / 2] ^= 0x01
+        for (data, extendedData) in [
+            (flipped, stored.extendedData), (body.prefix(body.count - 10), stored.extendedData),
+            (body, Data("png".utf8)),
+        ] {
+            try await disk.setData(Data(data), forKey: "k", extendedData: extendedData)
+            #expect(await reader.entry(forKey: "k") == nil)
+        }
+        await store.shutdown()
+    }
 }
