@@ -5,12 +5,18 @@ import Foundation
 /// `SET` replaces it all, atomically.
 ///
 /// ```
-/// "AWR1" | key length u32 | extended length u32 (0xFFFFFFFF = none) | data length u64 | key | extended | data
+/// "AWR2" | key length u32 | extended length u32 (0xFFFFFFFF = none) | data length u64 | checksum u64 | key | extended | data
 /// ```
 /// (little-endian). The key is stored so that a value found under a key's
 /// name is checked to be that key's: the name is a digest, and a value
 /// copied, renamed or written by something else is never served as another
-/// key's image.
+/// key's image. The checksum is XXH3-64 of the bytes after it (key,
+/// extended data, data), as the disk tier's trailer has
+/// (`DiskEntryTrailer`): a value whose bytes changed with its length intact
+/// (a stray `SETRANGE`, a bad restore) is a miss, not an image with other
+/// pixels — libjpeg decodes most damaged entropy data without a word.
+/// Values of the first layout ("AWR1", no checksum) are not trusted either:
+/// a miss, fetched and stored again.
 struct RedisCacheEntry: Sendable, Equatable {
     /// The cache key (not the Redis key name).
     let key: String
@@ -19,8 +25,8 @@ struct RedisCacheEntry: Sendable, Equatable {
     /// Small metadata kept with the entry (validators, freshness).
     let extendedData: Data?
 
-    private static let magic: [UInt8] = Array("AWR1".utf8)
-    private static let headerCount = 4 + 4 + 4 + 8
+    private static let magic: [UInt8] = Array("AWR2".utf8)
+    private static let headerCount = 4 + 4 + 4 + 8 + 8
     private static let noExtendedData: UInt32 = .max
 
     /// The value's bytes, or `nil` when the parts are too large to describe.
@@ -33,9 +39,12 @@ struct RedisCacheEntry: Sendable, Equatable {
         Self.append(UInt32(keyBytes.count), to: &bytes)
         Self.append(extendedData.map { UInt32($0.count) } ?? Self.noExtendedData, to: &bytes)
         Self.append(UInt64(data.count), to: &bytes)
+        Self.append(UInt64(0), to: &bytes)
         bytes.append(contentsOf: keyBytes)
         if let extendedData { bytes.append(contentsOf: extendedData) }
         bytes.append(contentsOf: data)
+        let checksum = bytes.withUnsafeBytes { Self.checksum(ofBodyIn: $0) }
+        withUnsafeBytes(of: checksum.littleEndian) { bytes.replaceSubrange(20..<28, with: $0) }
         return bytes
     }
 
@@ -55,6 +64,7 @@ struct RedisCacheEntry: Sendable, Equatable {
         // can neither read past the value nor leave bytes unaccounted for.
         guard dataCount <= UInt64(bytes.count),
               Self.headerCount + keyCount + extendedCount + Int(dataCount) == bytes.count,
+              bytes.withUnsafeBytes({ Self.checksum(ofBodyIn: $0) }) == Self.read(UInt64.self, bytes, at: 20),
               let key = String(validating: bytes[Self.headerCount..<(Self.headerCount + keyCount)], as: UTF8.self)
         else { return nil }
         let extendedStart = Self.headerCount + keyCount
@@ -68,6 +78,11 @@ struct RedisCacheEntry: Sendable, Equatable {
         self.key = key
         self.data = data
         self.extendedData = extendedData
+    }
+
+    /// XXH3-64 of what follows the header (key, extended data, data).
+    private static func checksum(ofBodyIn value: UnsafeRawBufferPointer) -> UInt64 {
+        DiskEntryTrailer.checksum(of: UnsafeRawBufferPointer(rebasing: value[headerCount...]))
     }
 
     private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
