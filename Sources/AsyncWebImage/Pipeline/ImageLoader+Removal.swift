@@ -1,0 +1,43 @@
+public import Foundation
+
+extension ImageLoader {
+    /// Removes from the caches what a load of `url` with these options and
+    /// context would find there: its result (a thumbnail or transformed
+    /// image), its decoded original, and its downloaded data, from every
+    /// tier `cacheType` names — so the next such load downloads it again.
+    ///
+    /// Nuke's `removeCachedImage(for:)`, Kingfisher's
+    /// `removeImage(forKey:)`. ``ImageCache/removeImage(forKey:cacheType:)``
+    /// with `url.absoluteString` reaches only a plain load's entries: the
+    /// loader keys a load on its URL after the ``CacheKeyFilter``, the header
+    /// fields its request modifier sets, its decode options and its
+    /// transformer (``CacheKeyFilter`` explains the identity), and this
+    /// method derives those keys as the load would. Other results of the
+    /// same URL (another thumbnail size, another transformer) keep theirs.
+    ///
+    /// A load already running when this is called may store its result
+    /// afterwards; the failed-URL list is not changed (``unblock(_:)``).
+    ///
+    /// - Parameters:
+    ///   - url: The image's URL, as given to ``image(_:options:context:)``.
+    ///   - options: The options of the loads to forget (they can change the
+    ///     decode options and so the keys).
+    ///   - context: The context of the loads to forget.
+    ///   - cacheType: The tiers to remove from: ``ImageCacheType/all`` by default.
+    /// - Throws: ``ImageError/unsupportedScheme(_:)``, ``ImageError/invalidURL(_:)``,
+    ///   what the request modifier throws, or
+    ///   ``ImageError/diskIO(path:errno:message:)`` when a disk entry cannot be removed.
+    public func removeCachedImage(
+        _ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext(), cacheType: ImageCacheType = .all
+    ) async throws {
+        var request = try makeRequest(url, options: options, context: context)
+        // The modifier's header fields are part of the identity, as in a load.
+        if let modifier = request.context.requestModifier {
+            request = request.with(dataRequest: try await modifier.resolvedRequest(for: request.dataRequest))
+        }
+        let keys = request.keys
+        for key in Set([keys.resultKey, keys.originalImageKey, keys.dataKey]) {
+            try await request.cache.removeImage(forKey: key, cacheType: cacheType)
+        }
+    }
+}
