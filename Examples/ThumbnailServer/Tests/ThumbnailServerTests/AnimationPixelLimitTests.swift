@@ -7,9 +7,9 @@ import Testing
 /// is a 413 before any frame is decoded; at the limit it is served.
 @Suite(.serialized)
 struct AnimationPixelLimitTests {
-    @Test("the flag and its environment variable set the limit; 200 MP by default; 0 or a non-number is a usage error")
+    @Test("the flag and its environment variable set the limit; 50 MP by default; 0 or a non-number is a usage error")
     func options() throws {
-        #expect(try ServerOptions.parse([], environment: [:]).maxAnimationPixels == 200_000_000)
+        #expect(try ServerOptions.parse([], environment: [:]).maxAnimationPixels == 50_000_000)
         #expect(try ServerOptions.parse([], environment: ["THUMBNAIL_MAX_ANIMATION_PIXELS": "1000"]).maxAnimationPixels == 1000)
         #expect(try ServerOptions.parse(["--max-animation-pixels", "5"], environment: ["THUMBNAIL_MAX_ANIMATION_PIXELS": "1000"])
             .maxAnimationPixels == 5)
