@@ -188,8 +188,14 @@ final class ThumbnailRenderer: Sendable {
 
     /// Makes and stores an imgproxy-style result (the result cache missed).
     private func make(_ request: ProcessingRequest, format: ImageFormat?, animatesAsWebP: Bool, key: String) async throws -> Thumbnail {
+        // A still answer needs the first frame only: then an animation's
+        // frames are neither scanned nor held against the animation limit,
+        // which bounds the work of an animated answer, not of its poster.
         let (image, cacheType) = try await Self.imageAndSource(
-            of: loader.image(request.url, context: Self.decodeContext(for: request, storeCacheType: directStoreCacheType))
+            of: loader.image(
+                request.url, options: animatesAsWebP ? [] : .decodeFirstFrameOnly,
+                context: Self.decodeContext(for: request, storeCacheType: directStoreCacheType)
+            )
         )
         let coders = coders
         let (body, chosen) = try await cpuLimiter.withPermit {
@@ -269,23 +275,24 @@ final class ThumbnailRenderer: Sendable {
 
     /// Loads the resized image: a DCT-scaled decode (`thumbnailPixelSize`)
     /// close to the result, then ``ResizeTransformer`` for the exact size.
+    /// The answer is a still: an animation's first frame.
     private func load(_ request: ThumbnailRequest) async throws -> ImageResponse {
         let resize = ResizeTransformer(size: request.size, mode: request.mode)
         switch request.mode {
         case .fit:
             // The decoder's fit-inside thumbnail is the answer; the resize
             // only pins the rounding of the short side.
-            return try await loader.image(request.url, context: ImageContext(
+            return try await loader.image(request.url, options: .decodeFirstFrameOnly, context: ImageContext(
                 transformer: resize, thumbnailPixelSize: request.size, preserveAspectRatio: true))
         case .stretch:
             // The decoder's exact-size thumbnail is the stretched image.
-            return try await loader.image(request.url, context: ImageContext(
+            return try await loader.image(request.url, options: .decodeFirstFrameOnly, context: ImageContext(
                 transformer: resize, thumbnailPixelSize: request.size, preserveAspectRatio: false))
         case .fill:
             // The decoder's thumbnail covering the target (one side exact,
             // the other beyond it, whatever the aspect ratio); the resize
             // then only cuts the centre out.
-            return try await loader.image(request.url, context: ImageContext(
+            return try await loader.image(request.url, options: .decodeFirstFrameOnly, context: ImageContext(
                 transformer: resize, thumbnailPixelSize: request.size, preserveAspectRatio: true, coversThumbnailPixelSize: true))
         }
     }

@@ -17,7 +17,7 @@ struct AnimationPixelLimitTests {
         #expect(throws: UsageError.self) { try ServerOptions.parse(["--max-animation-pixels", "1e9"], environment: [:]) }
     }
 
-    @Test("a 3-frame 40×30 GIF (3,600 pixels over its frames): 413 with a limit of 3,599, in WebP and JPEG; served at 3,600")
+    @Test("a 3-frame 40×30 GIF (3,600 pixels over its frames): an animated answer is a 413 with a limit of 3,599, a still answer (JPEG, or the query form) its first frame; served animated at 3,600")
     func limit() throws {
         let harness = try ServerHarness()
         let gif = harness.root.appendingPathComponent("anim.gif")
@@ -31,7 +31,14 @@ struct AnimationPixelLimitTests {
         let refused = try harness.get(path + "@webp")
         #expect(refused.status == 413)
         #expect(String(decoding: refused.body, as: UTF8.self) == "too large: 3600 animationPixels, limit 3599\n")
-        #expect(try harness.get(path + "@jpg").status == 413)
+        // A still answer is the first frame: the animation limit does not apply.
+        for still in [path + "@jpg", "/thumbnail?url=\(harness.origin)/anim.gif&width=20&height=20&format=jpeg"] {
+            let reply = try harness.get(still)
+            #expect(reply.status == 200, "\(still)")
+            let image = try ImageCoderRegistry.builtIn.decode(reply.body)
+            let centre = image.pixel(x: image.size.width / 2, y: image.size.height / 2) ?? []
+            #expect(centre.count >= 3 && centre[0] > 200 && centre[1] < 60 && centre[2] < 60, "\(still): \(centre)")
+        }
 
         harness.stopServer()
         try harness.startServer(["--allow-unsigned", "--max-animation-pixels", "3600"])
