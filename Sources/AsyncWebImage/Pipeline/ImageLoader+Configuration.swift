@@ -128,6 +128,28 @@ extension ImageLoader {
         /// every decode. `nil` leaves glibc's allocator as it is.
         public var allocatorTuning: AllocatorTuning? = .default
 
+        /// The most bytes of downloaded bodies the loader's loads hold at
+        /// once, or `nil` (the default) for no bound but the number of loads.
+        ///
+        /// A load holds its response body from its download until its decode
+        /// and transform are done, and under load most of that time goes to
+        /// waiting for a ``cpuLimiter`` permit: without a bound, a server
+        /// with many requests in flight holds every one of their bodies at
+        /// once, a few megabytes each, while one core decodes one of them.
+        /// With a budget, a load waits before it starts its download while
+        /// the bodies held reach the budget (first in, first out), so the
+        /// memory the bodies take is bounded in bytes: the budget, plus at
+        /// most one body's overshoot for each download under way. A
+        /// download counts its declared length (or the bytes received so
+        /// far) and, until it knows either, 1 MiB. When nothing is held a
+        /// load always starts, so an image larger than the budget still
+        /// loads, alone. Loads served from a cache tier take nothing from it.
+        ///
+        /// A budget of a few of the largest bodies expected keeps the CPU
+        /// busy (the next body is downloaded while one is decoded) and
+        /// bounds the peak; the thumbnail server example sets 24 MiB.
+        public var bodyBudgetBytes: Int?
+
         /// Creates the default configuration, on ``ImageCache/shared``.
         public init() {
             cache = .shared

@@ -68,6 +68,9 @@ public final class ImageLoader: Sendable {
     /// (``DataLoading/clientCertificate``), read once and stamped on every
     /// request so that it is part of the request's identity.
     let defaultClientCertificate: TLSClientCertificate?
+    /// The bound on downloaded bodies held at once
+    /// (``Configuration/bodyBudgetBytes``); `nil` when there is none.
+    let bodyBudget: BodyByteBudget?
 
     /// Creates a loader.
     public convenience init(configuration: Configuration = Configuration()) {
@@ -89,6 +92,7 @@ public final class ImageLoader: Sendable {
         self.telemetry = telemetry
         downloads = DownloadCoalescer(loader: configuration.dataLoader, retryObserver: Self.retryObserver(telemetry))
         failedURLs = FailedURLSet(capacity: configuration.failedURLCapacity)
+        bodyBudget = configuration.bodyBudgetBytes.map(BodyByteBudget.init(limit:))
     }
 
     deinit {

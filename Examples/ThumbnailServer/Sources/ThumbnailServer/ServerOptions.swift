@@ -66,6 +66,12 @@ struct ServerOptions: Sendable {
     /// limiter's heavy work), or `nil` to decode them on the cooperative
     /// pool, each holding a CPU permit. 10 by default.
     var heavyDecodeNice: Int? = 10
+    /// The most MiB of upstream bodies held at once, from download to the
+    /// end of their decode (the loader's `bodyBudgetBytes`); a request past
+    /// it waits before its download. 0 for no bound. 24 by default: the
+    /// next body downloads while one is decoded, and bodies waiting for a
+    /// CPU permit no longer grow with the requests in flight.
+    var bodyBudgetMiB = 24
 
     // MARK: Caching
 
@@ -136,6 +142,9 @@ struct ServerOptions: Sendable {
       --heavy-decode-nice N|off nice value (0-19) of the threads decoding images
                                 over 20 MP; off decodes them on the cooperative
                                 pool holding a CPU permit (default 10)
+      --body-budget-mib N       upstream bodies held at once, from download to
+                                decoded; past it a request waits before its
+                                download; 0 for no bound (default 24)
       --cache-mib N             memory for finished thumbnails; 0 disables every
                                 cache (default 256)
       --cache-dir DIR           keep originals in DIR/originals and encoded
@@ -203,7 +212,7 @@ struct ServerOptions: Sendable {
         "--host", "--port", "--idle-timeout", "--max-connections", "--log-level", "--max-redirects", "--timeout",
         "--transfer-timeout", "--max-downloads", "--max-input-bytes", "--max-input-pixels", "--max-dimension", "--max-url-length",
         "--cache-mib", "--cache-dir", "--max-age", "--result-cache-mib", "--redis-timeout-ms",
-        "--result-writes", "--result-write-queue", "--heavy-decode-nice",
+        "--result-writes", "--result-write-queue", "--heavy-decode-nice", "--body-budget-mib",
     ]
     /// The flags without a value.
     static let bareFlags = ["--allow-loopback", "--allow-unsigned"]
@@ -265,6 +274,7 @@ struct ServerOptions: Sendable {
                     options.heavyDecodeNice = nice
                 }
             case "--cache-mib": options.memoryCacheMiB = try number(argument, atLeast: 0)
+            case "--body-budget-mib": options.bodyBudgetMiB = try number(argument, atLeast: 0)
             case "--cache-dir": options.cacheDirectory = try value(argument)
             case "--max-age": options.maxAge = try number(argument, atLeast: 0)
             case "--result-cache-mib": options.resultCacheMiB = try number(argument, atLeast: 0)
