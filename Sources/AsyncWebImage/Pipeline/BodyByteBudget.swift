@@ -18,8 +18,11 @@ import AWILocking
 ///
 /// A download whose size is not known yet counts as
 /// ``provisionalBytes(limit:)``, so a burst of loads cannot all start
-/// before any of them knows its size. When nothing is held a load always
-/// starts, so a body larger than the whole budget still loads (alone).
+/// before any of them knows its size. While fewer than ``minimumLoads``
+/// loads hold a reservation a load always starts, whatever the bytes held:
+/// the loader sets it to its CPU limiter's permits, so the budget never
+/// leaves a core without a body to decode, and a body larger than the whole
+/// budget still loads.
 final class BodyByteBudget: Sendable {
     private typealias Waiter = CheckedContinuation<Void, any Error>
 
@@ -43,7 +46,7 @@ final class BodyByteBudget: Sendable {
         var queue = Deque<UInt64>()
         var waitingCount = 0
 
-        func admits(limit: Int) -> Bool { charges.isEmpty || held < limit }
+        func admits(limit: Int, minimumLoads: Int) -> Bool { charges.count < minimumLoads || held < limit }
 
         mutating func admit(_ id: UInt64, provisional: Int) {
             charges[id] = provisional
@@ -51,9 +54,9 @@ final class BodyByteBudget: Sendable {
         }
 
         /// Admits waiters in order while the budget allows; returns their continuations.
-        mutating func admitWaiters(limit: Int, provisional: Int) -> [Waiter] {
+        mutating func admitWaiters(limit: Int, minimumLoads: Int, provisional: Int) -> [Waiter] {
             var admitted: [Waiter] = []
-            while admits(limit: limit), let id = queue.first {
+            while admits(limit: limit, minimumLoads: minimumLoads), let id = queue.first {
                 queue.removeFirst()
                 guard case .waiting(let waiter) = tickets.removeValue(forKey: id) else { continue }
                 waitingCount -= 1
@@ -66,6 +69,8 @@ final class BodyByteBudget: Sendable {
 
     /// The budget in bytes.
     let limit: Int
+    /// Loads admitted whatever the bytes held, while fewer hold a reservation.
+    let minimumLoads: Int
     private let provisional: Int
     private let state = Lock(State())
 
@@ -73,9 +78,11 @@ final class BodyByteBudget: Sendable {
     /// the whole budget when it is smaller.
     static func provisionalBytes(limit: Int) -> Int { min(limit, 1 << 20) }
 
-    /// Creates a budget of `limit` bytes (at least 1).
-    init(limit: Int) {
+    /// Creates a budget of `limit` bytes (at least 1) that always admits
+    /// `minimumLoads` loads (at least 1).
+    init(limit: Int, minimumLoads: Int = 1) {
         self.limit = max(1, limit)
+        self.minimumLoads = max(1, minimumLoads)
         provisional = Self.provisionalBytes(limit: self.limit)
     }
 
@@ -95,7 +102,7 @@ final class BodyByteBudget: Sendable {
         let (id, admitted): (UInt64, Bool) = state.withLock { state in
             state.nextID += 1
             let id = state.nextID
-            if state.waitingCount == 0 && state.admits(limit: limit) {
+            if state.waitingCount == 0 && state.admits(limit: limit, minimumLoads: minimumLoads) {
                 state.admit(id, provisional: provisional)
                 return (id, true)
             }
@@ -111,7 +118,7 @@ final class BodyByteBudget: Sendable {
                         return false
                     }
                     // Room made between the ticket and now, with nobody queued.
-                    if state.waitingCount == 0 && state.admits(limit: limit) {
+                    if state.waitingCount == 0 && state.admits(limit: limit, minimumLoads: minimumLoads) {
                         state.tickets.removeValue(forKey: id)
                         state.admit(id, provisional: provisional)
                         return true
@@ -153,7 +160,7 @@ final class BodyByteBudget: Sendable {
             guard let old = state.charges[reservation.id] else { return [] }
             state.charges[reservation.id] = bytes
             state.held += bytes - old
-            return state.admitWaiters(limit: limit, provisional: provisional)
+            return state.admitWaiters(limit: limit, minimumLoads: minimumLoads, provisional: provisional)
         }
         for waiter in admitted { waiter.resume() }
     }
@@ -164,7 +171,7 @@ final class BodyByteBudget: Sendable {
         let admitted = state.withLock { state -> [Waiter] in
             guard let old = state.charges.removeValue(forKey: reservation.id) else { return [] }
             state.held -= old
-            return state.admitWaiters(limit: limit, provisional: provisional)
+            return state.admitWaiters(limit: limit, minimumLoads: minimumLoads, provisional: provisional)
         }
         for waiter in admitted { waiter.resume() }
     }

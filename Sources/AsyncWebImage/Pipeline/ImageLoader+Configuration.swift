@@ -141,13 +141,16 @@ extension ImageLoader {
         /// memory the bodies take is bounded in bytes: the budget, plus at
         /// most one body's overshoot for each download under way. A
         /// download counts its declared length (or the bytes received so
-        /// far) and, until it knows either, 1 MiB. When nothing is held a
-        /// load always starts, so an image larger than the budget still
-        /// loads, alone. Loads served from a cache tier take nothing from it.
+        /// far) and, until it knows either, 1 MiB. While fewer loads than
+        /// ``cpuLimiter``'s ``ConcurrencyLimiter/limit`` hold a body, a load
+        /// always starts, whatever the bytes: every core has a body to work
+        /// on, and an image larger than the budget still loads. Loads served
+        /// from a cache tier take nothing from it.
         ///
-        /// A budget of a few of the largest bodies expected keeps the CPU
-        /// busy (the next body is downloaded while one is decoded) and
-        /// bounds the peak; the thumbnail server example sets 24 MiB.
+        /// The budget buys look-ahead: bodies downloaded while others are
+        /// decoded. A small one (a few MiB per permit) keeps the peak low
+        /// and costs throughput only when origins are slow; the thumbnail
+        /// server example sets 2 MiB per permit.
         public var bodyBudgetBytes: Int?
 
         /// Creates the default configuration, on ``ImageCache/shared``.

@@ -92,7 +92,9 @@ public final class ImageLoader: Sendable {
         self.telemetry = telemetry
         downloads = DownloadCoalescer(loader: configuration.dataLoader, retryObserver: Self.retryObserver(telemetry))
         failedURLs = FailedURLSet(capacity: configuration.failedURLCapacity)
-        bodyBudget = configuration.bodyBudgetBytes.map(BodyByteBudget.init(limit:))
+        // One load per CPU permit always proceeds: the budget bounds the
+        // bodies beyond those, never the cores' work.
+        bodyBudget = configuration.bodyBudgetBytes.map { BodyByteBudget(limit: $0, minimumLoads: configuration.cpuLimiter.limit) }
     }
 
     deinit {

@@ -45,6 +45,35 @@ struct BodyByteBudgetTests {
         budget.release(reservation)
     }
 
+    @Test("while fewer loads than the minimum hold a reservation, a load starts whatever the bytes held")
+    func minimumLoadsAlwaysStart() async throws {
+        // Given a budget of 100 bytes that always admits two loads (two CPU permits)
+        let budget = BodyByteBudget(limit: 100, minimumLoads: 2)
+        let first = try await budget.reserve()
+        budget.charge(first, bytes: 5_000)
+        // Then a second starts although the first is 50 times the budget, and a third waits
+        let second = try await budget.reserve()
+        budget.charge(second, bytes: 5_000)
+        let third = Task { try await budget.reserve() }
+        #expect(await eventually { budget.waitingCount == 1 })
+        #expect(budget.reservationCount == 2)
+        budget.release(first)
+        let reservation = try await third.value
+        #expect(budget.reservationCount == 2 && budget.waitingCount == 0)
+        budget.release(second)
+        budget.release(reservation)
+    }
+
+    @Test("the loader's budget always admits one load per CPU permit")
+    func loaderMinimumIsThePermits() throws {
+        let harness = try PipelineHarness {
+            $0.cpuLimiter = ConcurrencyLimiter(limit: 3, heavyThreadNice: nil)
+            $0.bodyBudgetBytes = 1
+        }
+        #expect(harness.loader.bodyBudget?.minimumLoads == 3)
+        #expect(harness.loader.bodyBudget?.limit == 1)
+    }
+
     @Test("a charge that shrinks (the declared length below the provisional 1 MiB) lets the next load start")
     func shrinkingChargeAdmits() async throws {
         let budget = BodyByteBudget(limit: 1 << 20)

@@ -67,11 +67,13 @@ struct ServerOptions: Sendable {
     /// pool, each holding a CPU permit. 10 by default.
     var heavyDecodeNice: Int? = 10
     /// The most MiB of upstream bodies held at once, from download to the
-    /// end of their decode (the loader's `bodyBudgetBytes`); a request past
-    /// it waits before its download. 0 for no bound. 24 by default: the
-    /// next body downloads while one is decoded, and bodies waiting for a
-    /// CPU permit no longer grow with the requests in flight.
-    var bodyBudgetMiB = 24
+    /// end of their decode and resize (the loader's `bodyBudgetBytes`); a
+    /// request past it waits before its download (one request per CPU
+    /// permit always proceeds). 0 for no bound; `nil` (the default) for 2
+    /// MiB per CPU permit: measured on the progressive JPEG load pinned to
+    /// one core, bodies waiting for a permit no longer grow with the
+    /// requests in flight (peak RSS 192–221 MiB unbounded, 180 at 1 MiB).
+    var bodyBudgetMiB: Int?
 
     // MARK: Caching
 
@@ -144,7 +146,8 @@ struct ServerOptions: Sendable {
                                 pool holding a CPU permit (default 10)
       --body-budget-mib N       upstream bodies held at once, from download to
                                 decoded; past it a request waits before its
-                                download; 0 for no bound (default 24)
+                                download (one per CPU permit always goes);
+                                0 for no bound (default 2 per CPU permit)
       --cache-mib N             memory for finished thumbnails; 0 disables every
                                 cache (default 256)
       --cache-dir DIR           keep originals in DIR/originals and encoded
@@ -274,7 +277,7 @@ struct ServerOptions: Sendable {
                     options.heavyDecodeNice = nice
                 }
             case "--cache-mib": options.memoryCacheMiB = try number(argument, atLeast: 0)
-            case "--body-budget-mib": options.bodyBudgetMiB = try number(argument, atLeast: 0)
+            case "--body-budget-mib": options.bodyBudgetMiB = try number(argument, atLeast: 0) as Int
             case "--cache-dir": options.cacheDirectory = try value(argument)
             case "--max-age": options.maxAge = try number(argument, atLeast: 0)
             case "--result-cache-mib": options.resultCacheMiB = try number(argument, atLeast: 0)

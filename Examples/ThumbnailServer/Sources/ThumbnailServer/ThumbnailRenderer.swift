@@ -80,7 +80,8 @@ final class ThumbnailRenderer: Sendable {
         configuration.maxPixelCount = options.maxInputPixels
         // Under load most requests wait for a CPU permit, each holding its
         // upstream body: bound those bodies in bytes, not by requests.
-        configuration.bodyBudgetBytes = options.bodyBudgetMiB == 0 ? nil : options.bodyBudgetMiB * 1024 * 1024
+        let budgetMiB = options.bodyBudgetMiB ?? 2 * cpuLimiter.limit
+        configuration.bodyBudgetBytes = budgetMiB == 0 ? nil : budgetMiB * 1024 * 1024
         // Encoders write no EXIF here: turn the pixels upright before resizing.
         configuration.appliesOrientation = true
         // A proxy reports the upstream's real failure on every request rather
