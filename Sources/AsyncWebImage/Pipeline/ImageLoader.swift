@@ -72,6 +72,18 @@ public final class ImageLoader: Sendable {
     /// (``Configuration/bodyBudgetBytes``); `nil` when there is none.
     let bodyBudget: BodyByteBudget?
 
+    /// Loads that hold a downloaded body under
+    /// ``Configuration/bodyBudgetBytes`` (from the start of their download to
+    /// the end of their decode and transform) or wait for room in it, now;
+    /// 0 without a budget.
+    ///
+    /// Work in progress that the CPU limiter does not see while it downloads:
+    /// a server deciding whether it is idle (to give memory back, say) asks both.
+    public var loadsHoldingBodies: Int {
+        guard let bodyBudget else { return 0 }
+        return bodyBudget.reservationCount + bodyBudget.waitingCount
+    }
+
     /// Creates a loader.
     public convenience init(configuration: Configuration = Configuration()) {
         self.init(configuration: configuration, ownsSharedParts: false)

@@ -128,6 +128,7 @@ struct BodyByteBudgetTests {
         // loads wait before downloading, and the server saw two requests
         #expect(await eventually { limiter.waitingCount == 2 && budget.waitingCount == 2 })
         #expect(budget.heldBytes == 2 * png.count)
+        #expect(loader.loadsHoldingBodies == 4)
         let requested = (0..<4).map { harness.requests("/\($0).png") }.reduce(0, +)
         #expect(requested == 2)
 
@@ -139,6 +140,7 @@ struct BodyByteBudgetTests {
         }
         #expect((0..<4).map { harness.requests("/\($0).png") }.reduce(0, +) == 4)
         #expect(budget.heldBytes == 0 && budget.reservationCount == 0)
+        #expect(loader.loadsHoldingBodies == 0)
     }
 
     @Test("without a budget every load downloads while the permit is held (what the budget bounds)")
