@@ -136,6 +136,31 @@ extension ImageLoader {
         /// every decode. `nil` leaves glibc's allocator as it is.
         public var allocatorTuning: AllocatorTuning? = .default
 
+        /// The most bytes of downloaded bodies the loader's loads hold at
+        /// once, or `nil` (the default) for no bound but the number of loads.
+        ///
+        /// A load holds its response body from its download until its decode
+        /// and transform are done, and under load most of that time goes to
+        /// waiting for a ``cpuLimiter`` permit: without a bound, a server
+        /// with many requests in flight holds every one of their bodies at
+        /// once, a few megabytes each, while one core decodes one of them.
+        /// With a budget, a load waits before it starts its download while
+        /// the bodies held reach the budget (first in, first out), so the
+        /// memory the bodies take is bounded in bytes: the budget, plus at
+        /// most one body's overshoot for each download under way. A
+        /// download counts its declared length (or the bytes received so
+        /// far) and, until it knows either, 1 MiB. While fewer loads than
+        /// ``cpuLimiter``'s ``ConcurrencyLimiter/limit`` hold a body, a load
+        /// always starts, whatever the bytes: every core has a body to work
+        /// on, and an image larger than the budget still loads. Loads served
+        /// from a cache tier take nothing from it.
+        ///
+        /// The budget buys look-ahead: bodies downloaded while others are
+        /// decoded. A small one (a few MiB per permit) keeps the peak low
+        /// and costs throughput only when origins are slow; the thumbnail
+        /// server example sets 2 MiB per permit.
+        public var bodyBudgetBytes: Int?
+
         /// Creates the default configuration, on ``ImageCache/shared``.
         public init() {
             cache = .shared

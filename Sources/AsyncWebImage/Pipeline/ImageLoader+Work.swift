@@ -80,6 +80,10 @@ extension ImageLoader {
             entry.extendedData.flatMap(CacheValidators.init(encoded:))?.apply(to: &dataRequest)
             storedMetadata = entry.extendedData.flatMap(HTTPCacheMetadata.init(encoded:))
         }
+        // Counted from before the download (waiting here while the bodies
+        // held fill the budget) until this load's processing is done.
+        let reservation = try await bodyBudget?.reserve()
+        defer { if let reservation { bodyBudget?.release(reservation) } }
         var lease: CacheLease?
         if !revalidating && stale == nil {
             switch try await fleetLease(for: request) {
@@ -95,7 +99,7 @@ extension ImageLoader {
             logger.debug("downloading", metadata: [
                 "awi.id": request.logID, "awi.revalidating": .stringConvertible(revalidating || stale != nil),
             ])
-            (head, data) = try await downloadTraced(request, dataRequest, handle: handle)
+            (head, data) = try await downloadTraced(request, dataRequest, handle: handle, reservation: reservation)
         } catch {
             if let lease, let leasing = request.cache.sharedTier as? any CacheLeasing { await leasing.releaseLease(lease) }
             throw error
@@ -106,7 +110,7 @@ extension ImageLoader {
                 // (§4.3.4): it refreshes nothing, and the stored body is no
                 // longer what the origin serves. Fetch it whole.
                 logger.warning("304 for another representation; fetching it whole", metadata: ["awi.id": request.logID])
-                return try await downloadWhole(request, handle: handle)
+                return try await downloadWhole(request, handle: handle, reservation: reservation)
             }
             if let stale {
                 // Not modified: the stored entry is current again, its
@@ -116,7 +120,7 @@ extension ImageLoader {
                 let current = StaleEntry(record: HTTPCacheRecord(refreshed, mode: configuration.httpCacheMode), image: stale.image)
                 if let response = try await serveStored(request, current) { return (response, .notModified) }
                 // The entry went away meanwhile: fetch it whole.
-                return try await downloadWhole(request, handle: handle)
+                return try await downloadWhole(request, handle: handle, reservation: reservation)
             }
             guard cachedData != nil else { throw ImageError.httpStatus(304) }
             if let storedMetadata {
@@ -141,9 +145,9 @@ extension ImageLoader {
     /// The response to the request without validators, processed as a
     /// new image: what a load falls back to when a `304` cannot be used.
     private func downloadWhole(
-        _ request: ImageLoadRequest, handle: ImageTaskCoalescer.Handle
+        _ request: ImageLoadRequest, handle: ImageTaskCoalescer.Handle, reservation: BodyByteBudget.Reservation?
     ) async throws -> (ImageResponse?, LoaderTelemetry.Outcome) {
-        let (head, data) = try await downloadTraced(request, request.dataRequest, handle: handle)
+        let (head, data) = try await downloadTraced(request, request.dataRequest, handle: handle, reservation: reservation)
         if head?.statusCode == 304 { throw ImageError.httpStatus(304) }
         return (try await process(request, data: data, head: head, storage: storage(for: head, request: request)), .network)
     }
@@ -151,11 +155,12 @@ extension ImageLoader {
     /// A download with its span, timer, byte count and log line, carrying
     /// the current trace context.
     private func downloadTraced(
-        _ request: ImageLoadRequest, _ dataRequest: DataRequest, handle: ImageTaskCoalescer.Handle
+        _ request: ImageLoadRequest, _ dataRequest: DataRequest, handle: ImageTaskCoalescer.Handle,
+        reservation: BodyByteBudget.Reservation?
     ) async throws -> (DataResponseHead?, Data) {
         let (head, data) = try await telemetry.withChildSpan("image.download") {
             try await telemetry.timed(telemetry.downloadTimer) {
-                try await download(request, injectingTraceContext(into: dataRequest), handle: handle)
+                try await download(request, injectingTraceContext(into: dataRequest), handle: handle, reservation: reservation)
             }
         }
         telemetry.countDownloaded(bytes: data.count)
@@ -317,9 +322,11 @@ extension ImageLoader {
     }
 
     /// Downloads through the coalescer, broadcasting progress and (when a
-    /// subscriber wants them) previews.
+    /// subscriber wants them) previews; `reservation`'s charge follows the
+    /// body's declared or received size.
     private func download(
-        _ request: ImageLoadRequest, _ dataRequest: DataRequest, handle: ImageTaskCoalescer.Handle
+        _ request: ImageLoadRequest, _ dataRequest: DataRequest, handle: ImageTaskCoalescer.Handle,
+        reservation: BodyByteBudget.Reservation?
     ) async throws -> (DataResponseHead?, Data) {
         let coalescer = downloadCoalescer(for: request.context.dataLoader)
         let modifiers = DownloadModifiers(responseModifier: request.context.responseModifier, decryptor: request.context.decryptor)
@@ -336,6 +343,7 @@ extension ImageLoader {
                     head = received
                 case .progress(let received, let expected):
                     handle.progress(received: received, expected: expected)
+                    if let reservation { bodyBudget?.charge(reservation, bytes: Int(max(received, expected ?? 0))) }
                 case .chunk(_, let accumulated):
                     guard !previewsUnavailable, handle.wantsPreviews else { break }
                     if throttle == nil {
@@ -355,6 +363,7 @@ extension ImageLoader {
                     throttle?.offer(accumulated)
                 case .completed(let data):
                     body = data
+                    if let reservation { bodyBudget?.charge(reservation, bytes: data.count) }
                 }
             }
         } catch {

@@ -68,6 +68,21 @@ public final class ImageLoader: Sendable {
     /// (``DataLoading/clientCertificate``), read once and stamped on every
     /// request so that it is part of the request's identity.
     let defaultClientCertificate: TLSClientCertificate?
+    /// The bound on downloaded bodies held at once
+    /// (``Configuration/bodyBudgetBytes``); `nil` when there is none.
+    let bodyBudget: BodyByteBudget?
+
+    /// Loads that hold a downloaded body under
+    /// ``Configuration/bodyBudgetBytes`` (from the start of their download to
+    /// the end of their decode and transform) or wait for room in it, now;
+    /// 0 without a budget.
+    ///
+    /// Work in progress that the CPU limiter does not see while it downloads:
+    /// a server deciding whether it is idle (to give memory back, say) asks both.
+    public var loadsHoldingBodies: Int {
+        guard let bodyBudget else { return 0 }
+        return bodyBudget.reservationCount + bodyBudget.waitingCount
+    }
 
     /// Creates a loader.
     public convenience init(configuration: Configuration = Configuration()) {
@@ -89,6 +104,9 @@ public final class ImageLoader: Sendable {
         self.telemetry = telemetry
         downloads = DownloadCoalescer(loader: configuration.dataLoader, retryObserver: Self.retryObserver(telemetry))
         failedURLs = FailedURLSet(capacity: configuration.failedURLCapacity)
+        // One load per CPU permit always proceeds: the budget bounds the
+        // bodies beyond those, never the cores' work.
+        bodyBudget = configuration.bodyBudgetBytes.map { BodyByteBudget(limit: $0, minimumLoads: configuration.cpuLimiter.limit) }
     }
 
     deinit {

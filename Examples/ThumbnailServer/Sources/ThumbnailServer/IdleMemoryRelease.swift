@@ -14,6 +14,11 @@ import ServiceLifecycle
 /// the win under load stays.
 struct IdleMemoryRelease: Service {
     let limiter: ConcurrencyLimiter
+    /// Whether requests are under way that the limiter does not show: a
+    /// load downloading under the loader's body budget (the limiter is idle
+    /// while the next body downloads, and a trim then would make the next
+    /// decode fault its buffers in again).
+    var busy: @Sendable () -> Bool = { false }
     var interval: Duration = .milliseconds(100)
     /// What giving memory back does; the tests count the calls.
     var release: @Sendable () -> Void = { AllocatorTuning.releaseFreeMemory() }
@@ -25,7 +30,7 @@ struct IdleMemoryRelease: Service {
             do { try await Task.sleep(for: interval) } catch { return }
             // Heavy decodes hold no normal permit: one may still run now;
             // trimming then releases only what is free, and costs a walk.
-            if limiter.availablePermits < limiter.limit || limiter.waitingCount > 0 {
+            if limiter.availablePermits < limiter.limit || limiter.waitingCount > 0 || busy() {
                 sawWork = true
                 idlePolls = 0
                 continue

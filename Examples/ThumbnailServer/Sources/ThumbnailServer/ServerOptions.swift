@@ -76,6 +76,14 @@ struct ServerOptions: Sendable {
     /// limiter's heavy work), or `nil` to decode them on the cooperative
     /// pool, each holding a CPU permit. 10 by default.
     var heavyDecodeNice: Int? = 10
+    /// The most MiB of upstream bodies held at once, from download to the
+    /// end of their decode and resize (the loader's `bodyBudgetBytes`); a
+    /// request past it waits before its download (one request per CPU
+    /// permit always proceeds). 0 for no bound; `nil` (the default) for 2
+    /// MiB per CPU permit: measured on the progressive JPEG load pinned to
+    /// one core, bodies waiting for a permit no longer grow with the
+    /// requests in flight (peak RSS 192–221 MiB unbounded, 180 at 1 MiB).
+    var bodyBudgetMiB: Int?
 
     // MARK: Caching
 
@@ -148,6 +156,10 @@ struct ServerOptions: Sendable {
       --heavy-decode-nice N|off nice value (0-19) of the threads decoding images
                                 over 20 MP; off decodes them on the cooperative
                                 pool holding a CPU permit (default 10)
+      --body-budget-mib N       upstream bodies held at once, from download to
+                                decoded; past it a request waits before its
+                                download (one per CPU permit always goes);
+                                0 for no bound (default 2 per CPU permit)
       --cache-mib N             memory for finished thumbnails; 0 disables every
                                 cache (default 256)
       --cache-dir DIR           keep originals in DIR/originals and encoded
@@ -215,7 +227,7 @@ struct ServerOptions: Sendable {
         "--host", "--port", "--idle-timeout", "--max-connections", "--log-level", "--max-redirects", "--timeout",
         "--transfer-timeout", "--max-downloads", "--max-input-bytes", "--max-input-pixels", "--max-animation-pixels", "--max-dimension", "--max-url-length",
         "--cache-mib", "--cache-dir", "--max-age", "--result-cache-mib", "--redis-timeout-ms",
-        "--result-writes", "--result-write-queue", "--heavy-decode-nice",
+        "--result-writes", "--result-write-queue", "--heavy-decode-nice", "--body-budget-mib",
     ]
     /// The flags without a value.
     static let bareFlags = ["--allow-loopback", "--allow-unsigned"]
@@ -278,6 +290,7 @@ struct ServerOptions: Sendable {
                     options.heavyDecodeNice = nice
                 }
             case "--cache-mib": options.memoryCacheMiB = try number(argument, atLeast: 0)
+            case "--body-budget-mib": options.bodyBudgetMiB = try number(argument, atLeast: 0) as Int
             case "--cache-dir": options.cacheDirectory = try value(argument)
             case "--max-age": options.maxAge = try number(argument, atLeast: 0)
             case "--result-cache-mib": options.resultCacheMiB = try number(argument, atLeast: 0)

@@ -79,6 +79,10 @@ final class ThumbnailRenderer: Sendable {
         configuration.cpuLimiter = cpuLimiter
         configuration.maxPixelCount = options.maxInputPixels
         configuration.maxAnimationPixelCount = options.maxAnimationPixels
+        // Under load most requests wait for a CPU permit, each holding its
+        // upstream body: bound those bodies in bytes, not by requests.
+        let budgetMiB = options.bodyBudgetMiB ?? 2 * cpuLimiter.limit
+        configuration.bodyBudgetBytes = budgetMiB == 0 ? nil : budgetMiB * 1024 * 1024
         // Encoders write no EXIF here: turn the pixels upright before resizing.
         configuration.appliesOrientation = true
         // A proxy reports the upstream's real failure on every request rather

@@ -123,7 +123,7 @@ struct ThumbnailServer {
                 .init(service: ImageLoaderService(loader: renderer.loader)),
                 .init(service: ResultCacheService(results: renderer.results)),
                 // Memory kept for the next decode goes back when decoding stops.
-                .init(service: IdleMemoryRelease(limiter: renderer.cpuLimiter)),
+                .init(service: IdleMemoryRelease(limiter: renderer.cpuLimiter, busy: { [loader = renderer.loader] in loader.loadsHoldingBodies > 0 })),
                 .init(service: app),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],

@@ -45,4 +45,27 @@ import Testing
         try await Task.sleep(for: .milliseconds(60))
         #expect(releases.withLockedValue { $0 } == 1)
     }
+
+    @Test("no release while loads hold bodies under the budget (downloading, the limiter idle); one once they end")
+    func busyLoadsHoldTheRelease() async throws {
+        let limiter = ConcurrencyLimiter(limit: 1, heavyThreadNice: nil)
+        let releases = NIOLockedValueBox(0)
+        let busy = NIOLockedValueBox(true)
+        let service = IdleMemoryRelease(limiter: limiter, busy: { busy.withLockedValue { $0 } }, interval: .milliseconds(5)) {
+            releases.withLockedValue { $0 += 1 }
+        }
+        let running = Task { try await service.run() }
+        defer { running.cancel() }
+        // Busy for many polls with the limiter idle: nothing given back.
+        try await Task.sleep(for: .milliseconds(60))
+        #expect(releases.withLockedValue { $0 } == 0)
+        // The loads end: one release within a bounded number of polls.
+        busy.withLockedValue { $0 = false }
+        var waited = 0
+        while releases.withLockedValue({ $0 }) == 0, waited < 400 {
+            try await Task.sleep(for: .milliseconds(5))
+            waited += 1
+        }
+        #expect(releases.withLockedValue { $0 } == 1)
+    }
 }

@@ -1,0 +1,178 @@
+import Foundation
+import DequeModule
+import Synchronization
+import AWILocking
+
+/// Bounds the bytes of response bodies a loader's loads hold at once, from
+/// the start of their download to the end of their decode and transform
+/// (``ImageLoader/Configuration/bodyBudgetBytes``).
+///
+/// Why bytes and not loads: a loader under load holds one body per load that
+/// has downloaded and waits for a CPU permit (decode, transform), and the
+/// number of such loads is the number of requests in flight, not the number
+/// of cores; the bodies' sizes differ by a factor of a hundred. A load
+/// reserves before its download starts and waits, first in first out, while
+/// the bodies held reach the budget; its charge follows its download (the
+/// declared length as soon as the response head gives one, else the bytes
+/// received) and is returned when the load's processing ends.
+///
+/// A download whose size is not known yet counts as
+/// ``provisionalBytes(limit:)``, so a burst of loads cannot all start
+/// before any of them knows its size. While fewer than ``minimumLoads``
+/// loads hold a reservation a load always starts, whatever the bytes held:
+/// the loader sets it to its CPU limiter's permits, so the budget never
+/// leaves a core without a body to decode, and a body larger than the whole
+/// budget still loads.
+final class BodyByteBudget: Sendable {
+    private typealias Waiter = CheckedContinuation<Void, any Error>
+
+    /// What a load holds: returned by ``reserve()``, given back to ``release(_:)``.
+    struct Reservation: Sendable, Hashable {
+        fileprivate let id: UInt64
+    }
+
+    private enum Ticket {
+        case pending
+        case waiting(Waiter)
+        case cancelled
+    }
+
+    private struct State {
+        var held = 0
+        var charges: [UInt64: Int] = [:]
+        var nextID: UInt64 = 0
+        var tickets: [UInt64: Ticket] = [:]
+        /// Registered tickets in arrival order (cancelled ones skipped at the front).
+        var queue = Deque<UInt64>()
+        var waitingCount = 0
+
+        func admits(limit: Int, minimumLoads: Int) -> Bool { charges.count < minimumLoads || held < limit }
+
+        mutating func admit(_ id: UInt64, provisional: Int) {
+            charges[id] = provisional
+            held += provisional
+        }
+
+        /// Admits waiters in order while the budget allows; returns their continuations.
+        mutating func admitWaiters(limit: Int, minimumLoads: Int, provisional: Int) -> [Waiter] {
+            var admitted: [Waiter] = []
+            while admits(limit: limit, minimumLoads: minimumLoads), let id = queue.first {
+                queue.removeFirst()
+                guard case .waiting(let waiter) = tickets.removeValue(forKey: id) else { continue }
+                waitingCount -= 1
+                admit(id, provisional: provisional)
+                admitted.append(waiter)
+            }
+            return admitted
+        }
+    }
+
+    /// The budget in bytes.
+    let limit: Int
+    /// Loads admitted whatever the bytes held, while fewer hold a reservation.
+    let minimumLoads: Int
+    private let provisional: Int
+    private let state = Lock(State())
+
+    /// What an admitted download counts before its size is known: 1 MiB, or
+    /// the whole budget when it is smaller.
+    static func provisionalBytes(limit: Int) -> Int { min(limit, 1 << 20) }
+
+    /// Creates a budget of `limit` bytes (at least 1) that always admits
+    /// `minimumLoads` loads (at least 1).
+    init(limit: Int, minimumLoads: Int = 1) {
+        self.limit = max(1, limit)
+        self.minimumLoads = max(1, minimumLoads)
+        provisional = Self.provisionalBytes(limit: self.limit)
+    }
+
+    /// Bytes charged now (bodies held plus provisional charges).
+    var heldBytes: Int { state.withLock { $0.held } }
+    /// Loads waiting to start their download now.
+    var waitingCount: Int { state.withLock { $0.waitingCount } }
+    /// Reservations held now.
+    var reservationCount: Int { state.withLock { $0.charges.count } }
+
+    /// Waits, first in first out, until the bodies held leave room, and
+    /// reserves ``provisionalBytes(limit:)``.
+    ///
+    /// - Throws: `CancellationError` when cancelled before admitted (it then holds nothing).
+    func reserve() async throws -> Reservation {
+        try Task.checkCancellation()
+        let (id, admitted): (UInt64, Bool) = state.withLock { state in
+            state.nextID += 1
+            let id = state.nextID
+            if state.waitingCount == 0 && state.admits(limit: limit, minimumLoads: minimumLoads) {
+                state.admit(id, provisional: provisional)
+                return (id, true)
+            }
+            state.tickets[id] = .pending
+            return (id, false)
+        }
+        if admitted { return Reservation(id: id) }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: Waiter) in
+                let outcome: Bool? = state.withLock { state in
+                    if case .cancelled = state.tickets[id] {
+                        state.tickets.removeValue(forKey: id)
+                        return false
+                    }
+                    // Room made between the ticket and now, with nobody queued.
+                    if state.waitingCount == 0 && state.admits(limit: limit, minimumLoads: minimumLoads) {
+                        state.tickets.removeValue(forKey: id)
+                        state.admit(id, provisional: provisional)
+                        return true
+                    }
+                    state.tickets[id] = .waiting(continuation)
+                    state.waitingCount += 1
+                    state.queue.append(id)
+                    return nil
+                }
+                switch outcome {
+                case true?: continuation.resume()
+                case false?: continuation.resume(throwing: CancellationError())
+                case nil: break
+                }
+            }
+        } onCancel: {
+            let waiter: Waiter? = state.withLock { state in
+                switch state.tickets[id] {
+                case .pending?:
+                    state.tickets[id] = .cancelled
+                    return nil
+                case .waiting(let waiter)?:
+                    state.tickets.removeValue(forKey: id)
+                    state.waitingCount -= 1
+                    return waiter
+                case .cancelled?, nil:
+                    return nil
+                }
+            }
+            waiter?.resume(throwing: CancellationError())
+        }
+        return Reservation(id: id)
+    }
+
+    /// Sets what `reservation` counts to `bytes` (its body's declared or
+    /// received size); a smaller charge may let waiters start.
+    func charge(_ reservation: Reservation, bytes: Int) {
+        let admitted = state.withLock { state -> [Waiter] in
+            guard let old = state.charges[reservation.id] else { return [] }
+            state.charges[reservation.id] = bytes
+            state.held += bytes - old
+            return state.admitWaiters(limit: limit, minimumLoads: minimumLoads, provisional: provisional)
+        }
+        for waiter in admitted { waiter.resume() }
+    }
+
+    /// Gives back what `reservation` counts; call it once, when the load no
+    /// longer holds its body.
+    func release(_ reservation: Reservation) {
+        let admitted = state.withLock { state -> [Waiter] in
+            guard let old = state.charges.removeValue(forKey: reservation.id) else { return [] }
+            state.held -= old
+            return state.admitWaiters(limit: limit, minimumLoads: minimumLoads, provisional: provisional)
+        }
+        for waiter in admitted { waiter.resume() }
+    }
+}
