@@ -16,9 +16,12 @@ import AWILocking
 /// declared length as soon as the response head gives one, else the bytes
 /// received) and is returned when the load's processing ends.
 ///
-/// A download whose size is not known yet counts as
-/// ``provisionalBytes(limit:)``, so a burst of loads cannot all start
-/// before any of them knows its size. While fewer than ``minimumLoads``
+/// A download whose size is not known yet counts as the size bodies have
+/// had lately (an average over the bodies released, starting at and never
+/// above ``provisionalBytes(limit:)``, never below 16 KiB), so a burst of
+/// loads cannot all start before any of them knows its size, yet loads of
+/// small images are not held to a few at a time while each waits for its
+/// response head from a slow origin. While fewer than ``minimumLoads``
 /// loads hold a reservation a load always starts, whatever the bytes held:
 /// the loader sets it to its CPU limiter's permits, so the budget never
 /// leaves a core without a body to decode, and a body larger than the whole
@@ -40,6 +43,11 @@ final class BodyByteBudget: Sendable {
     private struct State {
         var held = 0
         var charges: [UInt64: Int] = [:]
+        /// Reservations charged with a measured size (declared or received),
+        /// whose release teaches ``estimate``.
+        var measured: Set<UInt64> = []
+        /// What an admitted download counts before its size is known.
+        var estimate: Int
         var nextID: UInt64 = 0
         var tickets: [UInt64: Ticket] = [:]
         /// Registered tickets in arrival order (cancelled ones skipped at the front).
@@ -48,19 +56,25 @@ final class BodyByteBudget: Sendable {
 
         func admits(limit: Int, minimumLoads: Int) -> Bool { charges.count < minimumLoads || held < limit }
 
-        mutating func admit(_ id: UInt64, provisional: Int) {
-            charges[id] = provisional
-            held += provisional
+        mutating func admit(_ id: UInt64) {
+            charges[id] = estimate
+            held += estimate
+        }
+
+        /// Moves the estimate a quarter of the way to a released body's
+        /// size: recent bodies weigh most, one outlier moves it little.
+        mutating func learn(bodyBytes: Int, range: ClosedRange<Int>) {
+            estimate = min(max(estimate + (bodyBytes - estimate) / 4, range.lowerBound), range.upperBound)
         }
 
         /// Admits waiters in order while the budget allows; returns their continuations.
-        mutating func admitWaiters(limit: Int, minimumLoads: Int, provisional: Int) -> [Waiter] {
+        mutating func admitWaiters(limit: Int, minimumLoads: Int) -> [Waiter] {
             var admitted: [Waiter] = []
             while admits(limit: limit, minimumLoads: minimumLoads), let id = queue.first {
                 queue.removeFirst()
                 guard case .waiting(let waiter) = tickets.removeValue(forKey: id) else { continue }
                 waitingCount -= 1
-                admit(id, provisional: provisional)
+                admit(id)
                 admitted.append(waiter)
             }
             return admitted
@@ -71,11 +85,13 @@ final class BodyByteBudget: Sendable {
     let limit: Int
     /// Loads admitted whatever the bytes held, while fewer hold a reservation.
     let minimumLoads: Int
-    private let provisional: Int
-    private let state = Lock(State())
+    /// The range of the provisional charge: at most its first value.
+    private let estimateRange: ClosedRange<Int>
+    private let state: Lock<State>
 
-    /// What an admitted download counts before its size is known: 1 MiB, or
-    /// the whole budget when it is smaller.
+    /// What an admitted download counts before its size is known, before any
+    /// body was released, and at most: 1 MiB, or the whole budget when it is
+    /// smaller.
     static func provisionalBytes(limit: Int) -> Int { min(limit, 1 << 20) }
 
     /// Creates a budget of `limit` bytes (at least 1) that always admits
@@ -83,7 +99,9 @@ final class BodyByteBudget: Sendable {
     init(limit: Int, minimumLoads: Int = 1) {
         self.limit = max(1, limit)
         self.minimumLoads = max(1, minimumLoads)
-        provisional = Self.provisionalBytes(limit: self.limit)
+        let initial = Self.provisionalBytes(limit: self.limit)
+        estimateRange = min(initial, 16 << 10)...initial
+        state = Lock(State(estimate: initial))
     }
 
     /// Bytes charged now (bodies held plus provisional charges).
@@ -92,9 +110,11 @@ final class BodyByteBudget: Sendable {
     var waitingCount: Int { state.withLock { $0.waitingCount } }
     /// Reservations held now.
     var reservationCount: Int { state.withLock { $0.charges.count } }
+    /// What a load admitted now counts until its size is known.
+    var provisionalCharge: Int { state.withLock { $0.estimate } }
 
     /// Waits, first in first out, until the bodies held leave room, and
-    /// reserves ``provisionalBytes(limit:)``.
+    /// reserves the provisional charge (``provisionalCharge``).
     ///
     /// - Throws: `CancellationError` when cancelled before admitted (it then holds nothing).
     func reserve() async throws -> Reservation {
@@ -103,7 +123,7 @@ final class BodyByteBudget: Sendable {
             state.nextID += 1
             let id = state.nextID
             if state.waitingCount == 0 && state.admits(limit: limit, minimumLoads: minimumLoads) {
-                state.admit(id, provisional: provisional)
+                state.admit(id)
                 return (id, true)
             }
             state.tickets[id] = .pending
@@ -120,7 +140,7 @@ final class BodyByteBudget: Sendable {
                     // Room made between the ticket and now, with nobody queued.
                     if state.waitingCount == 0 && state.admits(limit: limit, minimumLoads: minimumLoads) {
                         state.tickets.removeValue(forKey: id)
-                        state.admit(id, provisional: provisional)
+                        state.admit(id)
                         return true
                     }
                     state.tickets[id] = .waiting(continuation)
@@ -160,7 +180,8 @@ final class BodyByteBudget: Sendable {
             guard let old = state.charges[reservation.id] else { return [] }
             state.charges[reservation.id] = bytes
             state.held += bytes - old
-            return state.admitWaiters(limit: limit, minimumLoads: minimumLoads, provisional: provisional)
+            state.measured.insert(reservation.id)
+            return state.admitWaiters(limit: limit, minimumLoads: minimumLoads)
         }
         for waiter in admitted { waiter.resume() }
     }
@@ -171,7 +192,12 @@ final class BodyByteBudget: Sendable {
         let admitted = state.withLock { state -> [Waiter] in
             guard let old = state.charges.removeValue(forKey: reservation.id) else { return [] }
             state.held -= old
-            return state.admitWaiters(limit: limit, minimumLoads: minimumLoads, provisional: provisional)
+            // A load that never measured its body (a cache hit after all, a
+            // 304, a failure before the head) says nothing about sizes.
+            if state.measured.remove(reservation.id) != nil {
+                state.learn(bodyBytes: old, range: estimateRange)
+            }
+            return state.admitWaiters(limit: limit, minimumLoads: minimumLoads)
         }
         for waiter in admitted { waiter.resume() }
     }

@@ -149,7 +149,10 @@ extension ImageLoader {
         /// memory the bodies take is bounded in bytes: the budget, plus at
         /// most one body's overshoot for each download under way. A
         /// download counts its declared length (or the bytes received so
-        /// far) and, until it knows either, 1 MiB. While fewer loads than
+        /// far) and, until it knows either, the size bodies have had lately
+        /// (1 MiB at first and at most, 16 KiB at least, so loads of small
+        /// images are not held to a few while each waits for its response
+        /// head). While fewer loads than
         /// ``cpuLimiter``'s ``ConcurrencyLimiter/limit`` hold a body, a load
         /// always starts, whatever the bytes: every core has a body to work
         /// on, and an image larger than the budget still loads. Loads served

@@ -87,6 +87,40 @@ struct BodyByteBudgetTests {
         budget.release(reservation)
     }
 
+    @Test("the provisional charge follows released bodies (16 KiB to 1 MiB): after small bodies, many more loads may wait for their heads at once")
+    func provisionalChargeLearns() async throws {
+        let budget = BodyByteBudget(limit: 2 << 20)
+        // Loads admitted one after another until the charges reach the limit.
+        func admittedAtOnce() async throws -> Int {
+            var held: [BodyByteBudget.Reservation] = []
+            while budget.heldBytes < budget.limit && held.count < 1_000 { held.append(try await budget.reserve()) }
+            for reservation in held { budget.release(reservation) }
+            return held.count
+        }
+        // Before any body: 1 MiB each, two fill the 2 MiB budget
+        #expect(budget.provisionalCharge == 1 << 20)
+        #expect(try await admittedAtOnce() == 2)
+        // Released without a measured size (a 304, a failure), they teach nothing
+        #expect(budget.provisionalCharge == 1 << 20)
+
+        // After twelve bodies of 10 KB
+        for _ in 0..<12 {
+            let reservation = try await budget.reserve()
+            budget.charge(reservation, bytes: 10_000)
+            budget.release(reservation)
+        }
+        let learned = budget.provisionalCharge
+        #expect(learned >= 16 << 10 && learned < 64 << 10, "\(learned)")
+        #expect(try await admittedAtOnce() >= 32)
+
+        // One huge body raises it again, but never above 1 MiB
+        let huge = try await budget.reserve()
+        budget.charge(huge, bytes: 50 << 20)
+        budget.release(huge)
+        #expect(budget.provisionalCharge == 1 << 20)
+        #expect(budget.heldBytes == 0 && budget.reservationCount == 0)
+    }
+
     @Test("waiters start first in, first out, and a cancelled waiter leaves without holding anything")
     func fifoAndCancellation() async throws {
         let budget = BodyByteBudget(limit: 10)
