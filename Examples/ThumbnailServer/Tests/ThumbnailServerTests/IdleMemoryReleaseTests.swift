@@ -51,13 +51,28 @@ import Testing
         let limiter = ConcurrencyLimiter(limit: 1, heavyThreadNice: nil)
         let releases = NIOLockedValueBox(0)
         let busy = NIOLockedValueBox(true)
-        let service = IdleMemoryRelease(limiter: limiter, busy: { busy.withLockedValue { $0 } }, interval: .milliseconds(5)) {
+        let busyChecks = NIOLockedValueBox(0)
+        let service = IdleMemoryRelease(
+            limiter: limiter,
+            busy: {
+                busyChecks.withLockedValue { $0 += 1 }
+                return busy.withLockedValue { $0 }
+            },
+            interval: .milliseconds(5)
+        ) {
             releases.withLockedValue { $0 += 1 }
         }
         let running = Task { try await service.run() }
         defer { running.cancel() }
-        // Busy for many polls with the limiter idle: nothing given back.
-        try await Task.sleep(for: .milliseconds(60))
+        // Busy for several polls with the limiter idle: nothing given back.
+        // Counted polls, not a sleep: on a loaded machine (tests run in
+        // parallel) the service may not have polled at all after 60 ms.
+        var polled = 0
+        while busyChecks.withLockedValue({ $0 }) < 5, polled < 2_000 {
+            try await Task.sleep(for: .milliseconds(5))
+            polled += 1
+        }
+        #expect(busyChecks.withLockedValue { $0 } >= 5)
         #expect(releases.withLockedValue { $0 } == 0)
         // The loads end: one release within a bounded number of polls.
         busy.withLockedValue { $0 = false }
