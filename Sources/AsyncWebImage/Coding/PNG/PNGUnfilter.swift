@@ -134,31 +134,10 @@ enum PNGUnfilter {
         paeth(source, destination, previous, count, 3)
     }
 
-    /// Paeth on RGBA rows, two pixels a turn: one ``PNGPaethChoice`` for
-    /// both (8 lanes cost what 4 do), then the chain pixel by pixel.
+    /// Paeth on RGBA rows (see ``paeth3(_:_:_:_:)``).
     @inline(never)
     private static func paeth4(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt8>, _ previous: UnsafePointer<UInt8>, _ count: Int) {
-        guard count >= 4 else { return paeth(source, destination, previous, count, 4) }
-        // The first pixel: a = c = 0, so the prediction is b.
-        var left = load4(source) &+ load4(previous)
-        UnsafeMutableRawPointer(destination).storeBytes(of: left, as: SIMD4<UInt8>.self)
-        var i = 4
-        // Each turn takes two pixels: bounded by `count`.
-        while i + 8 <= count {
-            let choice = PNGPaethChoice(above: load8(previous + i), aboveLeft: load8(previous + i - 4))
-            // Both pixels' filtered bytes are read before either is written (rows unfilter in place).
-            let filtered = load8(source + i)
-            let first = filtered.lowHalf &+ choice.first.predict(left: left)
-            left = filtered.highHalf &+ choice.second.predict(left: first)
-            UnsafeMutableRawPointer(destination + i).storeBytes(of: SIMD8<UInt8>(lowHalf: first, highHalf: left), as: SIMD8<UInt8>.self)
-            i += 8
-        }
-        if i < count {
-            // An odd last pixel.
-            let choice = PNGPaethChoice(above: SIMD8(lowHalf: load4(previous + i), highHalf: .zero), aboveLeft: SIMD8(lowHalf: load4(previous + i - 4), highHalf: .zero))
-            left = load4(source + i) &+ choice.first.predict(left: left)
-            UnsafeMutableRawPointer(destination + i).storeBytes(of: left, as: SIMD4<UInt8>.self)
-        }
+        paeth(source, destination, previous, count, 4)
     }
 
     /// Paeth: predict with whichever of a, b, c is closest to a + b − c,
@@ -168,8 +147,7 @@ enum PNGUnfilter {
     /// filters do the same): each pixel depends on the one to its left, but
     /// its channels do not depend on each other. The part of the predictor
     /// that depends on the row above only is worked out first
-    /// (``PNGPaethChoice``), off the chain from one pixel to the next. RGBA
-    /// rows go through ``paeth4(_:_:_:_:)`` instead.
+    /// (``PNGPaethChoice``), off the chain from one pixel to the next.
     @inline(__always)
     private static func paeth(
         _ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt8>, _ previous: UnsafePointer<UInt8>,
@@ -178,14 +156,15 @@ enum PNGUnfilter {
         var i = 0
         if stride == 3 || stride == 4 {
             // Left of the row a = c = 0, for which the lanes pick b, as the scalar predictor does.
-            var left = SIMD4<UInt8>(repeating: 0)
-            var aboveLeft = SIMD4<UInt8>(repeating: 0)
+            var left = SIMD4<Int16>(repeating: 0)
+            var aboveLeft = SIMD4<Int16>(repeating: 0)
             i = pixels(source, destination, count, stride) { i, filtered in
-                let above = load4(previous + i)
-                let choice = PNGPaethChoice(above: SIMD8(lowHalf: above, highHalf: .zero), aboveLeft: SIMD8(lowHalf: aboveLeft, highHalf: .zero))
-                left = filtered &+ choice.first.predict(left: left)
+                let above = SIMD4<Int16>(truncatingIfNeeded: load4(previous + i))
+                let choice = PNGPaethChoice(above: above, aboveLeft: aboveLeft)
+                let pixel = filtered &+ SIMD4<UInt8>(truncatingIfNeeded: choice.predict(left: left))
+                left = SIMD4<Int16>(truncatingIfNeeded: pixel)
                 aboveLeft = above
-                return left
+                return pixel
             }
         }
         // The row's first pixel, when the lanes did not take it (other strides, a lone RGB pixel):
@@ -237,12 +216,6 @@ enum PNGUnfilter {
             UnsafeMutableRawPointer(destination + i).storeBytes(of: raw, as: SIMD4<UInt8>.self)
             i = next
         }
-    }
-
-    /// Eight bytes from `pointer`, any alignment.
-    @inline(__always)
-    private static func load8(_ pointer: UnsafePointer<UInt8>) -> SIMD8<UInt8> {
-        UnsafeRawPointer(pointer).loadUnaligned(as: SIMD8<UInt8>.self)
     }
 
     /// Four bytes from `pointer`, any alignment.
