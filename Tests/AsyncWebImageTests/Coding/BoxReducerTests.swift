@@ -39,6 +39,49 @@ struct BoxReducerTests {
         #expect(grey == [150, 170])
     }
 
+    @Test("noise in every layout, odd widths and factors: each output pixel is its box's rounded (alpha-weighted) mean", arguments: [
+        PixelFormat.gray8, .grayAlpha8, .rgb8, .rgba8,
+    ])
+    func noise(format: PixelFormat) {
+        let channels = format.channelCount
+        var state: UInt32 = 0x9E37_79B9
+        // Boxes of 1 to 7 pixels, partial at the right and bottom edges; RGBA goes two pixels at a time, so odd box widths matter.
+        for (width, height, factor) in [(1, 1, 1), (7, 3, 2), (31, 9, 3), (29, 14, 7), (64, 5, 5), (13, 13, 13), (100, 6, 6)] {
+            let pixels = (0..<(width * height * channels)).map { _ -> UInt8 in
+                state = state &* 1_664_525 &+ 1_013_904_223
+                return UInt8(truncatingIfNeeded: state >> 24)
+            }
+            let (size, output) = reduce(pixels, width: width, height: height, factor: factor, format: format)
+            // The rule written out: sums over the box (colour × alpha when there is alpha), rounded to nearest.
+            var expected: [UInt8] = []
+            for oy in 0..<size.height {
+                for ox in 0..<size.width {
+                    var sums = [Int](repeating: 0, count: channels)
+                    var count = 0
+                    for y in (oy * factor)..<min(height, (oy + 1) * factor) {
+                        for x in (ox * factor)..<min(width, (ox + 1) * factor) {
+                            let base = (y * width + x) * channels
+                            let alpha = format.hasAlpha ? Int(pixels[base + channels - 1]) : 1
+                            for c in 0..<channels {
+                                sums[c] += format.hasAlpha && c == channels - 1 ? alpha : Int(pixels[base + c]) * alpha
+                            }
+                            count += 1
+                        }
+                    }
+                    for c in 0..<channels {
+                        if format.hasAlpha && c < channels - 1 {
+                            let alphaSum = sums[channels - 1]
+                            expected.append(alphaSum == 0 ? 0 : UInt8((sums[c] + alphaSum / 2) / alphaSum))
+                        } else {
+                            expected.append(UInt8((sums[c] + count / 2) / count))
+                        }
+                    }
+                }
+            }
+            #expect(output == expected, "\(format) \(width)×\(height) by \(factor)")
+        }
+    }
+
     @Test("the largest factor cannot overflow its sums")
     func largestFactor() {
         // Given 256×256 opaque white RGBA pixels (the worst case for the sums)

@@ -43,8 +43,8 @@ enum PNGUnfilter {
         case 4:
             if let previous {
                 switch stride {
-                case 3: paeth(source, destination, previous, count, 3)
-                case 4: paeth(source, destination, previous, count, 4)
+                case 3: paeth3(source, destination, previous, count)
+                case 4: paeth4(source, destination, previous, count)
                 default: paeth(source, destination, previous, count, stride)
                 }
             } else {
@@ -63,11 +63,9 @@ enum PNGUnfilter {
         if stride == 3 || stride == 4 {
             // A pixel's channels are independent: one 4-lane add per pixel.
             var left = SIMD4<UInt8>(repeating: 0)
-            while i + 4 <= count {
-                let pixel = load4(source + i) &+ left
-                store(pixel, to: destination + i, stride: stride)
-                left = pixel
-                i += stride
+            i = pixels(source, destination, count, stride) { _, filtered in
+                left = filtered &+ left
+                return left
             }
         }
         // The row's first pixel, when the lanes did not take it (other strides, a lone RGB pixel).
@@ -107,12 +105,10 @@ enum PNGUnfilter {
             // back went through the stack, byte by byte (a store-forwarding
             // stall that took two thirds of an RGB thumbnail's unfilter).
             var left = SIMD4<UInt8>(repeating: 0)
-            while i + 4 <= count {
+            i = pixels(source, destination, count, stride) { i, filtered in
                 let above = load4(previous + i)
-                let pixel = load4(source + i) &+ ((left & above) &+ ((left ^ above) &>> 1))
-                store(pixel, to: destination + i, stride: stride)
-                left = pixel
-                i += stride
+                left = filtered &+ ((left & above) &+ ((left ^ above) &>> 1))
+                return left
             }
         }
         // The row's first pixel, when the lanes did not take it (other strides, a lone RGB pixel).
@@ -130,12 +126,28 @@ enum PNGUnfilter {
         }
     }
 
+    /// Paeth on RGB rows; its own function so that the stride is a
+    /// constant in the loop (the three calls of one inlined body were merged
+    /// into one with the stride a variable).
+    @inline(never)
+    private static func paeth3(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt8>, _ previous: UnsafePointer<UInt8>, _ count: Int) {
+        paeth(source, destination, previous, count, 3)
+    }
+
+    /// Paeth on RGBA rows (see ``paeth3(_:_:_:_:)``).
+    @inline(never)
+    private static func paeth4(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt8>, _ previous: UnsafePointer<UInt8>, _ count: Int) {
+        paeth(source, destination, previous, count, 4)
+    }
+
     /// Paeth: predict with whichever of a, b, c is closest to a + b − c,
     /// ties broken in the order a, b, c.
     ///
     /// RGB and RGBA rows go a pixel at a time in 4 lanes (libpng's SIMD
     /// filters do the same): each pixel depends on the one to its left, but
-    /// its channels do not depend on each other.
+    /// its channels do not depend on each other. The part of the predictor
+    /// that depends on the row above only is worked out first
+    /// (``PNGPaethChoice``), off the chain from one pixel to the next.
     @inline(__always)
     private static func paeth(
         _ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt8>, _ previous: UnsafePointer<UInt8>,
@@ -146,13 +158,13 @@ enum PNGUnfilter {
             // Left of the row a = c = 0, for which the lanes pick b, as the scalar predictor does.
             var left = SIMD4<Int16>(repeating: 0)
             var aboveLeft = SIMD4<Int16>(repeating: 0)
-            while i + 4 <= count {
+            i = pixels(source, destination, count, stride) { i, filtered in
                 let above = SIMD4<Int16>(truncatingIfNeeded: load4(previous + i))
-                let pixel = (SIMD4<Int16>(truncatingIfNeeded: load4(source + i)) &+ predictor(left, above, aboveLeft)) & 0xFF
-                store(SIMD4<UInt8>(truncatingIfNeeded: pixel), to: destination + i, stride: stride)
-                left = pixel
+                let choice = PNGPaethChoice(above: above, aboveLeft: aboveLeft)
+                let pixel = filtered &+ SIMD4<UInt8>(truncatingIfNeeded: choice.predict(left: left))
+                left = SIMD4<Int16>(truncatingIfNeeded: pixel)
                 aboveLeft = above
-                i += stride
+                return pixel
             }
         }
         // The row's first pixel, when the lanes did not take it (other strides, a lone RGB pixel):
@@ -171,16 +183,39 @@ enum PNGUnfilter {
         }
     }
 
-    /// ``predictor(_:_:_:)`` in each of 4 lanes.
+    /// Unfilters the whole RGB or RGBA pixels of a row of `count` bytes
+    /// (`stride` 3 or 4) in order: `pixel` gets the byte offset and the
+    /// pixel's filtered bytes in 4 lanes, and returns the raw pixel.
+    ///
+    /// Each pixel is stored as 4 bytes; for RGB the fourth is the next
+    /// pixel's first byte, read before the store (rows unfilter in place)
+    /// and rewritten by the next pixel's own store. Storing 3 bytes lane by
+    /// lane went through the stack (a store-forwarding stall on every
+    /// pixel); only a row's last lane pixel is stored that way, so nothing
+    /// is written past the row.
+    ///
+    /// - Returns: the bytes done: a multiple of `stride`, 0 when the row is
+    ///   shorter than 4 bytes; the caller finishes the rest byte by byte.
     @inline(__always)
-    static func predictor(_ a: SIMD4<Int16>, _ b: SIMD4<Int16>, _ c: SIMD4<Int16>) -> SIMD4<Int16> {
-        let p = b &- c, q = a &- c
-        let r = p &+ q
-        let pa = pointwiseMax(p, 0 &- p), pb = pointwiseMax(q, 0 &- q), pc = pointwiseMax(r, 0 &- r)
-        var predicted = c
-        predicted.replace(with: b, where: pb .<= pc)
-        predicted.replace(with: a, where: (pa .<= pb) .& (pa .<= pc))
-        return predicted
+    private static func pixels(
+        _ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt8>, _ count: Int, _ stride: Int,
+        _ pixel: (_ offset: Int, _ filtered: SIMD4<UInt8>) -> SIMD4<UInt8>
+    ) -> Int {
+        guard count >= 4 else { return 0 }
+        var i = 0
+        var filtered = load4(source)
+        // Each turn moves one pixel along the row: bounded by `count`.
+        while true {
+            let raw = pixel(i, filtered)
+            let next = i + stride
+            guard next + 4 <= count else {
+                store(raw, to: destination + i, stride: stride)
+                return next
+            }
+            filtered = load4(source + next)
+            UnsafeMutableRawPointer(destination + i).storeBytes(of: raw, as: SIMD4<UInt8>.self)
+            i = next
+        }
     }
 
     /// Four bytes from `pointer`, any alignment.
@@ -189,11 +224,8 @@ enum PNGUnfilter {
         UnsafeRawPointer(pointer).loadUnaligned(as: SIMD4<UInt8>.self)
     }
 
-    /// Stores one pixel of `stride` (3 or 4) bytes: an RGB pixel must not
-    /// overwrite the next pixel's still-filtered byte (rows unfilter in place).
-    ///
-    /// The RGB bytes come out of a general-purpose register, not lane by
-    /// lane (which may go through the stack).
+    /// Stores one pixel of exactly `stride` (3 or 4) bytes: a row's last
+    /// lane pixel (see ``pixels(_:_:_:_:_:)``), which must not write past the row.
     @inline(__always)
     private static func store(_ pixel: SIMD4<UInt8>, to pointer: UnsafeMutablePointer<UInt8>, stride: Int) {
         if stride == 4 {

@@ -133,18 +133,20 @@ struct PNGInflatedImageTests {
         }
     }
 
-    @Test("the 4-lane Paeth predictor equals the scalar one on every input", arguments: [0, 64, 128, 192, 255])
-    func paethPredictorLanes(c: Int) {
-        for a in 0...255 {
-            // Four values of b per call: 64 calls cover 0...255.
+    @Test("the Paeth choice from the row above equals the scalar predictor on every input", arguments: Array(stride(from: 0, to: 256, by: 32)))
+    func paethChoiceLanes(firstC: Int) {
+        // Every (a, b, c): c in 32 values per case, b four per call, a in each lane's left sample.
+        for c in firstC..<(firstC + 32) {
             for b0 in stride(from: 0, to: 256, by: 4) {
-                let lanes = PNGUnfilter.predictor(
-                    SIMD4<Int16>(repeating: Int16(a)), SIMD4<Int16>(Int16(b0), Int16(b0 + 1), Int16(b0 + 2), Int16(b0 + 3)),
-                    SIMD4<Int16>(repeating: Int16(c))
+                let choice = PNGPaethChoice(
+                    above: SIMD4<Int16>(Int16(b0), Int16(b0 + 1), Int16(b0 + 2), Int16(b0 + 3)), aboveLeft: SIMD4<Int16>(repeating: Int16(c))
                 )
-                for lane in 0..<4 where Int(lanes[lane]) != PNGUnfilter.predictor(a, b0 + lane, c) {
-                    Issue.record("paeth lanes(\(a), \(b0 + lane), \(c)) = \(lanes[lane])")
-                    return
+                for a in 0...255 {
+                    let lanes = choice.predict(left: SIMD4<Int16>(repeating: Int16(a)))
+                    for lane in 0..<4 where Int(lanes[lane]) != PNGUnfilter.predictor(a, b0 + lane, c) {
+                        Issue.record("paeth choice(\(a), \(b0 + lane), \(c)) = \(lanes[lane])")
+                        return
+                    }
                 }
             }
         }
