@@ -1,5 +1,4 @@
 import Foundation
-import DequeModule
 import Synchronization
 import AWILocking
 
@@ -27,17 +26,9 @@ import AWILocking
 /// leaves a core without a body to decode, and a body larger than the whole
 /// budget still loads.
 final class BodyByteBudget: Sendable {
-    private typealias Waiter = CheckedContinuation<Void, any Error>
-
     /// What a load holds: returned by ``reserve()``, given back to ``release(_:)``.
     struct Reservation: Sendable, Hashable {
         fileprivate let id: UInt64
-    }
-
-    private enum Ticket {
-        case pending
-        case waiting(Waiter)
-        case cancelled
     }
 
     private struct State {
@@ -49,10 +40,7 @@ final class BodyByteBudget: Sendable {
         /// What an admitted download counts before its size is known.
         var estimate: Int
         var nextID: UInt64 = 0
-        var tickets: [UInt64: Ticket] = [:]
-        /// Registered tickets in arrival order (cancelled ones skipped at the front).
-        var queue = Deque<UInt64>()
-        var waitingCount = 0
+        var waiters = WaiterQueue()
 
         func admits(limit: Int, minimumLoads: Int) -> Bool { charges.count < minimumLoads || held < limit }
 
@@ -68,14 +56,11 @@ final class BodyByteBudget: Sendable {
         }
 
         /// Admits waiters in order while the budget allows; returns their continuations.
-        mutating func admitWaiters(limit: Int, minimumLoads: Int) -> [Waiter] {
-            var admitted: [Waiter] = []
-            while admits(limit: limit, minimumLoads: minimumLoads), let id = queue.first {
-                queue.removeFirst()
-                guard case .waiting(let waiter) = tickets.removeValue(forKey: id) else { continue }
-                waitingCount -= 1
-                admit(id)
-                admitted.append(waiter)
+        mutating func admitWaiters(limit: Int, minimumLoads: Int) -> [WaiterQueue.Waiter] {
+            var admitted: [WaiterQueue.Waiter] = []
+            while admits(limit: limit, minimumLoads: minimumLoads), let oldest = waiters.popOldest() {
+                admit(oldest.ticket)
+                admitted.append(oldest.waiter)
             }
             return admitted
         }
@@ -107,7 +92,7 @@ final class BodyByteBudget: Sendable {
     /// Bytes charged now (bodies held plus provisional charges).
     var heldBytes: Int { state.withLock { $0.held } }
     /// Loads waiting to start their download now.
-    var waitingCount: Int { state.withLock { $0.waitingCount } }
+    var waitingCount: Int { state.withLock { $0.waiters.count } }
     /// Reservations held now.
     var reservationCount: Int { state.withLock { $0.charges.count } }
     /// What a load admitted now counts until its size is known.
@@ -122,53 +107,26 @@ final class BodyByteBudget: Sendable {
         let (id, admitted): (UInt64, Bool) = state.withLock { state in
             state.nextID += 1
             let id = state.nextID
-            if state.waitingCount == 0 && state.admits(limit: limit, minimumLoads: minimumLoads) {
+            if state.waiters.isEmpty && state.admits(limit: limit, minimumLoads: minimumLoads) {
                 state.admit(id)
                 return (id, true)
             }
-            state.tickets[id] = .pending
+            state.waiters.enter(id)
             return (id, false)
         }
         if admitted { return Reservation(id: id) }
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: Waiter) in
-                let outcome: Bool? = state.withLock { state in
-                    if case .cancelled = state.tickets[id] {
-                        state.tickets.removeValue(forKey: id)
-                        return false
-                    }
-                    // Room made between the ticket and now, with nobody queued.
-                    if state.waitingCount == 0 && state.admits(limit: limit, minimumLoads: minimumLoads) {
-                        state.tickets.removeValue(forKey: id)
-                        state.admit(id)
-                        return true
-                    }
-                    state.tickets[id] = .waiting(continuation)
-                    state.waitingCount += 1
-                    state.queue.append(id)
-                    return nil
-                }
-                switch outcome {
-                case true?: continuation.resume()
-                case false?: continuation.resume(throwing: CancellationError())
-                case nil: break
-                }
+            try await withCheckedThrowingContinuation { (continuation: WaiterQueue.Waiter) in
+                state.withLock { state -> WaiterQueue.Settlement in
+                    // Room made between entering the ticket and now, with nobody in line.
+                    let roomIsFree = state.admits(limit: limit, minimumLoads: minimumLoads)
+                    let settlement = state.waiters.settle(id, continuation, roomIsFree: roomIsFree)
+                    if case .served = settlement { state.admit(id) }
+                    return settlement
+                }.finish(continuation)
             }
         } onCancel: {
-            let waiter: Waiter? = state.withLock { state in
-                switch state.tickets[id] {
-                case .pending?:
-                    state.tickets[id] = .cancelled
-                    return nil
-                case .waiting(let waiter)?:
-                    state.tickets.removeValue(forKey: id)
-                    state.waitingCount -= 1
-                    return waiter
-                case .cancelled?, nil:
-                    return nil
-                }
-            }
-            waiter?.resume(throwing: CancellationError())
+            state.withLock { $0.waiters.cancel(id) }?.resume(throwing: CancellationError())
         }
         return Reservation(id: id)
     }
@@ -176,7 +134,7 @@ final class BodyByteBudget: Sendable {
     /// Sets what `reservation` counts to `bytes` (its body's declared or
     /// received size); a smaller charge may let waiters start.
     func charge(_ reservation: Reservation, bytes: Int) {
-        let admitted = state.withLock { state -> [Waiter] in
+        let admitted = state.withLock { state -> [WaiterQueue.Waiter] in
             guard let old = state.charges[reservation.id] else { return [] }
             state.charges[reservation.id] = bytes
             state.held += bytes - old
@@ -189,7 +147,7 @@ final class BodyByteBudget: Sendable {
     /// Gives back what `reservation` counts; call it once, when the load no
     /// longer holds its body.
     func release(_ reservation: Reservation) {
-        let admitted = state.withLock { state -> [Waiter] in
+        let admitted = state.withLock { state -> [WaiterQueue.Waiter] in
             guard let old = state.charges.removeValue(forKey: reservation.id) else { return [] }
             state.held -= old
             // A load that never measured its body (a cache hit after all, a

@@ -1,5 +1,4 @@
 import Foundation
-import DequeModule
 import Synchronization
 import AWILocking
 
@@ -25,37 +24,10 @@ import AWILocking
 /// instead of making small images wait behind seconds of decoding
 /// (``withPermit(heavy:isolation:_:)``).
 public final class ConcurrencyLimiter: Sendable {
-    private typealias Waiter = CheckedContinuation<Void, any Error>
-
-    private enum Ticket {
-        /// Handed out; the continuation is not registered yet.
-        case pending
-        /// Registered and waiting in the queue.
-        case waiting(Waiter)
-        /// Cancelled before its continuation was registered.
-        case cancelled
-    }
-
     private struct State {
         var available: Int
         var nextID: UInt64 = 0
-        /// Tickets not yet served; a served ticket is removed.
-        var tickets: [UInt64: Ticket] = [:]
-        var waitingCount = 0
-        /// Registered tickets in arrival order; tickets of cancelled waiters
-        /// stay here until they reach the front, where they are skipped.
-        var queue = Deque<UInt64>()
-
-        mutating func popOldestWaiter() -> Waiter? {
-            while let ticket = queue.popFirst() {
-                if case .waiting(let waiter) = tickets[ticket] {
-                    tickets.removeValue(forKey: ticket)
-                    waitingCount -= 1
-                    return waiter
-                }
-            }
-            return nil
-        }
+        var waiters = WaiterQueue()
     }
 
     /// One permit per core the process may use (see ``init(limit:heavyLimit:heavyPixelCount:heavyThreadNice:)``), shared by every loader and cache
@@ -140,7 +112,7 @@ public final class ConcurrencyLimiter: Sendable {
     var heavyWaitingCount: Int { heavyLane?.waitingCount ?? 0 }
 
     /// Tasks waiting for a permit now.
-    public var waitingCount: Int { state.withLock { $0.waitingCount } }
+    public var waitingCount: Int { state.withLock { $0.waiters.count } }
 
     /// Waits for a permit, first in first out. Pair every successful call with
     /// one ``release()``; prefer ``withPermit(isolation:_:)``.
@@ -151,56 +123,28 @@ public final class ConcurrencyLimiter: Sendable {
     public func acquire() async throws {
         try Task.checkCancellation()
         let ticket: UInt64? = state.withLock { state in
-            if state.available > 0 && state.waitingCount == 0 {
+            if state.available > 0 && state.waiters.isEmpty {
                 state.available -= 1
                 return nil
             }
             state.nextID += 1
-            state.tickets[state.nextID] = .pending
+            state.waiters.enter(state.nextID)
             return state.nextID
         }
         guard let ticket else { return }
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: Waiter) in
-                // nil: wait; true: a permit is free after all; false: cancelled.
-                let outcome: Bool? = state.withLock { state in
-                    if case .cancelled = state.tickets[ticket] {
-                        state.tickets.removeValue(forKey: ticket)
-                        return false
-                    }
-                    // A release between handing out the ticket and now found
-                    // nobody registered and returned its permit to the pool.
-                    if state.available > 0 && state.waitingCount == 0 {
-                        state.tickets.removeValue(forKey: ticket)
-                        state.available -= 1
-                        return true
-                    }
-                    state.tickets[ticket] = .waiting(continuation)
-                    state.waitingCount += 1
-                    state.queue.append(ticket)
-                    return nil
-                }
-                switch outcome {
-                case true?: continuation.resume()
-                case false?: continuation.resume(throwing: CancellationError())
-                case nil: break
-                }
+            try await withCheckedThrowingContinuation { (continuation: WaiterQueue.Waiter) in
+                state.withLock { state -> WaiterQueue.Settlement in
+                    // A release between entering the ticket and now may have
+                    // found nobody in line and returned its permit to the pool.
+                    let settlement = state.waiters.settle(ticket, continuation, roomIsFree: state.available > 0)
+                    if case .served = settlement { state.available -= 1 }
+                    return settlement
+                }.finish(continuation)
             }
         } onCancel: {
-            let waiter: Waiter? = state.withLock { state in
-                switch state.tickets[ticket] {
-                case .pending?:
-                    state.tickets[ticket] = .cancelled
-                    return nil
-                case .waiting(let waiter)?:
-                    state.tickets.removeValue(forKey: ticket)
-                    state.waitingCount -= 1
-                    return waiter
-                case .cancelled?, nil:
-                    return nil // already served (it holds a permit) or already cancelled
-                }
-            }
-            waiter?.resume(throwing: CancellationError())
+            // nil when already served (it holds a permit) or already cancelled.
+            state.withLock { $0.waiters.cancel(ticket) }?.resume(throwing: CancellationError())
         }
     }
 
@@ -208,8 +152,8 @@ public final class ConcurrencyLimiter: Sendable {
     ///
     /// - Important: call it exactly once per successful ``acquire()``.
     public func release() {
-        let waiter: Waiter? = state.withLock { state in
-            if let waiter = state.popOldestWaiter() { return waiter }
+        let waiter: WaiterQueue.Waiter? = state.withLock { state in
+            if let oldest = state.waiters.popOldest() { return oldest.waiter }
             precondition(state.available < limit, "ConcurrencyLimiter.release() without a matching acquire()")
             state.available += 1
             return nil
