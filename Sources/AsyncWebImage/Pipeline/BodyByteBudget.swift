@@ -136,9 +136,11 @@ final class BodyByteBudget: Sendable {
     func charge(_ reservation: Reservation, bytes: Int) {
         let admitted = state.withLock { state -> [WaiterQueue.Waiter] in
             guard let old = state.charges[reservation.id] else { return [] }
+            state.measured.insert(reservation.id)
+            // Progress repeats the declared length: nothing changed, nobody to admit.
+            guard bytes != old else { return [] }
             state.charges[reservation.id] = bytes
             state.held += bytes - old
-            state.measured.insert(reservation.id)
             return state.admitWaiters(limit: limit, minimumLoads: minimumLoads)
         }
         for waiter in admitted { waiter.resume() }

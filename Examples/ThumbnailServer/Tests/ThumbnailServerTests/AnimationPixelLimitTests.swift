@@ -20,11 +20,7 @@ struct AnimationPixelLimitTests {
     @Test("a 3-frame 40×30 GIF (3,600 pixels over its frames): an animated answer is a 413 with a limit of 3,599, a still answer (JPEG, or the query form) its first frame; served animated at 3,600")
     func limit() throws {
         let harness = try ServerHarness()
-        let gif = harness.root.appendingPathComponent("anim.gif")
-        try ServerHarness.run("/usr/bin/convert", [
-            "-delay", "20", "-size", "40x30", "xc:red", "xc:lime", "xc:blue", "-loop", "0", gif.path,
-        ])
-        try harness.serve(try Data(contentsOf: gif), as: "anim.gif")
+        try harness.serveAnimatedGIF(as: "anim.gif")
         try harness.startOrigin()
         try harness.startServer(["--allow-unsigned", "--max-animation-pixels", "3599", "--cache-mib", "0"])
         let path = "/insecure/rs:fit:20:20/plain/\(harness.origin)/anim.gif"

@@ -143,11 +143,7 @@ struct ImgproxyInterfaceTests {
     func animatedSource() throws {
         // Given an origin serving a 3-frame 40×30 GIF (red, lime, blue, 200 ms each, looping) made by ImageMagick
         let harness = try ServerHarness()
-        let gif = harness.root.appendingPathComponent("anim.gif")
-        try ServerHarness.run("/usr/bin/convert", [
-            "-delay", "20", "-size", "40x30", "xc:red", "xc:lime", "xc:blue", "-loop", "0", gif.path,
-        ])
-        try harness.serve(try Data(contentsOf: gif), as: "anim.gif")
+        try harness.serveAnimatedGIF(as: "anim.gif")
         try harness.startOrigin()
         try harness.startServer(["--allow-unsigned"])
         let path = "/insecure/rs:fit:20:20/plain/\(harness.origin)/anim.gif"

@@ -52,6 +52,16 @@ final class ServerHarness {
         try data.write(to: root.appendingPathComponent("www").appendingPathComponent(name))
     }
 
+    /// Makes a 3-frame 40×30 GIF with ImageMagick (red, lime, blue, 200 ms
+    /// each, looping) and serves it as the origin's file `name`.
+    func serveAnimatedGIF(as name: String) throws {
+        let gif = root.appendingPathComponent(name)
+        try Self.run("/usr/bin/convert", [
+            "-delay", "20", "-size", "40x30", "xc:red", "xc:lime", "xc:blue", "-loop", "0", gif.path,
+        ])
+        try serve(try Data(contentsOf: gif), as: name)
+    }
+
     /// Starts the origin (a static file server on a free loopback port);
     /// with a `delay`, each answer waits that many seconds after the request
     /// is logged (a slow upstream).
