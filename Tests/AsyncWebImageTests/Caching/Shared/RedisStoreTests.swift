@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 import Synchronization
+import AWILocking
 @testable import AsyncWebImage
 #if canImport(Glibc)
 import Glibc
