@@ -21,6 +21,21 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// An image already smaller than that is not enlarged.
     public var coversThumbnailPixelSize: Bool = false
 
+    /// With a ``thumbnailPixelSize`` or ``scaleDownLargeImages``: decode an
+    /// image's embedded thumbnail instead of the full image when one can
+    /// stand in for it, as libvips's `thumbnail` does. `true` by default.
+    ///
+    /// HEIC files from phones carry one (a 512-pixel box from iPhones):
+    /// a 256-pixel thumbnail of a 12-megapixel photo then decodes that
+    /// instead of the full HEVC grid, about ten times less work. It is used
+    /// only when it covers the size asked for on both sides, has the full
+    /// image's aspect ratio to within a pixel and its alpha, and decodes;
+    /// the result is that thumbnail resampled, so its pixels differ
+    /// slightly from the full image resampled (the thumbnail was coded at
+    /// its own quality). Set `false` for those. Used by ``HEIFCoder``; the
+    /// other formats have no embedded thumbnail this package reads.
+    public var usesEmbeddedThumbnails: Bool = true
+
     /// Scale the image down when its decoded pixels would exceed
     /// ``scaleDownLimitBytes``. `false` by default.
     public var scaleDownLargeImages: Bool = false
@@ -152,6 +167,7 @@ public struct ImageDecodingOptions: Sendable, Hashable {
             parts.append("thumb=\(size.width)x\(size.height)\(preserveAspectRatio ? (coversThumbnailPixelSize ? ",cover" : "") : ",stretch")")
         }
         if scaleDownLargeImages { parts.append("scaleDown=\(scaleDownLimitBytes)") }
+        if !usesEmbeddedThumbnails && (thumbnailPixelSize != nil || scaleDownLargeImages) { parts.append("noEmbeddedThumbnail") }
         if applyOrientation { parts.append("oriented") }
         if keepsColorProfile { parts.append("keepICC") }
         if maximumColorProfileBytes != 4 << 20 { parts.append("iccLimit=\(maximumColorProfileBytes)") }

@@ -84,6 +84,12 @@ extension ImageLoader {
         /// (``ImageDecodingOptions/maxDecodeMemoryBytes``). 512 MiB by default.
         public var maxDecodeMemoryBytes = 512 * 1024 * 1024
 
+        /// Whether thumbnails and scale-downs may decode an image's embedded
+        /// thumbnail instead of the full image when one can stand in for it
+        /// (``ImageDecodingOptions/usesEmbeddedThumbnails``; HEIC). `true`
+        /// by default.
+        public var usesEmbeddedThumbnails = true
+
         /// The decoded-bytes limit of `.scaleDownLargeImages`. 60 MiB by default.
         public var scaleDownLimitBytes = 60 * 1024 * 1024
 

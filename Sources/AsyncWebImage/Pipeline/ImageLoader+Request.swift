@@ -116,6 +116,7 @@ extension ImageLoader {
         decoding.preserveAspectRatio = preserveAspectRatio ?? true
         decoding.coversThumbnailPixelSize = covers ?? false
         decoding.scaleDownLargeImages = options.contains(.scaleDownLargeImages)
+        decoding.usesEmbeddedThumbnails = configuration.usesEmbeddedThumbnails
         decoding.applyOrientation = configuration.appliesOrientation
         decoding.decodesFirstFrameOnly = options.contains(.decodeFirstFrameOnly)
         decoding.preloadsAllFrames = options.contains(.preloadAllFrames)

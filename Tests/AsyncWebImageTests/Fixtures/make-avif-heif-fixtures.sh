@@ -15,7 +15,7 @@
 #     coder: exact for 8-bit; 10-bit references are 16-bit PNGs).
 #
 # Needs: ImageMagick's `convert`, avifenc/avifdec (libavif-bin),
-# heif-enc/heif-convert (libheif-examples). avifenc uses aom (the default
+# heif-enc/heif-convert (libheif-examples), pyvips (`pip install pyvips`). avifenc uses aom (the default
 # codec of Debian 12's libavif) at speed 10 with fixed quantizers; heif-enc
 # uses x265. Encoders are not bit-exact across versions, so rerunning on
 # another machine may produce different (equally valid) files; the
@@ -93,6 +93,20 @@ heif-enc -q 80 --premultiplied-alpha -o heif/premultiplied.heic "$tmp/rgba.png" 
 heif-enc -q 80 -b 10 -o heif/rgb10.heic "$tmp/rgb16.png" >/dev/null
 # An embedded 16-pixel thumbnail: the decoder must still return the 64×48 image.
 heif-enc -q 80 -t 16 -o heif/thumbnail.heic "$tmp/rgb.png" >/dev/null
+# Embedded 32×24 thumbnails that can stand in for the 64×48 image when a
+# thumbnail of at most 32×24 is asked for: opaque, with alpha, and an opaque
+# thumbnail of an image with alpha (--no-thumb-alpha: it must be passed
+# over). The reference of a thumbnail item is libvips's decode of it
+# (`heifload thumbnail=TRUE` through pyvips, from PyPI, over the system's
+# libvips and so the same libheif: exact).
+heif-enc -q 50 -t 32 -o heif/embedded-thumbnail.heic "$tmp/rgb.png" >/dev/null
+heif-enc -q 50 -t 32 -o heif/embedded-thumbnail-rgba.heic "$tmp/rgba.png" >/dev/null
+heif-enc -q 50 -t 32 --no-thumb-alpha -o heif/thumbnail-no-alpha.heic "$tmp/rgba.png" >/dev/null
+python3 -c '
+import pyvips
+for name in ["embedded-thumbnail", "embedded-thumbnail-rgba"]:
+    pyvips.Image.heifload("heif/%s.heic" % name, thumbnail=True).pngsave("heif/%s.thumbnail.ref.png" % name, strip=True)
+'
 # The same ICC profile, carried over by heif-enc from the PNG's iCCP chunk.
 convert "$tmp/rgb.png" -profile avif/profile.icc "$tmp/icc.png"
 heif-enc -q 80 -o heif/icc.heic "$tmp/icc.png" >/dev/null

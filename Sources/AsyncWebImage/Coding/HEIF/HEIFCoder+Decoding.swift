@@ -2,9 +2,9 @@ import CHeif
 import Foundation
 
 extension HEIFCoder {
-    /// Decodes HEIF bytes: boxes, pixel limit, decode to interleaved RGB(A)
-    /// (16-bit for deeper images), copy (rounding to 8 bits) into the
-    /// image's storage, resampling.
+    /// Decodes HEIF bytes: boxes, pixel limit, the image to decode (the
+    /// primary one, or an embedded thumbnail that can stand in for it),
+    /// decode to interleaved RGB(A), resampling to the size asked for.
     static func decodeImage(_ heif: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws(ImageError) -> Image {
         let context = try HEIFContext(reading: heif, maxPixelCount: options.maxPixelCount)
         let handle = try context.primaryImage()
@@ -17,6 +17,29 @@ extension HEIFCoder {
         if ispe.width > 0 || ispe.height > 0 {
             try options.checkPixelLimit(ispe)
         }
+        // libheif builds a grid's or an overlay's canvas from a descriptor it
+        // does not check against the tiles; this package reads it first.
+        let items = try HEIFItemTable(reading: heif)
+        if options.usesEmbeddedThumbnails, let target = options.targetSize(forStored: size, orientation: .up),
+           let thumbnail = context.thumbnail(standingInFor: size, at: target, maxPixelCount: options.maxPixelCount),
+           (try? items.checkDerivedImage(item: thumbnail.id, maxPixelCount: options.maxPixelCount)) != nil,
+           let small = try? decodePixels(of: thumbnail.handle, options: options) {
+            // A thumbnail libheif cannot decode is passed over: the primary
+            // image still answers.
+            return small.size == target ? small : ImageResampler.resample(small, to: target)
+        }
+        try items.checkDerivedImage(maxPixelCount: options.maxPixelCount)
+        var image = try decodePixels(of: handle, options: options)
+        if let target = options.targetSize(forStored: image.size, orientation: .up) {
+            image = ImageResampler.resample(image, to: target)
+        }
+        return image
+    }
+
+    /// Decodes the image of `handle` at its own size to ``PixelFormat/rgb8``
+    /// or ``PixelFormat/rgba8`` (16-bit for deeper images from libheif,
+    /// rounded to 8 bits in the copy; premultiplied colours divided by alpha).
+    private static func decodePixels(of handle: OpaquePointer, options: ImageDecodingOptions) throws(ImageError) -> Image {
         let hasAlpha = heif_image_handle_has_alpha_channel(handle) != 0
         let lumaBits = Int(heif_image_handle_get_luma_bits_per_pixel(handle))
         let deep = lumaBits > 8
@@ -26,11 +49,6 @@ extension HEIFCoder {
         case (false, true): heif_chroma_interleaved_RRGGBB_LE
         case (true, true): heif_chroma_interleaved_RRGGBBAA_LE
         }
-
-        // libheif builds a grid's or an overlay's canvas from a descriptor it
-        // does not check against the tiles; this package reads it first.
-        try HEIFItemTable(reading: heif).checkDerivedImage(maxPixelCount: options.maxPixelCount)
-
         var decoded: OpaquePointer?
         try HEIFContext.check(heif_decode_image(handle, &decoded, heif_colorspace_RGB, chroma, nil))
         guard let decoded else { throw .undecodable(.heic, "libheif returned no image") }
@@ -57,7 +75,7 @@ extension HEIFCoder {
         }
         // libheif 1.15 leaves a premultiplied alpha plane's colours as coded; `Image` is straight.
         let premultiplied = hasAlpha && heif_image_is_premultiplied_alpha(decoded) != 0
-        var image = Image.make(width: outSize.width, height: outSize.height, pixelFormat: pixelFormat, format: .heic) { destination in
+        return Image.make(width: outSize.width, height: outSize.height, pixelFormat: pixelFormat, format: .heic) { destination in
             guard let out = destination.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
             let rowBytes = outSize.width * channels
             for y in 0..<outSize.height {
@@ -73,10 +91,6 @@ extension HEIFCoder {
                 }
             }
         }
-        if let target = options.targetSize(forStored: outSize, orientation: .up) {
-            image = ImageResampler.resample(image, to: target)
-        }
-        return image
     }
 
     /// Rounds `count` little-endian samples of `bits` significant bits to 8

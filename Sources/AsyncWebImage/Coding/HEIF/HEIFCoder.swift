@@ -5,8 +5,7 @@ import CHeif
 /// was built with (Debian 12's 1.15: libde265 decodes HEVC; x265 would
 /// encode it, but this coder only decodes).
 ///
-/// Decodes the file's primary image — never one of its embedded thumbnails
-/// — to ``PixelFormat/rgb8``, or ``PixelFormat/rgba8`` (straight alpha)
+/// Decodes the file's primary image to ``PixelFormat/rgb8``, or ``PixelFormat/rgba8`` (straight alpha)
 /// when it has an alpha plane; colours of an image flagged as premultiplied
 /// are divided by alpha (rounded, clamped to 255). 10- and 12-bit images are reduced to 8 bits, rounded to the
 /// nearest value (`v × 255 / (2ⁿ − 1)`). libheif applies the `clap`,
@@ -29,8 +28,16 @@ import CHeif
 /// ``ImageError/undecodable(_:_:)`` with libheif's message.
 ///
 /// Thumbnails and ``ImageDecodingOptions/scaleDownLargeImages`` decode the
-/// full image, then resample it with the package's area filter: libheif
-/// 1.15 has no reduced-size decode for HEVC.
+/// smallest embedded thumbnail that can stand in for the primary image at
+/// the size asked for (``ImageDecodingOptions/usesEmbeddedThumbnails``,
+/// on by default, as libvips's `thumbnail` does), else the full image;
+/// either is then resampled with the package's area filter (libheif 1.15
+/// has no reduced-size decode for HEVC). A full decode never uses one.
+/// The embedded thumbnail is checked as the primary image is (declared
+/// size, derived-image descriptor); one that fails either way is passed
+/// over for the primary image. Its colours are converted with the primary
+/// image's profile (thumbnail items carry none of their own in files
+/// written by phones and heif-enc).
 ///
 /// - Important: a value with no shared state: every call makes its own
 ///   libheif context, so one coder may decode on any number of threads.

@@ -12,6 +12,12 @@ final class HEIFContext {
     let raw: OpaquePointer
     /// The primary image's handle, once ``primaryImage()`` found it.
     private(set) var primary: OpaquePointer?
+    /// The handle of the thumbnail ``thumbnail(standingInFor:at:maxPixelCount:)`` chose.
+    private var chosenThumbnail: OpaquePointer?
+
+    /// The most embedded thumbnails looked at: phones write one, encoders
+    /// rarely more; a hostile file listing thousands costs no more than this.
+    static let maxThumbnailsConsidered = 8
 
     /// The largest side libheif accepts while parsing: its own default
     /// (32768), or less when the caller's pixel limit is smaller.
@@ -38,6 +44,7 @@ final class HEIFContext {
     }
 
     deinit {
+        if let chosenThumbnail { heif_image_handle_release(chosenThumbnail) }
         if let primary { heif_image_handle_release(primary) }
         heif_context_free(raw)
     }
@@ -50,6 +57,53 @@ final class HEIFContext {
         guard let handle else { throw .undecodable(.heic, "no primary image") }
         primary = handle
         return handle
+    }
+
+    /// The smallest of the primary image's embedded thumbnails that can stand
+    /// in for it when it is shown at `target`, as its item ID and handle, or
+    /// `nil` when none can.
+    ///
+    /// A thumbnail qualifies when, as displayed (after its own transforms),
+    /// it covers `target` on both sides (it is only ever shrunk), has fewer
+    /// pixels than the primary image, has the primary image's aspect ratio
+    /// to within a pixel (so it shows the same picture, not a crop or a
+    /// rotation of it), has an alpha plane exactly when the primary image
+    /// has one, and declares no more than `maxPixelCount` pixels (displayed
+    /// and in its `ispe`). Only the first ``maxThumbnailsConsidered`` are
+    /// looked at. Call ``primaryImage()`` first.
+    func thumbnail(standingInFor primarySize: PixelSize, at target: PixelSize, maxPixelCount: Int) -> (id: UInt32, handle: OpaquePointer)? {
+        guard let primary, primarySize.width > 0, primarySize.height > 0 else { return nil }
+        let count = min(Int(heif_image_handle_get_number_of_thumbnails(primary)), Self.maxThumbnailsConsidered)
+        guard count > 0 else { return nil }
+        var ids = [heif_item_id](repeating: 0, count: count)
+        let listed = Int(heif_image_handle_get_list_of_thumbnail_IDs(primary, &ids, Int32(count)))
+        let primaryHasAlpha = heif_image_handle_has_alpha_channel(primary) != 0
+        var best: (id: UInt32, handle: OpaquePointer, pixels: Int)?
+        for id in ids.prefix(max(0, min(listed, count))) {
+            var handle: OpaquePointer?
+            guard heif_image_handle_get_thumbnail(primary, id, &handle).code == heif_error_Ok, let handle else { continue }
+            let size = PixelSize(width: Int(heif_image_handle_get_width(handle)), height: Int(heif_image_handle_get_height(handle)))
+            let ispe = PixelSize(width: Int(heif_image_handle_get_ispe_width(handle)), height: Int(heif_image_handle_get_ispe_height(handle)))
+            // |h × W − w × H| ≤ min(W, H): each side within a pixel of the
+            // primary image scaled to the other side. (Sides are at most
+            // libheif's 32,768 limit: the products cannot overflow.)
+            let skew = abs(size.height * primarySize.width - size.width * primarySize.height)
+            let qualifies = size.width >= target.width && size.height >= target.height
+                && size.pixelCount < primarySize.pixelCount && size.pixelCount <= maxPixelCount
+                && ispe.pixelCount <= maxPixelCount
+                && skew <= min(primarySize.width, primarySize.height)
+                && (heif_image_handle_has_alpha_channel(handle) != 0) == primaryHasAlpha
+            if qualifies, best.map({ size.pixelCount < $0.pixels }) ?? true {
+                if let previous = best { heif_image_handle_release(previous.handle) }
+                best = (id, handle, size.pixelCount)
+            } else {
+                heif_image_handle_release(handle)
+            }
+        }
+        guard let best else { return nil }
+        if let chosenThumbnail { heif_image_handle_release(chosenThumbnail) }
+        chosenThumbnail = best.handle
+        return (best.id, best.handle)
     }
 
     /// Throws unless `error` is `heif_error_Ok`, with libheif's message.

@@ -1,5 +1,6 @@
 extension HEIFItemTable {
-    /// Checks that the primary image, when it is derived from others (a
+    /// Checks that an image item — the primary one unless `id` names
+    /// another (an embedded thumbnail) — when it is derived from others (a
     /// `grid`, an `iovl` overlay or an `iden` transform), describes what
     /// libheif will build consistently, before libheif decodes anything.
     ///
@@ -14,8 +15,8 @@ extension HEIFItemTable {
     /// - Throws: ``ImageError/tooLarge(_:limit:actual:)`` for a canvas or a
     ///   tile over the limit, ``ImageError/undecodable(_:_:)`` for anything
     ///   inconsistent.
-    func checkDerivedImage(maxPixelCount: Int) throws(ImageError) {
-        guard let primaryID, let primary = items[primaryID] else { return }
+    func checkDerivedImage(item id: UInt32? = nil, maxPixelCount: Int) throws(ImageError) {
+        guard let id = id ?? primaryID, let primary = items[id] else { return }
         switch primary.type {
         case HEIFBoxCursor.fourCC("grid"):
             try checkGrid(primary, maxPixelCount: maxPixelCount)

@@ -7,7 +7,7 @@
 /// where they do not (a fuzzing finding: a grid declaring 64×48 in `ispe`
 /// and 16384×12544 in its descriptor) makes it allocate 800 MB and write
 /// outside the canvas. Nothing in libheif's API exposes the descriptor, so
-/// ``HEIFItemTable/checkDerivedImage(primary:maxPixelCount:)`` reads it from
+/// ``HEIFItemTable/checkDerivedImage(item:maxPixelCount:)`` reads it from
 /// the boxes before any image data is decoded.
 ///
 /// Only what those checks need is kept; every read is bounds-checked and a
