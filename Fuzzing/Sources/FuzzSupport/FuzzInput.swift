@@ -111,12 +111,15 @@ extension FuzzInput {
     /// exactly the data the full decode accepts. A server that thumbnails must
     /// not reject an image a full decode shows, nor show one it rejects.
     ///
-    /// `thumbnailMayAcceptMore` allows one documented exception: a 1/8-scale
+    /// `thumbnailMayAcceptMore` allows two documented exceptions: a 1/8-scale
     /// thumbnail (or scale-down) of a progressive JPEG reads only the scans it needs (see
     /// `JPEGScanPruner`), so damage inside the entropy data of the scans it
     /// drops can fail a full decode and not the thumbnail (their headers
-    /// are checked as libjpeg checks them). The reverse (a thumbnail failing
-    /// where the full decode succeeds) is never allowed.
+    /// are checked as libjpeg checks them); a HEIC thumbnail may decode the
+    /// file's embedded thumbnail (`ImageDecodingOptions.usesEmbeddedThumbnails`),
+    /// so damage to the primary image alone fails only the full decode. The
+    /// reverse (a thumbnail failing where the full decode succeeds) is never
+    /// allowed: a thumbnail item that fails is passed over for the primary.
     public static func decodeBothWays(
         _ decoder: some ImageDecoding, as format: ImageFormat, _ data: Data, selector: Int, _ what: String,
         thumbnailMayAcceptMore: Bool = false, thumbnailIsResampledFullDecode: Bool = false
