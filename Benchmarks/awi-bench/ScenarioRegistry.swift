@@ -7,6 +7,7 @@ enum ScenarioRegistry {
     static let all: [any Scenario] = [
         DecodeFullScenario(),
         AVIFScenario(),
+        HEICScenario(),
         ICCConversionScenario(),
         ThumbnailScenario(),
         WebPDecodeScenario(),
