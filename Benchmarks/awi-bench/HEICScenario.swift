@@ -53,7 +53,8 @@ struct HEICScenario: Scenario {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let partial = path + ".partial"
         try RawHeif.encode(rgb: rgb, width: width, height: height, quality: 80, thumbnailBox: 512, to: partial)
-        _ = try FileManager.default.replaceItemAt(URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: partial))
+        // Renamed into place whole: a run cut short leaves no half-written file.
+        guard rename(partial, path) == 0 else { throw BenchmarkFailure("could not rename \(partial) (errno \(errno))") }
         guard let data = FileManager.default.contents(atPath: path) else { throw BenchmarkFailure("could not read \(path)") }
         return data
     }
