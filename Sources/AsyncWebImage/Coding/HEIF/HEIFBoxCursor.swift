@@ -27,6 +27,14 @@ struct HEIFBoxCursor {
         return UInt32(bytes[0]) << 24 | UInt32(bytes[1]) << 16 | UInt32(bytes[2]) << 8 | UInt32(bytes[3])
     }
 
+    /// A four-character code as text, for messages (`?` for a byte that is not printable ASCII).
+    static func name(_ code: UInt32) -> String {
+        String((0..<4).map { shift -> Character in
+            let byte = UInt8(truncatingIfNeeded: code >> (24 - 8 * UInt32(shift)))
+            return (0x20...0x7E).contains(byte) ? Character(Unicode.Scalar(byte)) : "?"
+        })
+    }
+
     /// The next box, or `nil` at the end of the range; a box whose size
     /// runs past the range is an error (a size of 0 means "to the end").
     mutating func nextBox() throws(ImageError) -> Box? {

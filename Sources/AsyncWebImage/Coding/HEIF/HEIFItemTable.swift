@@ -48,6 +48,12 @@ struct HEIFItemTable {
     /// cannot make the tables large.
     static let maxItems = 65_536
 
+    /// The boxes of `meta` that may appear once.
+    static let singleBoxes: Set<UInt32> = [
+        HEIFBoxCursor.fourCC("pitm"), HEIFBoxCursor.fourCC("iinf"), HEIFBoxCursor.fourCC("iloc"),
+        HEIFBoxCursor.fourCC("idat"), HEIFBoxCursor.fourCC("iref"), HEIFBoxCursor.fourCC("iprp"),
+    ]
+
     /// Reads the `meta` box of `file`.
     ///
     /// - Throws: ``ImageError/undecodable(_:_:)`` when a box this reader
@@ -64,7 +70,14 @@ struct HEIFItemTable {
         var associations: [UInt32: [Int]] = [:]
         var children = HEIFBoxCursor(file, range: meta)
         try children.skip(4) // version and flags
+        // A file this reader could read otherwise than libheif does is
+        // refused: the checks hold only if both see the same items. So a
+        // repeated box here (which one would libheif take?) is an error.
+        var seen: Set<UInt32> = []
         while let box = try children.nextBox() {
+            if Self.singleBoxes.contains(box.type), !seen.insert(box.type).inserted {
+                throw .undecodable(.heic, "two \(HEIFBoxCursor.name(box.type)) boxes in meta")
+            }
             var payload = HEIFBoxCursor(file, range: box.payload)
             switch box.type {
             case HEIFBoxCursor.fourCC("pitm"):
@@ -86,9 +99,9 @@ struct HEIFItemTable {
             }
         }
         for (id, indices) in associations where items[id] != nil {
-            for index in indices where index >= 1 && index <= properties.count {
-                if let size = properties[index - 1].declaredSize { items[id]?.declaredSize = size }
-            }
+            let sizes = Set(indices.lazy.filter { $0 >= 1 && $0 <= properties.count }.compactMap { properties[$0 - 1].declaredSize })
+            guard sizes.count <= 1 else { throw .undecodable(.heic, "item \(id) has \(sizes.count) different ispe sizes") }
+            items[id]?.declaredSize = sizes.first
         }
     }
 
@@ -114,9 +127,17 @@ struct HEIFItemTable {
         try payload.skip(3)
         let count = version == 0 ? Int(try payload.readUInt16()) : Int(try payload.readUInt32())
         guard count <= Self.maxItems else { throw .undecodable(.heic, "iinf lists \(count) items") }
-        for _ in 0..<count {
-            guard let box = try payload.nextBox() else { break }
+        // Every `infe` box is read and must agree with the count: libheif
+        // 1.15 reads them all whatever the count says (a fuzzing finding
+        // declared 1 item and carried a second entry typing the primary item
+        // as a grid, which this reader, stopping at the count, never
+        // checked), and two entries for one item are ambiguous.
+        var typed: Set<UInt32> = []
+        var entries = 0
+        while let box = try payload.nextBox() {
             guard box.type == HEIFBoxCursor.fourCC("infe") else { continue }
+            entries += 1
+            guard entries <= count else { throw .undecodable(.heic, "iinf declares \(count) items and holds more") }
             var entry = HEIFBoxCursor(file, range: box.payload)
             let entryVersion = try entry.readUInt8()
             try entry.skip(3)
@@ -124,8 +145,10 @@ struct HEIFItemTable {
             guard entryVersion >= 2 else { continue }
             let id = entryVersion == 2 ? UInt32(try entry.readUInt16()) : try entry.readUInt32()
             try entry.skip(2) // item_protection_index
+            guard typed.insert(id).inserted else { throw .undecodable(.heic, "two infe entries for item \(id)") }
             items[id, default: Item()].type = try entry.readUInt32()
         }
+        guard entries == count else { throw .undecodable(.heic, "iinf declares \(count) items and holds \(entries)") }
     }
 
     private mutating func readLocations(_ payload: inout HEIFBoxCursor) throws(ImageError) {
@@ -181,7 +204,14 @@ struct HEIFItemTable {
     private func readProperties(
         _ payload: inout HEIFBoxCursor, into properties: inout [Item], associations: inout [UInt32: [Int]]
     ) throws(ImageError) {
+        var sawPropertyContainer = false
         while let box = try payload.nextBox() {
+            // Several `ipma` boxes are allowed (their associations add up);
+            // a second `ipco` would renumber the properties.
+            if box.type == HEIFBoxCursor.fourCC("ipco") {
+                guard !sawPropertyContainer else { throw .undecodable(.heic, "two ipco boxes") }
+                sawPropertyContainer = true
+            }
             var inner = HEIFBoxCursor(file, range: box.payload)
             if box.type == HEIFBoxCursor.fourCC("ipco") {
                 while let property = try inner.nextBox() {

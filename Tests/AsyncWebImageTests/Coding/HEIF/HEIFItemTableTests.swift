@@ -51,6 +51,45 @@ struct HEIFItemTableTests {
         }
     }
 
+    @Test("the second fuzzing finding (iinf declares 1 item, holds 2: the uncounted one makes the primary a grid that libheif sized at 800 MB) is refused before decoding")
+    func iinfCountFinding() throws {
+        let data = try fixture("fuzz", "heic-iinf-count-finding.heic")
+        for options in [ImageDecodingOptions(), ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 16, height: 16))] {
+            let message = Self.undecodableMessage { try HEIFCoder().decode(data, options: options) }
+            #expect(message == "iinf declares 1 items and holds more", "\(message ?? "nil")")
+        }
+    }
+
+    @Test("boxes this reader could read otherwise than libheif are refused: an iinf count that disagrees, a repeated box in meta")
+    func ambiguousStructure() throws {
+        let original = try HEIFFixture.data("rgb8.heic")
+        func edited(_ marker: String, _ edit: (inout [UInt8], Int) -> Void) throws -> Data {
+            var bytes = [UInt8](original)
+            let needle = Array(marker.utf8)
+            let at = try #require((0...(bytes.count - 4)).first { Array(bytes[$0..<$0 + 4]) == needle }, "no \(marker)")
+            edit(&bytes, at)
+            return Data(bytes)
+        }
+        func tableError(_ data: Data) -> String? {
+            let result: Result<HEIFItemTable, ImageError> = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+                Result { () throws(ImageError) in try HEIFItemTable(reading: bytes) }
+            }
+            guard case .failure(let error) = result else { return nil }
+            guard case .undecodable(.heic, let message) = error else { return "\(error)" }
+            return message
+        }
+        #expect(tableError(original) == nil)
+        // iinf version 0: 'iinf', version and flags, a 16-bit count (2 in heif-enc's files).
+        let moreDeclared = try edited("iinf") { bytes, at in bytes[at + 9] += 1 }
+        #expect(tableError(moreDeclared) == "iinf declares 3 items and holds 2")
+        let fewerDeclared = try edited("iinf") { bytes, at in bytes[at + 9] -= 1 }
+        #expect(tableError(fewerDeclared) == "iinf declares 1 items and holds more")
+        // The hdlr box renamed: a second idat.
+        let twoIdat = try edited("hdlr") { bytes, at in bytes.replaceSubrange(at..<at + 4, with: Array("idat".utf8)) }
+        #expect(tableError(twoIdat) == "two idat boxes in meta")
+        ISOBMFFFixtureEditing.expectImageError(HEIFCoder(), moreDeclared, "iinf count")
+    }
+
     @Test("a grid descriptor of 16384×12544 (as libheif read the finding) is over the limit before anything is decoded")
     func descriptorOverLimit() throws {
         let data = try Self.patched("rgb8") { data, offset in
