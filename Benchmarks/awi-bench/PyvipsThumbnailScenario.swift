@@ -7,6 +7,10 @@ import Foundation
 /// `thumbnail_buffer` (libvips' shrink-on-load) on the same files in the same
 /// run, by CPU time per image. Run it on real photos with `--corpus DIR`.
 ///
+/// HEIC: files made from the largest baseline JPEGs with an embedded
+/// 512-pixel thumbnail, as phones write them; libvips' `thumbnail` decodes
+/// that thumbnail when it is large enough, and so does `HEIFCoder`.
+///
 /// The pyvips side runs in a child process (`Benchmarks/pyvips/pyvips_thumbnail.py`)
 /// that times itself after an untimed pass, so Python's and libvips' start-up
 /// are not counted; it is skipped when `python3` cannot import pyvips
@@ -22,7 +26,7 @@ import Foundation
 /// `--corpus DIR` every file of each class is, so the figure is the class's.
 struct PyvipsThumbnailScenario: Scenario {
     let name = "pyvips-thumbnail"
-    let summary = "256 px thumbnails per class (baseline/progressive JPEG, PNG, WebP) vs pyvips thumbnail_buffer, CPU per image (target ≥ 1.2×; WebP ≥ 1.0×)"
+    let summary = "256 px thumbnails per class (baseline/progressive JPEG, PNG, WebP, HEIC) vs pyvips thumbnail_buffer, CPU per image (target ≥ 1.2×; WebP, HEIC ≥ 1.0×)"
 
     /// The most files of one class measured on the generated corpus (the
     /// largest first: the work that matters); a `--corpus` folder is measured whole.
@@ -70,7 +74,43 @@ struct PyvipsThumbnailScenario: Scenario {
                 try await measure(chosen, caseName: caseName, target: 1.0, context: context)
             })
         }
+        // HEIC: made from the largest baseline JPEGs (phones' format; no corpus has any).
+        let heic = try Self.makeHEIC(from: context.corpus, count: Self.filesPerClass)
+        if !heic.isEmpty {
+            let caseName = "HEIC ×\(heic.count) → \(Self.side)px (made from the JPEGs, 512 px embedded thumbnail)"
+            rows.append(await context.measureCase(scenario: name, caseName: caseName) {
+                try await measure(heic, caseName: caseName, target: 1.0, context: context)
+            })
+        }
         return rows
+    }
+
+    /// HEIC files (raw libheif, x265 quality 80, a thumbnail in a 512-pixel
+    /// box as iPhones write one) of the `count` largest baseline JPEGs of
+    /// `corpus`, encoded once and kept beside the generated corpus (x265
+    /// takes seconds per photo).
+    static func makeHEIC(from corpus: Corpus, count: Int) throws -> [CorpusImage] {
+        let folder = CorpusGenerator.defaultDirectory() + "/heic-from-jpeg"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let sources = corpus.images.filter { $0.format == .jpeg && $0.variant == .baseline }
+            .sorted { $0.byteCount > $1.byteCount }.prefix(count)
+        var made: [CorpusImage] = []
+        for jpeg in sources {
+            let name = (jpeg.name as NSString).deletingPathExtension + "-\(jpeg.byteCount).heic"
+            let path = folder + "/" + name
+            if FileManager.default.contents(atPath: path)?.isEmpty ?? true {
+                let source = try RawTurboJPEG.Decompressor().decode(try corpus.data(of: jpeg), pixelFormat: TJPF_RGB)
+                let partial = path + ".partial"
+                try RawHeif.encode(rgb: source.pixels, width: source.width, height: source.height, quality: 80, thumbnailBox: 512, to: partial)
+                guard rename(partial, path) == 0 else { throw BenchmarkFailure("could not rename \(partial)") }
+            }
+            let byteCount = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            made.append(CorpusImage(
+                name: name, path: path, format: .heic, variant: .plain,
+                width: jpeg.width, height: jpeg.height, byteCount: byteCount
+            ))
+        }
+        return made
     }
 
     /// Lossy WebP files (quality 80) of the corpus's baseline JPEGs, written
