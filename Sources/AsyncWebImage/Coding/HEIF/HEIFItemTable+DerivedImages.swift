@@ -1,22 +1,60 @@
 extension HEIFItemTable {
-    /// Checks that an image item — the primary one unless `id` names
-    /// another (an embedded thumbnail) — when it is derived from others (a
-    /// `grid`, an `iovl` overlay or an `iden` transform), describes what
-    /// libheif will build consistently, before libheif decodes anything.
+    /// Checks every image libheif decodes to build an image item — the
+    /// primary one unless `id` names another (an embedded thumbnail): the
+    /// item, the items it is derived from and its auxiliary images (alpha,
+    /// depth), and theirs, before libheif decodes anything.
     ///
-    /// For a grid: the descriptor's output size equals the item's `ispe`
-    /// and is within `maxPixelCount`; there is one `dimg` tile per cell;
-    /// every tile has the same declared size, within the limit, and the
-    /// tiles cover the output without a whole spare row or column (ISO/IEC
-    /// 23008-12 §6.6.2.3.1). For an overlay: its canvas equals its `ispe`
-    /// and is within the limit. For `iden`: one source, whose size (before
+    /// libheif 1.15 follows these references without looking for cycles:
+    /// a fuzzing finding whose alpha image was a grid tiled with the image
+    /// itself made it recurse until the stack overflowed. A reference back
+    /// to an item being built, or a chain deeper than ``maxDerivationDepth``,
+    /// is refused.
+    ///
+    /// Each derived image (a `grid` of tiles, an `iovl` overlay or an `iden`
+    /// transform) must describe what libheif will build consistently. For a
+    /// grid: the descriptor's output size equals the item's `ispe` and is
+    /// within `maxPixelCount`; there is one `dimg` tile per cell; every tile
+    /// has the same declared size, within the limit, and the tiles cover the
+    /// output without a whole spare row or column (ISO/IEC 23008-12
+    /// §6.6.2.3.1). For an overlay: its canvas equals its `ispe` and is
+    /// within the limit. For `iden`: one source, whose size (before
     /// transforms) has the pixel count of the item's own.
     ///
     /// - Throws: ``ImageError/tooLarge(_:limit:actual:)`` for a canvas or a
     ///   tile over the limit, ``ImageError/undecodable(_:_:)`` for anything
     ///   inconsistent.
     func checkDerivedImage(item id: UInt32? = nil, maxPixelCount: Int) throws(ImageError) {
-        guard let id = id ?? primaryID, let primary = items[id] else { return }
+        guard let id = id ?? primaryID else { return }
+        var building: Set<UInt32> = []
+        var checked: Set<UInt32> = []
+        try checkImage(id, depth: 0, building: &building, checked: &checked, maxPixelCount: maxPixelCount)
+    }
+
+    /// How many derivations deep an image may be built: real files use two
+    /// (a grid of coded tiles, its alpha a grid too); this leaves room.
+    static let maxDerivationDepth = 8
+
+    /// Checks `id` and, depth first, what it is built from; `building` holds
+    /// the items on the current path (a repeat is a cycle), `checked` those
+    /// already found sound (an item shared by two parents is checked once).
+    private func checkImage(
+        _ id: UInt32, depth: Int, building: inout Set<UInt32>, checked: inout Set<UInt32>, maxPixelCount: Int
+    ) throws(ImageError) {
+        guard !checked.contains(id), let item = items[id] else { return }
+        guard depth <= Self.maxDerivationDepth else {
+            throw .undecodable(.heic, "images derived more than \(Self.maxDerivationDepth) levels deep")
+        }
+        guard building.insert(id).inserted else { throw .undecodable(.heic, "item \(id) is built from itself") }
+        try checkDerivation(of: item, maxPixelCount: maxPixelCount)
+        for source in item.derivedFrom + item.auxiliaries {
+            try checkImage(source, depth: depth + 1, building: &building, checked: &checked, maxPixelCount: maxPixelCount)
+        }
+        building.remove(id)
+        checked.insert(id)
+    }
+
+    /// The checks of one derived item, by its type (none for a coded one).
+    private func checkDerivation(of primary: Item, maxPixelCount: Int) throws(ImageError) {
         switch primary.type {
         case HEIFBoxCursor.fourCC("grid"):
             try checkGrid(primary, maxPixelCount: maxPixelCount)

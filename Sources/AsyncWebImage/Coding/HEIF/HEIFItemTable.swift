@@ -21,6 +21,9 @@ struct HEIFItemTable {
         var declaredSize: PixelSize?
         /// The items this one is derived from (`dimg` references), in order.
         var derivedFrom: [UInt32] = []
+        /// The auxiliary images of this one (items with an `auxl` reference
+        /// to it: its alpha plane, a depth map), which libheif decodes with it.
+        var auxiliaries: [UInt32] = []
         /// Where the item's data is (`iloc`).
         var location: Location?
     }
@@ -187,17 +190,26 @@ struct HEIFItemTable {
     private mutating func readReferences(_ payload: inout HEIFBoxCursor) throws(ImageError) {
         let version = try payload.readUInt8()
         try payload.skip(3)
+        var references = 0
         while let box = try payload.nextBox() {
-            guard box.type == HEIFBoxCursor.fourCC("dimg") else { continue }
+            let derived = box.type == HEIFBoxCursor.fourCC("dimg")
+            guard derived || box.type == HEIFBoxCursor.fourCC("auxl") else { continue }
             var reference = HEIFBoxCursor(file, range: box.payload)
             let from = version == 0 ? UInt32(try reference.readUInt16()) : try reference.readUInt32()
             let count = Int(try reference.readUInt16())
+            references += count
+            guard references <= Self.maxItems else { throw .undecodable(.heic, "iref holds more than \(Self.maxItems) references") }
             var targets: [UInt32] = []
             targets.reserveCapacity(min(count, 1024))
             for _ in 0..<count {
                 targets.append(version == 0 ? UInt32(try reference.readUInt16()) : try reference.readUInt32())
             }
-            items[from, default: Item()].derivedFrom += targets
+            if derived {
+                items[from, default: Item()].derivedFrom += targets
+            } else {
+                // `from` is an auxiliary image of each target.
+                for target in targets { items[target, default: Item()].auxiliaries.append(from) }
+            }
         }
     }
 

@@ -60,6 +60,28 @@ struct HEIFItemTableTests {
         }
     }
 
+    @Test("the third fuzzing finding (the primary's alpha image is a grid tiled with the primary itself: libheif recursed until its stack overflowed) is refused before decoding; so is the same cycle through an iden")
+    func alphaCycleFinding() throws {
+        let data = try fixture("fuzz", "heic-alpha-cycle-finding.heic")
+        for options in [ImageDecodingOptions(), ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 16, height: 16))] {
+            let message = Self.undecodableMessage { try HEIFCoder().decode(data, options: options) }
+            #expect(message == "a grid tile is a grid", "\(message ?? "nil")")
+        }
+        try data.withUnsafeBytes { bytes in
+            let table = try HEIFItemTable(reading: bytes)
+            #expect(table.items[2]?.auxiliaries == [4])
+            #expect(table.items[4]?.derivedFrom == [2])
+        }
+        // The same cycle through an iden alpha image (an iden of a grid is
+        // allowed on its own): refused as a cycle.
+        var bytes = [UInt8](data)
+        let typeOffset = 360 // item 4's infe: box header, version and flags, ID, protection index
+        try #require(Array(bytes[typeOffset..<typeOffset + 4]) == Array("grid".utf8))
+        bytes.replaceSubrange(typeOffset..<typeOffset + 4, with: Array("iden".utf8))
+        let message = Self.undecodableMessage { try HEIFCoder().decode(Data(bytes), options: .init()) }
+        #expect(message == "item 2 is built from itself", "\(message ?? "nil")")
+    }
+
     @Test("boxes this reader could read otherwise than libheif are refused: an iinf count that disagrees, a repeated box in meta")
     func ambiguousStructure() throws {
         let original = try HEIFFixture.data("rgb8.heic")
