@@ -40,14 +40,10 @@ struct AVIFScenario: Scenario {
     /// The AVIF of the corpus picture of this size, encoded on first use
     /// and cached beside the generated corpus.
     static func file(label: String, width: Int, height: Int, seed: UInt64) throws -> Data {
-        let directory = CorpusGenerator.defaultDirectory()
-        let path = directory + "/avif-\(label)-q24-s10.avif"
-        if let data = FileManager.default.contents(atPath: path), !data.isEmpty { return data }
-        let rgb = SyntheticPhoto.rgb(width: width, height: height, seed: seed)
-        let data = try RawAvif.encode(rgb: rgb, width: width, height: height, quantizer: 24, speed: 10)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-        return data
+        try CorpusGenerator.cachedFile("avif-\(label)-q24-s10.avif") { path in
+            let rgb = SyntheticPhoto.rgb(width: width, height: height, seed: seed)
+            try RawAvif.encode(rgb: rgb, width: width, height: height, quantizer: 24, speed: 10).write(to: URL(fileURLWithPath: path))
+        }
     }
 
     private func measureFull(_ data: Data, label: String, megapixels: Double, context: BenchmarkContext) async throws -> ResultRow {

@@ -31,6 +31,22 @@ struct CorpusGenerator: Sendable {
         return base + "/awi-bench/corpus-v\(version)"
     }
 
+    /// The bytes of `name` beside the generated corpus (a folder path may
+    /// lead it), made on first use by `make`, which writes the file at the
+    /// path it is given; the file is renamed into place whole, so a run cut
+    /// short leaves nothing half-written. For files slow to encode (AVIF,
+    /// HEIC) that every run would otherwise make again.
+    static func cachedFile(_ name: String, make: (_ path: String) throws -> Void) throws -> Data {
+        let path = defaultDirectory() + "/" + name
+        if let data = FileManager.default.contents(atPath: path), !data.isEmpty { return data }
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let partial = path + ".partial"
+        try make(partial)
+        guard rename(partial, path) == 0 else { throw BenchmarkFailure("could not rename \(partial) (errno \(errno))") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw BenchmarkFailure("could not read \(path)") }
+        return data
+    }
+
     /// Every file the generator writes, with how to make it.
     private var plan: [(name: String, make: @Sendable () throws -> Data)] {
         var plan: [(String, @Sendable () throws -> Data)] = []

@@ -46,17 +46,10 @@ struct HEICScenario: Scenario {
     /// The HEIC of the corpus picture of this size, encoded on first use
     /// and cached beside the generated corpus.
     static func file(label: String, width: Int, height: Int, seed: UInt64) throws -> Data {
-        let directory = CorpusGenerator.defaultDirectory()
-        let path = directory + "/heic-\(label)-q80-thumb512.heic"
-        if let data = FileManager.default.contents(atPath: path), !data.isEmpty { return data }
-        let rgb = SyntheticPhoto.rgb(width: width, height: height, seed: seed)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let partial = path + ".partial"
-        try RawHeif.encode(rgb: rgb, width: width, height: height, quality: 80, thumbnailBox: 512, to: partial)
-        // Renamed into place whole: a run cut short leaves no half-written file.
-        guard rename(partial, path) == 0 else { throw BenchmarkFailure("could not rename \(partial) (errno \(errno))") }
-        guard let data = FileManager.default.contents(atPath: path) else { throw BenchmarkFailure("could not read \(path)") }
-        return data
+        try CorpusGenerator.cachedFile("heic-\(label)-q80-thumb512.heic") { path in
+            let rgb = SyntheticPhoto.rgb(width: width, height: height, seed: seed)
+            try RawHeif.encode(rgb: rgb, width: width, height: height, quality: 80, thumbnailBox: 512, to: path)
+        }
     }
 
     private func measureFull(_ data: Data, label: String, megapixels: Double, context: BenchmarkContext) async throws -> ResultRow {

@@ -90,24 +90,18 @@ struct PyvipsThumbnailScenario: Scenario {
     /// `corpus`, encoded once and kept beside the generated corpus (x265
     /// takes seconds per photo).
     static func makeHEIC(from corpus: Corpus, count: Int) throws -> [CorpusImage] {
-        let folder = CorpusGenerator.defaultDirectory() + "/heic-from-jpeg"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let sources = corpus.images.filter { $0.format == .jpeg && $0.variant == .baseline }
             .sorted { $0.byteCount > $1.byteCount }.prefix(count)
         var made: [CorpusImage] = []
         for jpeg in sources {
-            let name = (jpeg.name as NSString).deletingPathExtension + "-\(jpeg.byteCount).heic"
-            let path = folder + "/" + name
-            if FileManager.default.contents(atPath: path)?.isEmpty ?? true {
+            let name = "heic-from-jpeg/" + (jpeg.name as NSString).deletingPathExtension + "-\(jpeg.byteCount).heic"
+            let data = try CorpusGenerator.cachedFile(name) { path in
                 let source = try RawTurboJPEG.Decompressor().decode(try corpus.data(of: jpeg), pixelFormat: TJPF_RGB)
-                let partial = path + ".partial"
-                try RawHeif.encode(rgb: source.pixels, width: source.width, height: source.height, quality: 80, thumbnailBox: 512, to: partial)
-                guard rename(partial, path) == 0 else { throw BenchmarkFailure("could not rename \(partial)") }
+                try RawHeif.encode(rgb: source.pixels, width: source.width, height: source.height, quality: 80, thumbnailBox: 512, to: path)
             }
-            let byteCount = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
             made.append(CorpusImage(
-                name: name, path: path, format: .heic, variant: .plain,
-                width: jpeg.width, height: jpeg.height, byteCount: byteCount
+                name: name, path: CorpusGenerator.defaultDirectory() + "/" + name, format: .heic, variant: .plain,
+                width: jpeg.width, height: jpeg.height, byteCount: data.count
             ))
         }
         return made
