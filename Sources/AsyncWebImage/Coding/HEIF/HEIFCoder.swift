@@ -36,8 +36,7 @@ import CHeif
 /// The embedded thumbnail is checked as the primary image is (declared
 /// size, derived-image descriptor); one that fails either way is passed
 /// over for the primary image. Its colours are converted with the primary
-/// image's profile (thumbnail items carry none of their own in files
-/// written by phones and heif-enc).
+/// image's profile, as libvips does.
 ///
 /// - Important: a value with no shared state: every call makes its own
 ///   libheif context, so one coder may decode on any number of threads.
@@ -51,7 +50,13 @@ import CHeif
 /// allocated 800 MB and crashed. The descriptor must lie inside its box,
 /// equal the item's `ispe` and be within the pixel limit; the grid must
 /// have one tile per cell, all of one size within the limit, covering the
-/// output without a spare row or column. Anything else is
+/// output without a spare row or column. The same checks cover every
+/// image libheif builds on the way — the sources of a derived image and
+/// the alpha and depth images of each — and a chain of references that
+/// leads back to itself (libheif 1.15 would recurse until its stack
+/// overflows) or runs more than 8 deep is refused, as is a box structure
+/// this package could read otherwise than libheif (an item count that
+/// disagrees with the entries, a repeated box). Anything else is
 /// ``ImageError/undecodable(_:_:)``.
 public struct HEIFCoder: ImageDecoding {
     /// Creates the coder.
