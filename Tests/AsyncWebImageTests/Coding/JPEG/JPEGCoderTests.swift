@@ -191,7 +191,7 @@ struct JPEGCoderTests {
 
     @Test("rejects data that is not JPEG with a typed error")
     func notJPEG() throws {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator(seed: 0x4A50_4547) // seeded: a failure reproduces
         let random = Data((0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) })
         let inputs: [Data] = [
             Data(), Data([0xFF]), Data([0xFF, 0xD8]), Data([0xFF, 0xD8, 0xFF]), random,

@@ -135,7 +135,7 @@ struct JPEGMarkerScannerTests {
         #expect(short.phase == .segments && short.frame == nil)
         #expect(try Self.scan([0xFF]).phase == .start)
         // Random bytes after a signature: errors or waiting, never a trap or a loop.
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator(seed: 0x4D41_524B) // seeded: a failure reproduces
         for _ in 0..<200 {
             let noise = [0xFF, 0xD8] + (0..<512).map { _ in UInt8.random(in: 0...255, using: &generator) }
             _ = try? Self.scan(noise)
