@@ -17,33 +17,26 @@ struct AVIFScenario: Scenario {
 
     func run(in context: BenchmarkContext) async throws -> [ResultRow] {
         var rows: [ResultRow] = []
-        for (index, size) in CorpusGenerator.sizes.enumerated() where size.label != "0.3mp" {
-            let label = "avif \(size.label)"
+        let photos = CorpusGenerator.encodedPhotos(named: { "avif-\($0)-q24-s10.avif" }) { rgb, width, height, path in
+            try RawAvif.encode(rgb: rgb, width: width, height: height, quantizer: 24, speed: 10).write(to: URL(fileURLWithPath: path))
+        }
+        for photo in photos {
+            let label = "avif \(photo.label)"
             let file: Data
-            do {
-                file = try Self.file(label: size.label, width: size.width, height: size.height, seed: UInt64(index + 1))
-            } catch {
+            switch photo.file {
+            case .success(let data): file = data
+            case .failure(let error):
                 rows.append(await context.measureCase(scenario: name, caseName: label) { throw error })
                 continue
             }
-            let megapixels = Double(size.width * size.height) / 1_000_000
             rows.append(await context.measureCase(scenario: name, caseName: label) {
-                try await measureFull(file, label: label, megapixels: megapixels, context: context)
+                try await measureFull(file, label: label, megapixels: photo.megapixels, context: context)
             })
             rows.append(await context.measureCase(scenario: name, caseName: label + " → 256px") {
                 try await measureThumbnail(file, label: label + " → 256px", context: context)
             })
         }
         return rows
-    }
-
-    /// The AVIF of the corpus picture of this size, encoded on first use
-    /// and cached beside the generated corpus.
-    static func file(label: String, width: Int, height: Int, seed: UInt64) throws -> Data {
-        try CorpusGenerator.cachedFile("avif-\(label)-q24-s10.avif") { path in
-            let rgb = SyntheticPhoto.rgb(width: width, height: height, seed: seed)
-            try RawAvif.encode(rgb: rgb, width: width, height: height, quantizer: 24, speed: 10).write(to: URL(fileURLWithPath: path))
-        }
     }
 
     private func measureFull(_ data: Data, label: String, megapixels: Double, context: BenchmarkContext) async throws -> ResultRow {

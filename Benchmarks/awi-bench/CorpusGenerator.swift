@@ -47,6 +47,24 @@ struct CorpusGenerator: Sendable {
         return data
     }
 
+    /// The corpus's synthetic photograph of each size from 2 MP up, encoded
+    /// by `encode` (pixels as packed RGB8, width, height, the path to write)
+    /// into the cached file `name(sizeLabel)`, for the scenarios of codecs
+    /// whose encoders are too slow to run each time (AVIF, HEIC). A size
+    /// whose file could not be made carries its error, for its row.
+    static func encodedPhotos(
+        named name: (String) -> String, encode: (_ rgb: [UInt8], _ width: Int, _ height: Int, _ path: String) throws -> Void
+    ) -> [(label: String, megapixels: Double, file: Result<Data, any Error>)] {
+        sizes.enumerated().filter { $0.element.label != "0.3mp" }.map { index, size in
+            let file = Result { () throws(any Error) -> Data in
+                try cachedFile(name(size.label)) { path in
+                    try encode(SyntheticPhoto.rgb(width: size.width, height: size.height, seed: UInt64(index + 1)), size.width, size.height, path)
+                }
+            }
+            return (size.label, Double(size.width * size.height) / 1_000_000, file)
+        }
+    }
+
     /// Every file the generator writes, with how to make it.
     private var plan: [(name: String, make: @Sendable () throws -> Data)] {
         var plan: [(String, @Sendable () throws -> Data)] = []

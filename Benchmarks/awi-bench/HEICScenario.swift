@@ -20,18 +20,20 @@ struct HEICScenario: Scenario {
 
     func run(in context: BenchmarkContext) async throws -> [ResultRow] {
         var rows: [ResultRow] = []
-        for (index, size) in CorpusGenerator.sizes.enumerated() where size.label != "0.3mp" {
-            let label = "heic \(size.label)"
+        let photos = CorpusGenerator.encodedPhotos(named: { "heic-\($0)-q80-thumb512.heic" }) { rgb, width, height, path in
+            try RawHeif.encode(rgb: rgb, width: width, height: height, quality: 80, thumbnailBox: 512, to: path)
+        }
+        for photo in photos {
+            let label = "heic \(photo.label)"
             let file: Data
-            do {
-                file = try Self.file(label: size.label, width: size.width, height: size.height, seed: UInt64(index + 1))
-            } catch {
+            switch photo.file {
+            case .success(let data): file = data
+            case .failure(let error):
                 rows.append(await context.measureCase(scenario: name, caseName: label) { throw error })
                 continue
             }
-            let megapixels = Double(size.width * size.height) / 1_000_000
             rows.append(await context.measureCase(scenario: name, caseName: label) {
-                try await measureFull(file, label: label, megapixels: megapixels, context: context)
+                try await measureFull(file, label: label, megapixels: photo.megapixels, context: context)
             })
             for embedded in [true, false] {
                 let caseName = label + " → 256px" + (embedded ? " (embedded thumbnail)" : " (embedded thumbnails off)")
@@ -41,15 +43,6 @@ struct HEICScenario: Scenario {
             }
         }
         return rows
-    }
-
-    /// The HEIC of the corpus picture of this size, encoded on first use
-    /// and cached beside the generated corpus.
-    static func file(label: String, width: Int, height: Int, seed: UInt64) throws -> Data {
-        try CorpusGenerator.cachedFile("heic-\(label)-q80-thumb512.heic") { path in
-            let rgb = SyntheticPhoto.rgb(width: width, height: height, seed: seed)
-            try RawHeif.encode(rgb: rgb, width: width, height: height, quality: 80, thumbnailBox: 512, to: path)
-        }
     }
 
     private func measureFull(_ data: Data, label: String, megapixels: Double, context: BenchmarkContext) async throws -> ResultRow {
