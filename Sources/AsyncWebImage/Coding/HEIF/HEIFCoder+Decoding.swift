@@ -6,8 +6,18 @@ extension HEIFCoder {
     /// primary one, or an embedded thumbnail that can stand in for it),
     /// decode to interleaved RGB(A), resampling to the size asked for.
     static func decodeImage(_ heif: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws(ImageError) -> Image {
+        try decodeImageAndProfile(heif, options: options).image
+    }
+
+    /// ``decodeImage(_:options:)`` and the primary image's ICC profile
+    /// (``iccProfile(of:)``), read through the one libheif context the
+    /// decode parsed (parsing the boxes again for the profile is what this saves).
+    static func decodeImageAndProfile(
+        _ heif: UnsafeRawBufferPointer, options: ImageDecodingOptions
+    ) throws(ImageError) -> (image: Image, iccProfile: Data?) {
         let context = try HEIFContext(reading: heif, maxPixelCount: options.maxPixelCount)
         let handle = try context.primaryImage()
+        let profile = iccProfile(of: handle)
         // The displayed size (after irot) and the coded one (ispe) have the
         // same pixel count for a valid file; a hostile one may differ, and
         // the decoder allocates by the coded size.
@@ -26,14 +36,14 @@ extension HEIFCoder {
            let small = try? decodePixels(of: thumbnail.handle, options: options) {
             // A thumbnail libheif cannot decode is passed over: the primary
             // image still answers.
-            return small.size == target ? small : ImageResampler.resample(small, to: target)
+            return (small.size == target ? small : ImageResampler.resample(small, to: target), profile)
         }
         try items.checkDerivedImage(maxPixelCount: options.maxPixelCount)
         var image = try decodePixels(of: handle, options: options)
         if let target = options.targetSize(forStored: image.size, orientation: .up) {
             image = ImageResampler.resample(image, to: target)
         }
-        return image
+        return (image, profile)
     }
 
     /// Decodes the image of `handle` at its own size to ``PixelFormat/rgb8``
@@ -133,13 +143,19 @@ extension HEIFCoder {
             guard let context = try? HEIFContext(reading: bytes, maxPixelCount: Int.max),
                   let handle = try? context.primaryImage()
             else { return nil }
-            let type = heif_image_handle_get_color_profile_type(handle)
-            guard type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC else { return nil }
-            let size = heif_image_handle_get_raw_color_profile_size(handle)
-            guard size > 0 else { return nil }
-            var profile = Data(count: size)
-            let error = profile.withUnsafeMutableBytes { heif_image_handle_get_raw_color_profile(handle, $0.baseAddress) }
-            return error.code == heif_error_Ok ? profile : nil
+            return iccProfile(of: handle)
         }
+    }
+
+    /// The raw ICC profile of the image of `handle`, or `nil` when it has
+    /// none (or only an `nclx` colour description).
+    static func iccProfile(of handle: OpaquePointer) -> Data? {
+        let type = heif_image_handle_get_color_profile_type(handle)
+        guard type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC else { return nil }
+        let size = heif_image_handle_get_raw_color_profile_size(handle)
+        guard size > 0 else { return nil }
+        var profile = Data(count: size)
+        let error = profile.withUnsafeMutableBytes { heif_image_handle_get_raw_color_profile(handle, $0.baseAddress) }
+        return error.code == heif_error_Ok ? profile : nil
     }
 }

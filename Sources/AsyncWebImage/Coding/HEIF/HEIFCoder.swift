@@ -72,10 +72,10 @@ public struct HEIFCoder: ImageDecoding {
     ///   (checked before any image data is decoded);
     ///   ``ImageError/undecodable(_:_:)`` with libheif's message otherwise.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
-        let image = try data.withUnsafeBytes { bytes throws(ImageError) in
-            try Self.decodeImage(bytes, options: options)
+        try data.withUnsafeBytes { bytes -> Image in
+            let decoded = try Self.decodeImageAndProfile(bytes, options: options)
+            // The `colr` profile, converted to sRGB (or kept) as every coder does.
+            return ColorManager.manage(decoded.image, iccProfile: decoded.iccProfile, options: options)
         }
-        // The `colr` profile, converted to sRGB (or kept) as every coder does.
-        return ColorManager.manage(image, iccProfile: Self.iccProfile(in: data), options: options)
     }
 }
