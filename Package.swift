@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 /// Settings every Swift target of the package shares.
@@ -15,7 +15,17 @@ let package = Package(
     // runnable here with `swift run awi-bench` and `swift run awi`, but not
     // products a dependent could link or would build.
     products: [
+        // The core: the pipeline, the caches, curl, JPEG and PNG.
         .library(name: "AsyncWebImage", targets: ["AsyncWebImage"]),
+        // Formats beyond the core, one product each so that a dependent links
+        // only the C libraries of the formats it registers.
+        .library(name: "AsyncWebImageWebP", targets: ["AsyncWebImageWebP"]),
+        .library(name: "AsyncWebImageAVIF", targets: ["AsyncWebImageAVIF"]),
+        .library(name: "AsyncWebImageHEIF", targets: ["AsyncWebImageHEIF"]),
+        .library(name: "AsyncWebImageGIF", targets: ["AsyncWebImageGIF"]),
+        // Every format at once (`ImageCoderRegistry.allFormats`), for
+        // applications that read whatever the web serves.
+        .library(name: "AsyncWebImageAllFormats", targets: ["AsyncWebImageAllFormats"]),
     ],
     // swift-collections and the observability packages (swift-log, swift-metrics,
     // swift-distributed-tracing, swift-service-lifecycle) are the library's
@@ -124,8 +134,8 @@ let package = Package(
         .target(
             name: "AsyncWebImage",
             dependencies: [
-                "AWILocking", "CCurl", "COpenSSL", "CTurboJPEG", "CSpng", "CXattr", "CWebP", "CGif", "CAvif", "CHeif",
-                "CDeflate", "CHiredis", "CLcms2", "CXXHash", "CImageQuant", "CMalloc", "CIsal",
+                "AWILocking", "CCurl", "COpenSSL", "CTurboJPEG", "CSpng", "CXattr",
+                "CDeflate", "CHiredis", "CLcms2", "CXXHash", "CMalloc", "CIsal",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -133,6 +143,33 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The format products: each a coder (or two) over one C library,
+        // registered with a loader's `ImageCoderRegistry`.
+        .target(
+            name: "AsyncWebImageWebP",
+            dependencies: ["AsyncWebImage", "AWILocking", "CWebP"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "AsyncWebImageAVIF",
+            dependencies: ["AsyncWebImage", "CAvif"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "AsyncWebImageHEIF",
+            dependencies: ["AsyncWebImage", "CHeif"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "AsyncWebImageGIF",
+            dependencies: ["AsyncWebImage", "CGif", "CImageQuant"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "AsyncWebImageAllFormats",
+            dependencies: ["AsyncWebImage", "AsyncWebImageWebP", "AsyncWebImageAVIF", "AsyncWebImageHEIF", "AsyncWebImageGIF"],
             swiftSettings: swiftSettings
         ),
         // A real HTTP/1.1 server on 127.0.0.1 with programmable faults, shared
@@ -152,7 +189,8 @@ let package = Package(
         .executableTarget(
             name: "awi-bench",
             dependencies: [
-                "AsyncWebImage", "LoopbackServer", "CTurboJPEG", "CSpng", "CCurl", "CWebP", "CAvif", "CHeif", "CXXHash", "CMalloc", "CGif",
+                "AsyncWebImage", "AsyncWebImageWebP", "AsyncWebImageAVIF", "AsyncWebImageHEIF", "AsyncWebImageGIF", "AsyncWebImageAllFormats",
+                "LoopbackServer", "CTurboJPEG", "CSpng", "CCurl", "CWebP", "CAvif", "CHeif", "CXXHash", "CMalloc", "CGif",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -180,7 +218,7 @@ let package = Package(
         .executableTarget(
             name: "awi",
             dependencies: [
-                "AsyncWebImage",
+                "AsyncWebImage", "AsyncWebImageWebP", "AsyncWebImageAVIF", "AsyncWebImageHEIF", "AsyncWebImageGIF", "AsyncWebImageAllFormats",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -191,7 +229,8 @@ let package = Package(
         .testTarget(
             name: "AsyncWebImageTests",
             dependencies: [
-                "AsyncWebImage", "AWILocking", "awi-cache-stress", "awi", "LoopbackServer", "CTurboJPEG", "CSpng", "awi-allocator-probe",
+                "AsyncWebImage", "AsyncWebImageWebP", "AsyncWebImageAVIF", "AsyncWebImageHEIF", "AsyncWebImageGIF", "AsyncWebImageAllFormats",
+                "AWILocking", "awi-cache-stress", "awi", "LoopbackServer", "CTurboJPEG", "CSpng", "awi-allocator-probe",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

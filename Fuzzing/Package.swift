@@ -31,7 +31,14 @@ let package = Package(
     ] + fuzzTargets.map { name in
         .executableTarget(
             name: name,
-            dependencies: ["FuzzSupport", .product(name: "AsyncWebImage", package: "AsyncWebImage")],
+            dependencies: [
+                "FuzzSupport", .product(name: "AsyncWebImage", package: "AsyncWebImage"),
+                .product(name: "AsyncWebImageWebP", package: "AsyncWebImage"),
+                .product(name: "AsyncWebImageAVIF", package: "AsyncWebImage"),
+                .product(name: "AsyncWebImageHEIF", package: "AsyncWebImage"),
+                .product(name: "AsyncWebImageGIF", package: "AsyncWebImage"),
+                .product(name: "AsyncWebImageAllFormats", package: "AsyncWebImage"),
+            ],
             swiftSettings: swiftSettings
         )
     }

@@ -1,5 +1,6 @@
 @_spi(Benchmarks) import AsyncWebImage
 import Foundation
+import AsyncWebImageAVIF
 
 /// Full decode and a 256-pixel thumbnail of 12 MP and 2 MP AVIF files
 /// through `AVIFCoder`, against raw libavif calls in the same process

@@ -1,5 +1,6 @@
 import AsyncWebImage
 import Foundation
+import AsyncWebImageWebP
 
 /// Every frame of a 100-frame animated WebP through `WebPCoder`'s frame
 /// decoder against a raw `WebPAnimDecoder` loop copying each canvas into a

@@ -1,5 +1,7 @@
 import AsyncWebImage
+import AsyncWebImageAllFormats
 import Foundation
+import AsyncWebImageWebP
 
 /// Playing a 300-frame 1920×1080 animated WebP from start to end through
 /// `AnimatedImage.frames(clock:)`, the way a player would, on a clock that
@@ -23,7 +25,7 @@ struct AnimationPlaybackRSSScenario: Scenario {
 
     private func measure(caseName: String, context: BenchmarkContext) async throws -> ResultRow {
         let data = try Self.synthesize()
-        let image = try ImageCoderRegistry.builtIn.decode(data, options: .init())
+        let image = try ImageCoderRegistry.allFormats.decode(data, options: .init())
         guard let animation = image.animation, animation.frameCount == Self.frameCount else {
             throw BenchmarkFailure("the synthesized file did not decode as a \(Self.frameCount)-frame animation")
         }

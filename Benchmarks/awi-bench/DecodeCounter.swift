@@ -1,4 +1,5 @@
 import AsyncWebImage
+import AsyncWebImageAllFormats
 import Foundation
 import Synchronization
 
@@ -6,7 +7,7 @@ import Synchronization
 /// registry, so a scenario can report how many decodes a load really cost.
 struct DecodeCounter: ImageDecoding {
     private let count = Counter()
-    private let base = ImageCoderRegistry.builtIn
+    private let base = ImageCoderRegistry.allFormats
 
     final class Counter: Sendable {
         let value = Mutex(0)
@@ -24,7 +25,7 @@ struct DecodeCounter: ImageDecoding {
 
     /// A registry that decodes through this counter.
     var registry: ImageCoderRegistry {
-        var registry = ImageCoderRegistry.builtIn
+        var registry = ImageCoderRegistry.allFormats
         registry.add(decoder: self)
         return registry
     }

@@ -1,5 +1,6 @@
 import AsyncWebImage
 import Foundation
+import AsyncWebImageGIF
 
 /// Decoding every frame of a 100-frame 480×270 GIF animation through
 /// `GIFCoder`'s animated frame decoder (block scan, giflib a frame at a

@@ -1,5 +1,6 @@
 @_spi(Benchmarks) import AsyncWebImage
 import Foundation
+import AsyncWebImageHEIF
 
 /// Full decode and 256-pixel thumbnails of 12 MP and 2 MP HEIC files with
 /// an embedded 512-pixel thumbnail (as iPhones write them) through

@@ -1,4 +1,5 @@
 import AsyncWebImage
+import AsyncWebImageAllFormats
 import Foundation
 import LoopbackServer
 
@@ -54,7 +55,7 @@ struct LoaderFinalLatencyScenario: Scenario {
                 return Sample(wall: final - lastByte, cpu: used.processCPU)
             },
             baseline: {
-                Sample.onThread { blackHole(try? ImageCoderRegistry.builtIn.decode(data)) }
+                Sample.onThread { blackHole(try? ImageCoderRegistry.allFormats.decode(data)) }
             }
         )
         var row = ResultRow(

@@ -1,6 +1,8 @@
 import AsyncWebImage
+import AsyncWebImageAllFormats
 import CTurboJPEG
 import Foundation
+import AsyncWebImageHEIF
 
 /// 256-pixel thumbnails of every class of the corpus (baseline JPEG,
 /// progressive JPEG, PNG, WebP) through the built-in coders, against pyvips'
@@ -128,7 +130,7 @@ struct PyvipsThumbnailScenario: Scenario {
 
     private func measure(_ files: [CorpusImage], caseName: String, target: Double, context: BenchmarkContext) async throws -> ResultRow {
         let datas = try files.map { try context.corpus.data(of: $0) }
-        let registry = ImageCoderRegistry.builtIn
+        let registry = ImageCoderRegistry.allFormats
         let options = ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: Self.side, height: Self.side))
         for data in datas {
             let thumbnail = try registry.decode(data, options: options)

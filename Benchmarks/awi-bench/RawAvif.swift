@@ -1,5 +1,6 @@
 import CAvif
 import Foundation
+import AsyncWebImageAVIF
 
 /// Direct libavif calls: the AVIF corpus encoder, and the baseline the
 /// library's `AVIFCoder` is measured against. Nothing here goes through the library.

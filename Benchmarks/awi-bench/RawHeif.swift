@@ -1,5 +1,6 @@
 import CHeif
 import Foundation
+import AsyncWebImageHEIF
 
 /// Direct libheif calls: the HEIC corpus encoder, and the baseline the
 /// library's `HEIFCoder` is measured against. Nothing here goes through the library.

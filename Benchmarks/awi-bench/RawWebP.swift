@@ -1,5 +1,6 @@
 import CWebP
 import Foundation
+import AsyncWebImageWebP
 
 /// Direct libwebp calls: the encoder that makes the benchmark's WebP files,
 /// and the baseline `WebPCoder` is measured against. Nothing here goes

@@ -1,5 +1,6 @@
 import CWebP
 import Foundation
+import AsyncWebImageWebP
 
 /// Direct libwebpdemux/libwebpmux calls for the animated WebP scenario:
 /// the encoder that makes its file and the decode loop `WebPCoder`'s frame

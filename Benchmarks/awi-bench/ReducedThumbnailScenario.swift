@@ -1,5 +1,8 @@
 @_spi(Benchmarks) import AsyncWebImage
 import Foundation
+import AsyncWebImageGIF
+import AsyncWebImageAVIF
+import AsyncWebImageAllFormats
 
 /// GIF and AVIF 256 px thumbnails, which resample rows as they are decoded
 /// (GIF) or converted from YUV (AVIF), against the route they replaced: the
@@ -67,7 +70,7 @@ struct ReducedThumbnailScenario: Scenario {
 
     private func measureCPU(path: String, caseName: String, context: BenchmarkContext) async throws -> ResultRow {
         guard let data = FileManager.default.contents(atPath: path) else { throw BenchmarkFailure("cannot read \(path)") }
-        let registry = ImageCoderRegistry.builtIn
+        let registry = ImageCoderRegistry.allFormats
         let options = ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: Self.side, height: Self.side))
         let thumbnail = try registry.decode(data, options: options)
         let full = try registry.decode(data, options: .init())

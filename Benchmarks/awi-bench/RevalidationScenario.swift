@@ -1,4 +1,5 @@
 import AsyncWebImage
+import AsyncWebImageAllFormats
 import Foundation
 import LoopbackServer
 
@@ -41,7 +42,7 @@ struct RevalidationScenario: Scenario {
         let image = try Image(
             width: 256, height: 256, pixelFormat: .rgb8, pixels: SyntheticPhoto.rgb(width: 256, height: 256, seed: 304)
         )
-        let png = try ImageCoderRegistry.builtIn.encode(image, as: .png)
+        let png = try ImageCoderRegistry.allFormats.encode(image, as: .png)
         server.route("/revalidation/photo.png", LoopbackServer.Response(
             headers: [("Content-Type", "image/png"), ("Cache-Control", "no-cache")], body: png, etag: "\"photo-1\""
         ))

@@ -1,5 +1,6 @@
 @_spi(Benchmarks) import AsyncWebImage
 import Foundation
+import AsyncWebImageAllFormats
 
 /// The memory one 256 px thumbnail costs, per class (baseline JPEG,
 /// progressive JPEG, PNG from the corpus; GIF and AVIF generated 6 MP
@@ -145,7 +146,7 @@ struct ThumbnailRSSScenario: Scenario {
             BenchmarkRunner.printError("usage: awi-bench --rss-child SIZE WARMUP FILE [full]")
             return 2
         }
-        let registry = ImageCoderRegistry.builtIn
+        let registry = ImageCoderRegistry.allFormats
         let options = ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: side, height: side))
         let decode: (Data) throws -> Image = arguments.count == 4
             ? { data in

@@ -1,6 +1,7 @@
 @_spi(Benchmarks) import AsyncWebImage
 import CTurboJPEG
 import Foundation
+import AsyncWebImageWebP
 
 /// The thumbnail server's work for one 256 px thumbnail of a 12 MP baseline
 /// JPEG, stage by stage, each against the raw library call doing the same:

@@ -1,6 +1,7 @@
 import AsyncWebImage
 import CTurboJPEG
 import Foundation
+import AsyncWebImageWebP
 
 /// `WebPCoder` full decode and 256 px thumbnail against raw libwebp calls
 /// (`WebPDecode` into a fresh buffer of the same layout; for the thumbnail,

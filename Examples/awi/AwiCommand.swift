@@ -1,6 +1,7 @@
 // awi: fetch one image by URL with AsyncWebImage and write it as PNG or JPEG.
 import ArgumentParser
 import AsyncWebImage
+import AsyncWebImageAllFormats
 import Foundation
 import HTTPTypes
 
@@ -149,6 +150,7 @@ struct AwiCommand: AsyncParsableCommand {
         let disk = cacheDir.map { DiskStore(directory: URL(fileURLWithPath: $0)) } ?? DiskStore(name: "awi")
         var configuration = ImageLoader.Configuration(cache: ImageCache(memory: MemoryCache(), disk: disk))
         configuration.appliesOrientation = true
+        configuration.coders = .allFormats
         let loader = ImageLoader(configuration: configuration)
 
         var loadOptions: ImageOptions = [.waitStoreCache]
@@ -197,7 +199,7 @@ struct AwiCommand: AsyncParsableCommand {
         }
         let data: Data
         do {
-            data = try ImageCoderRegistry.builtIn.encode(image, as: outputFormat, quality: quality)
+            data = try ImageCoderRegistry.allFormats.encode(image, as: outputFormat, quality: quality)
         } catch {
             throw AwiFailure(message: "encoding failed: \(error)", exitCode: AwiFailure.software)
         }

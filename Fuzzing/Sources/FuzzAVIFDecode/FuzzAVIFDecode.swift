@@ -1,6 +1,7 @@
 import AsyncWebImage
 import Foundation
 import FuzzSupport
+import AsyncWebImageAVIF
 
 /// Fuzzes `AVIFCoder.decode` (libavif's box parser, the pixel limit from
 /// the parsed header, dav1d/aom, YUV to 8-bit RGB(A), irot/imir

@@ -1,6 +1,7 @@
 import AsyncWebImage
 import Foundation
 import FuzzSupport
+import AsyncWebImageWebP
 
 /// Fuzzes the animated WebP path: `WebPCoder.makeAnimatedFrameDecoder`
 /// (libwebpdemux's partial parse, the cut-file rewrite, the limits) and

@@ -1,4 +1,5 @@
 import AsyncWebImage
+import AsyncWebImageAllFormats
 import Foundation
 import FuzzSupport
 
@@ -21,7 +22,7 @@ public func fuzzFormatDetect(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CI
     padded.append(data)
     precondition(ImageFormat.detect(padded.dropFirst()) == format, "a slice is read from the wrong offset")
 
-    let decoder = ImageCoderRegistry.builtIn.decoder(for: data)
+    let decoder = ImageCoderRegistry.allFormats.decoder(for: data)
     switch format {
     case .jpeg: precondition(decoder is JPEGCoder, "JPEG not handled by JPEGCoder")
     case .png: precondition(decoder is PNGCoder, "PNG not handled by PNGCoder")

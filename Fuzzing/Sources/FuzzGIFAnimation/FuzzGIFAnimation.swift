@@ -1,6 +1,7 @@
 import AsyncWebImage
 import Foundation
 import FuzzSupport
+import AsyncWebImageGIF
 
 /// Fuzzes GIF animation decoding: the block scan (frame count, delays,
 /// disposal, loop count), the canvas and animation pixel limits, every

@@ -1,6 +1,7 @@
 import AsyncWebImage
 import Foundation
 import FuzzSupport
+import AsyncWebImageGIF
 
 /// Fuzzes `GIFCoder.decode` (giflib reading from memory, the screen and
 /// frame pixel limits, compositing the first frame, interlace order,

@@ -1,6 +1,7 @@
 import AsyncWebImage
 import Foundation
 import FuzzSupport
+import AsyncWebImageHEIF
 
 /// Fuzzes `HEIFCoder.decode` (libheif's box parser and transforms, the
 /// pixel limit from the primary image's handle and `ispe`, libde265,

@@ -1,6 +1,7 @@
 import AsyncWebImage
 import Foundation
 import FuzzSupport
+import AsyncWebImageWebP
 
 /// Fuzzes `WebPCoder.decode` (libwebp's header parse, the pixel limit,
 /// the scaled decode, the EXIF orientation read through libwebpdemux) with

@@ -4,7 +4,7 @@
 /// The TIFF structure inside is parsed by ``ImageOrientation/init(tiff:)``
 /// (shared with PNG's eXIf chunk): bounds-checked, IFD0 only, so a hostile
 /// segment yields `nil`, never a trap.
-enum ExifOrientationReader {
+package enum ExifOrientationReader {
     /// The orientation in an APP1 payload (the bytes after the segment
     /// length, starting with `Exif\0\0`), or `nil` when the payload is not
     /// Exif (XMP also lives in APP1), is malformed, or has no valid
@@ -19,7 +19,7 @@ enum ExifOrientationReader {
 
     /// A complete APP1 segment (marker included) whose IFD0 holds only
     /// `orientation`, big-endian.
-    static func app1Segment(for orientation: ImageOrientation) -> [UInt8] {
+    package static func app1Segment(for orientation: ImageOrientation) -> [UInt8] {
         let tiff: [UInt8] = [
             0x4D, 0x4D, 0x00, 0x2A, // "MM", 42
             0x00, 0x00, 0x00, 0x08, // IFD0 right after the header

@@ -44,7 +44,7 @@ public struct Image: Sendable {
     /// the transformer); the animation's frames are made the same way.
     public internal(set) var animation: AnimatedImage?
 
-    let storage: PixelStorage
+    package let storage: PixelStorage
 
     /// Bytes of pixel memory this image keeps alive; what caches count:
     /// its pixels plus, for an animated image, what its frame buffer may
@@ -102,7 +102,7 @@ public struct Image: Sendable {
     }
 
     /// The unchecked memberwise initialiser the coders use.
-    init(
+    package init(
         width: Int,
         height: Int,
         pixelFormat: PixelFormat,
@@ -124,7 +124,7 @@ public struct Image: Sendable {
     }
 
     /// Allocates a tightly packed image and lets `fill` write all of its bytes.
-    static func make(
+    package static func make(
         width: Int,
         height: Int,
         pixelFormat: PixelFormat,
@@ -161,7 +161,7 @@ public struct Image: Sendable {
 
     /// A copy of the image with a different metadata, sharing the pixels
     /// (and keeping the colour profile and conversion).
-    func with(orientation: ImageOrientation? = nil, format: ImageFormat? = nil, isPreview: Bool? = nil) -> Image {
+    package func with(orientation: ImageOrientation? = nil, format: ImageFormat? = nil, isPreview: Bool? = nil) -> Image {
         var copy = Image(
             width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow,
             orientation: orientation ?? self.orientation, format: format ?? self.format,
@@ -174,7 +174,7 @@ public struct Image: Sendable {
 
     /// A copy of the image, sharing the pixels, with a colour profile and
     /// the conversion that led to it.
-    func with(colorProfile: Data?, conversion: ColorConversion) -> Image {
+    package func with(colorProfile: Data?, conversion: ColorConversion) -> Image {
         var copy = self
         copy.iccProfile = colorProfile
         copy.colorConversion = conversion

@@ -2,23 +2,62 @@ public import Foundation
 
 /// The decoders and encoders a loader tries, in order: custom coders first,
 /// then the built-in coders (SDWebImage's coders manager, as a value).
+///
+/// The core product decodes JPEG and PNG. Every other format is a product of
+/// its own, registered the way SDWebImage's coder plug-ins are, so that an
+/// application links only the C libraries of the formats it reads:
+///
+/// ```swift
+/// import AsyncWebImage
+/// import AsyncWebImageWebP
+///
+/// var configuration = ImageLoader.Configuration()
+/// configuration.coders.add(WebPCoder())
+/// let loader = ImageLoader(configuration: configuration)
+/// ```
 public struct ImageCoderRegistry: Sendable {
     /// Decoders in the order they are asked.
     public private(set) var decoders: [any ImageDecoding]
     /// Encoders in the order they are asked.
     public private(set) var encoders: [any ImageEncoding]
 
-    /// The built-in coders: ``JPEGCoder``, ``PNGCoder``, ``WebPCoder``,
-    /// ``AVIFCoder``, then ``GIFCoder`` and ``HEIFCoder`` (decoders only).
+    /// The core's coders: ``JPEGCoder`` and ``PNGCoder``, decoding and encoding.
     public static let builtIn = ImageCoderRegistry(
-        decoders: [JPEGCoder(), PNGCoder(), WebPCoder(), AVIFCoder(), GIFCoder(), HEIFCoder()],
-        encoders: [JPEGCoder(), PNGCoder(), WebPCoder(), AVIFCoder()]
+        decoders: [JPEGCoder(), PNGCoder()],
+        encoders: [JPEGCoder(), PNGCoder()]
     )
 
     /// Creates a registry with exactly these coders.
     public init(decoders: [any ImageDecoding], encoders: [any ImageEncoding]) {
         self.decoders = decoders
         self.encoders = encoders
+    }
+
+    /// Puts `coder` in front of every decoder and every encoder already
+    /// registered: a format product's coder, which does both.
+    public mutating func add(_ coder: some ImageDecoding & ImageEncoding) {
+        add(decoder: coder)
+        add(encoder: coder)
+    }
+
+    /// Puts `decoder` in front of every decoder already registered: a format
+    /// product's decoder that writes nothing.
+    public mutating func add(_ decoder: some ImageDecoding) {
+        add(decoder: decoder)
+    }
+
+    /// This registry with `coder` in front of its decoders and encoders.
+    public func adding(_ coder: some ImageDecoding & ImageEncoding) -> ImageCoderRegistry {
+        var copy = self
+        copy.add(coder)
+        return copy
+    }
+
+    /// This registry with `decoder` in front of its decoders.
+    public func adding(_ decoder: some ImageDecoding) -> ImageCoderRegistry {
+        var copy = self
+        copy.add(decoder: decoder)
+        return copy
     }
 
     /// Puts `decoder` in front of every decoder already registered.

@@ -32,7 +32,7 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// image's aspect ratio to within a pixel and its alpha, and decodes;
     /// the result is that thumbnail resampled, so its pixels differ
     /// slightly from the full image resampled (the thumbnail was coded at
-    /// its own quality). Set `false` for those. Used by ``HEIFCoder``; the
+    /// its own quality). Set `false` for those. Used by `HEIFCoder` (the AsyncWebImageHEIF product); the
     /// other formats have no embedded thumbnail this package reads.
     public var usesEmbeddedThumbnails: Bool = true
 

@@ -6,7 +6,7 @@ extension ImageOrientation {
     /// Every offset is bounds-checked and only IFD0 is read, so hostile data
     /// costs O(1) work and never traps. Returns `nil` when there is no valid
     /// tag (callers treat that as `.up`).
-    init?(tiff bytes: UnsafeRawBufferPointer) {
+    package init?(tiff bytes: UnsafeRawBufferPointer) {
         guard bytes.count >= 8 else { return nil }
         let bigEndian: Bool
         switch (bytes[0], bytes[1]) {

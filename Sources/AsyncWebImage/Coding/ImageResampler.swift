@@ -6,13 +6,13 @@ import Foundation
 /// Colour channels are weighted by alpha while filtering (premultiplied),
 /// then divided back, so a transparent pixel's colour never bleeds into its
 /// visible neighbours.
-enum ImageResampler {
+package enum ImageResampler {
     /// Resamples `image` to `size` with `filter`; returns the image itself
     /// when the size is unchanged. Metadata (orientation, format, preview
     /// flag) is kept.
     ///
     /// - Complexity: O(source pixels × horizontal taps + output pixels × vertical taps).
-    static func resample(_ image: Image, to size: PixelSize, filter: ResamplingFilter = .area) -> Image {
+    package static func resample(_ image: Image, to size: PixelSize, filter: ResamplingFilter = .area) -> Image {
         resample(image, region: PixelRect(x: 0, y: 0, width: image.width, height: image.height), to: size, filter: filter)
     }
 

@@ -3,11 +3,11 @@
 /// A class so that copies of an `Image` share one buffer and so that the
 /// memory cache can hold it weakly; immutable after init, so it is `Sendable`
 /// without locks.
-final class PixelStorage: Sendable {
+package final class PixelStorage: Sendable {
     /// The pixel bytes, rows top to bottom, `bytesPerRow` apart.
     let bytes: [UInt8]
 
-    init(bytes: [UInt8]) {
+    package init(bytes: [UInt8]) {
         self.bytes = bytes
     }
 

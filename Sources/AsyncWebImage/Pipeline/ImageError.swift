@@ -5,7 +5,7 @@ public import Foundation
 /// Cancellation is not an `ImageError`: a cancelled load throws
 /// `CancellationError`. Descriptions carry the underlying library's own
 /// message (curl's, TurboJPEG's `tjGetErrorStr2`, spng's `spng_strerror`).
-public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// The URL could not be parsed or has no host where one is needed.
     case invalidURL(String)
     /// The URL failed before for a reason retrying will not fix; pass `.retryFailed` to try anyway.
@@ -174,4 +174,8 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
         case .shutDown: "the loader was shut down"
         }
     }
+
+    /// ``description``, so that `error.localizedDescription` says what went
+    /// wrong instead of Foundation's "The operation could not be completed".
+    public var errorDescription: String? { description }
 }

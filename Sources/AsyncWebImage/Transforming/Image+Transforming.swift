@@ -39,7 +39,7 @@ extension Image {
     /// Gray becomes colour by copying the luma to red, green and blue; colour
     /// becomes gray by Rec. 709 luma; an added alpha channel is opaque; a
     /// dropped alpha channel is discarded (colours are kept, not matted).
-    func converted(to target: PixelFormat) -> Image {
+    package func converted(to target: PixelFormat) -> Image {
         if pixelFormat == target { return self }
         let source = pixelFormat
         let (w, h, stride) = (width, height, bytesPerRow)
@@ -140,7 +140,7 @@ extension Image {
 
     /// A tightly packed copy of the pixels in `rect`, which must lie inside
     /// the image; `self` when `rect` is the whole image.
-    func cropped(to rect: PixelRect) -> Image {
+    package func cropped(to rect: PixelRect) -> Image {
         if rect == PixelRect(x: 0, y: 0, width: width, height: height) { return self }
         let bpp = pixelFormat.bytesPerPixel
         let rowBytes = rect.width * bpp

@@ -4,6 +4,7 @@ import Testing
 @testable import AsyncWebImage
 #if canImport(Glibc)
 import Glibc
+import AsyncWebImageAllFormats
 #endif
 
 /// A broken cache directory under a working `ImageLoader`: loads still
@@ -64,7 +65,7 @@ struct FaultCacheTests {
         // Then both succeed (network, then memory), pixel-correct, and the disk holds nothing
         #expect(first.cacheType == .none)
         #expect(second.cacheType == .memory)
-        #expect(try #require(second.image).hasSamePixels(as: try ImageCoderRegistry.builtIn.decode(png)))
+        #expect(try #require(second.image).hasSamePixels(as: try ImageCoderRegistry.allFormats.decode(png)))
         #expect(await !disk.contains(url.absoluteString))
         #expect(await disk.statistics.failedWrites == 1)
         #expect(server.statistics("/a.png").requests == 1)
@@ -84,7 +85,7 @@ struct FaultCacheTests {
         let response = try await load.value
         // Then the load succeeds pixel-correct and is stored in a recreated directory
         #expect(response.cacheType == .none)
-        #expect(try #require(response.image).hasSamePixels(as: try ImageCoderRegistry.builtIn.decode(png)))
+        #expect(try #require(response.image).hasSamePixels(as: try ImageCoderRegistry.allFormats.decode(png)))
         let restarted = rig.harness.restartedLoader()
         #expect(try await restarted.image(url).cacheType == .disk)
         // and the image deleted from disk is still in memory, and reloads from the network in a new loader
@@ -151,7 +152,7 @@ struct FaultCacheTests {
         let count = 12
         for index in 0..<count {
             let image = try Image(width: 8 + index, height: 8, pixelFormat: .gray8, pixels: [UInt8](repeating: pixelValue(index), count: (8 + index) * 8))
-            server.route("/img/\(index).png", .ok(try ImageCoderRegistry.builtIn.encode(image, as: .png), contentType: "image/png"))
+            server.route("/img/\(index).png", .ok(try ImageCoderRegistry.allFormats.encode(image, as: .png), contentType: "image/png"))
         }
         let root = TemporaryDirectory()
         let directory = root.appending("cache")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AsyncWebImage
+import AsyncWebImageAllFormats
 
 /// Header sizes read without decoding, and the decode scheduling that uses
 /// them: a huge image waits in the CPU limiter's heavy lane, a small one
@@ -10,16 +11,16 @@ struct DeclaredSizeTests {
     @Test("every built-in decoder reads the size its full decode produces", arguments: ["jpg", "png", "gif", "webp", "avif"])
     func declaredMatchesDecoded(ext: String) throws {
         let data = try fixture("formats", "sample.\(ext)")
-        let declared = try #require(ImageCoderRegistry.builtIn.declaredSize(of: data))
-        let decoded = try ImageCoderRegistry.builtIn.decode(data, options: .init())
+        let declared = try #require(ImageCoderRegistry.allFormats.declaredSize(of: data))
+        let decoded = try ImageCoderRegistry.allFormats.decode(data, options: .init())
         #expect(declared == decoded.size)
     }
 
     @Test("truncated or foreign headers give nil, never a crash", arguments: ["jpg", "png", "webp", "avif"])
     func truncatedHeader(ext: String) throws {
         let data = try fixture("formats", "sample.\(ext)")
-        #expect(ImageCoderRegistry.builtIn.declaredSize(of: data.prefix(9)) == nil)
-        #expect(ImageCoderRegistry.builtIn.declaredSize(of: Data(repeating: 0x41, count: 64)) == nil)
+        #expect(ImageCoderRegistry.allFormats.declaredSize(of: data.prefix(9)) == nil)
+        #expect(ImageCoderRegistry.allFormats.declaredSize(of: Data(repeating: 0x41, count: 64)) == nil)
     }
 
     @Test("a decode declaring more than heavyPixelCount waits for the heavy lane; a small one passes")
@@ -28,8 +29,8 @@ struct DeclaredSizeTests {
         // its one heavy permit held by other work, and a cache using it
         let limiter = ConcurrencyLimiter(limit: 2, heavyPixelCount: 10_000)
         let cache = ImageCache(memory: MemoryCache(), disk: nil, decodeLimiter: limiter)
-        let small = try ImageCoderRegistry.builtIn.encode(TestImages.gray(side: 64), as: .png)
-        let large = try ImageCoderRegistry.builtIn.encode(TestImages.gray(side: 128), as: .png)
+        let small = try ImageCoderRegistry.allFormats.encode(TestImages.gray(side: 64), as: .png)
+        let large = try ImageCoderRegistry.allFormats.encode(TestImages.gray(side: 128), as: .png)
         let (gate, open) = AsyncStream<Void>.makeStream()
         let holder = Task { try await limiter.withPermit(heavy: true) { for await _ in gate { break } } }
         #expect(await pipelineEventually { limiter.availableHeavyPermits == 0 })
@@ -67,7 +68,7 @@ struct DeclaredSizeTests {
 
         // When a 200×200 JPEG of 101 scans and a 128² PNG over a 15,000-pixel limit are decoded
         let manyScans = ManyScanJPEG.make(width: 200, height: 200, scans: 101)
-        let large = try ImageCoderRegistry.builtIn.encode(TestImages.gray(side: 128), as: .png)
+        let large = try ImageCoderRegistry.allFormats.encode(TestImages.gray(side: 128), as: .png)
         let outcomes = Locked([String: ImageError]())
         let attempts = Task {
             for (name, data, options) in [

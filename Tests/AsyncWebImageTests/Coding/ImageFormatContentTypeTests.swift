@@ -2,6 +2,7 @@ import Foundation
 import LoopbackServer
 import Testing
 @testable import AsyncWebImage
+@testable import AsyncWebImageWebP
 
 /// Format detection, media types and file extensions against real files
 /// (`Fixtures/formats`, made by `make-webp-gif-fixtures.sh` with ImageMagick,

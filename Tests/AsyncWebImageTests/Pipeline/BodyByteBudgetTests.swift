@@ -2,6 +2,7 @@ import Foundation
 import LoopbackServer
 import Testing
 @testable import AsyncWebImage
+import AsyncWebImageAllFormats
 
 /// The loader's byte budget for downloaded bodies (`bodyBudgetBytes`):
 /// loads wait before downloading while the bodies held fill it, first in
@@ -143,7 +144,7 @@ struct BodyByteBudgetTests {
     @Test("loads waiting for a decode permit hold at most the budget's bodies; the rest wait before downloading")
     func loaderHoldsBodiesWithinBudget() async throws {
         // Given a loader with one CPU permit, held by the test, and a budget of one and a half bodies
-        let png = try ImageCoderRegistry.builtIn.encode(TestImages.gray(side: 64, value: 90), as: .png)
+        let png = try ImageCoderRegistry.allFormats.encode(TestImages.gray(side: 64, value: 90), as: .png)
         let limiter = ConcurrencyLimiter(limit: 1, heavyThreadNice: nil)
         let harness = try PipelineHarness {
             $0.cpuLimiter = limiter
@@ -179,7 +180,7 @@ struct BodyByteBudgetTests {
 
     @Test("without a budget every load downloads while the permit is held (what the budget bounds)")
     func withoutBudgetEveryBodyIsHeld() async throws {
-        let png = try ImageCoderRegistry.builtIn.encode(TestImages.gray(side: 64, value: 90), as: .png)
+        let png = try ImageCoderRegistry.allFormats.encode(TestImages.gray(side: 64, value: 90), as: .png)
         let limiter = ConcurrencyLimiter(limit: 1, heavyThreadNice: nil)
         let harness = try PipelineHarness { $0.cpuLimiter = limiter }
         let loader = harness.loader

@@ -5,6 +5,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import AsyncWebImageAllFormats
 #endif
 
 /// Heavy work on the limiter's threads of lower OS priority: where it runs,
@@ -128,8 +129,8 @@ struct HeavyWorkExecutorTests {
         // cache using it, and every core busy with normal-priority threads
         let limiter = ConcurrencyLimiter(limit: 1, heavyPixelCount: 10_000)
         let cache = ImageCache(memory: MemoryCache(), disk: nil, decodeLimiter: limiter)
-        let large = try ImageCoderRegistry.builtIn.encode(TestImages.gray(side: 2_500), as: .png)
-        let small = try ImageCoderRegistry.builtIn.encode(TestImages.gray(side: 64, value: 9), as: .png)
+        let large = try ImageCoderRegistry.allFormats.encode(TestImages.gray(side: 2_500), as: .png)
+        let small = try ImageCoderRegistry.allFormats.encode(TestImages.gray(side: 64, value: 9), as: .png)
         let stop = Locked(false)
         let deadline = Date().addingTimeInterval(60)
         for _ in 0..<ProcessInfo.processInfo.activeProcessorCount {

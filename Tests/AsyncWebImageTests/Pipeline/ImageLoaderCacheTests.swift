@@ -3,6 +3,7 @@ import LoopbackServer
 import Testing
 @testable import AsyncWebImage
 import AWILocking
+import AsyncWebImageAllFormats
 
 /// The loader reads, decodes and writes through its ``ImageCache``: the
 /// cache's coders reach every decode, and disk write failures are reported.
@@ -25,7 +26,7 @@ struct ImageLoaderCacheTests {
         let url = server.url("/a.tsti")
         let directory = TemporaryDirectory()
         let decoder = CountingDecoder()
-        var coders = ImageCoderRegistry.builtIn
+        var coders = ImageCoderRegistry.allFormats
         coders.add(decoder: decoder)
 
         // When a loader on a cache with that coder loads it, and a second

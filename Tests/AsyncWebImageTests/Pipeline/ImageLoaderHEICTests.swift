@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AsyncWebImage
+@testable import AsyncWebImageHEIF
 
 /// HEIC through the loader with the default coders: since the derived-image
 /// check, `HEIFCoder` is built in, so a phone photo's URL loads like a JPEG's.

@@ -2,6 +2,7 @@ import Foundation
 import LoopbackServer
 import Testing
 @testable import AsyncWebImage
+import AsyncWebImageAllFormats
 
 @Suite("ImageLoader: options, context and precedence", .timeLimit(.minutes(2)))
 struct ImageLoaderOptionsTests {
@@ -73,7 +74,7 @@ struct ImageLoaderOptionsTests {
         }
         // Then the cached image comes first and the new one follows and replaces it in the caches
         #expect(responses.map(\.cacheType) == [.memory, .none])
-        let fresh = try ImageCoderRegistry.builtIn.decode(v2)
+        let fresh = try ImageCoderRegistry.allFormats.decode(v2)
         #expect(try #require(responses.last?.image).hasSamePixels(as: fresh))
         #expect(try #require(await harness.memory.image(forKey: url.absoluteString)).hasSamePixels(as: fresh))
         #expect(try await harness.loader.image(url, options: [.refreshCached, .waitStoreCache]).image?.hasSamePixels(as: fresh) == true)
@@ -170,7 +171,7 @@ struct ImageLoaderOptionsTests {
         let url = httpsOnly.serve("/a.png", png)
         // Then the file decodes with no second setting, and http fails
         // before any request reaches the server
-        #expect(image.image?.size == (try ImageCoderRegistry.builtIn.decode(png, options: .init())).size)
+        #expect(image.image?.size == (try ImageCoderRegistry.allFormats.decode(png, options: .init())).size)
         #expect(image.image != nil)
         await #expect(throws: ImageError.unsupportedScheme("http")) { try await httpsOnly.loader.image(url) }
         #expect(httpsOnly.requests("/a.png") == 0)
@@ -186,7 +187,7 @@ struct ImageLoaderOptionsTests {
         }
         // Defaults: full size.
         let plain = try PipelineHarness()
-        let full = try ImageCoderRegistry.builtIn.decode(jpeg)
+        let full = try ImageCoderRegistry.allFormats.decode(jpeg)
         #expect(try await longestSide(plain.loader, plain.serve("/p.jpg", jpeg)) == max(full.width, full.height))
 
         // Configuration over defaults, per-call over configuration.
@@ -230,12 +231,12 @@ struct ImageLoaderOptionsTests {
         let harness = try PipelineHarness()
         let url = harness.serve("/s.jpg", try fixture("jpeg", "large.jpg"), contentType: "image/jpeg")
         let serializer = CacheSerializer { image, _, _ in
-            image.flatMap { try? ImageCoderRegistry.builtIn.encode($0, as: .png) }
+            image.flatMap { try? ImageCoderRegistry.allFormats.encode($0, as: .png) }
         }
         let response = try await harness.loader.image(url, options: .waitStoreCache, context: ImageContext(cacheSerializer: serializer))
         let stored = try #require(try await harness.disk.data(forKey: url.absoluteString))
         #expect(ImageFormat.detect(stored) == .png)
-        #expect(try ImageCoderRegistry.builtIn.decode(stored).hasSamePixels(as: try #require(response.image)))
+        #expect(try ImageCoderRegistry.allFormats.decode(stored).hasSamePixels(as: try #require(response.image)))
     }
 
     @Test("transformers: result cached under key + transformer key, original on disk, other transforms need no download")

@@ -2,6 +2,7 @@ import Foundation
 import LoopbackServer
 import Testing
 @testable import AsyncWebImage
+import AsyncWebImageAllFormats
 
 /// Priority follows the task through the loader: a caller of `image(_:)` or
 /// `events(_:)` whose task is escalated while it waits promotes the shared
@@ -18,7 +19,7 @@ struct ImageLoaderPriorityTests {
         curl.maxConcurrentDownloads = 1
         let dataLoader = CurlDataLoader(configuration: curl)
         let harness = try PipelineHarness { $0.dataLoader = dataLoader; harnessConfigure(&$0) }
-        let png = try ImageCoderRegistry.builtIn.encode(TestImages.gray(side: 8), as: .png)
+        let png = try ImageCoderRegistry.allFormats.encode(TestImages.gray(side: 8), as: .png)
         harness.server.route("/block.png", .init(headers: [("Content-Type", "image/png")], body: png, delayBeforeHead: .milliseconds(400)))
         _ = harness.serve("/a.png", png)
         let bURL = harness.serve("/b.png", png)

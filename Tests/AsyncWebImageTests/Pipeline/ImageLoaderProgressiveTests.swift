@@ -2,6 +2,7 @@ import Foundation
 import LoopbackServer
 import Testing
 @testable import AsyncWebImage
+import AsyncWebImageAllFormats
 
 @Suite("ImageLoader: progressive previews", .timeLimit(.minutes(2)))
 struct ImageLoaderProgressiveTests {
@@ -18,7 +19,7 @@ struct ImageLoaderProgressiveTests {
         let harness = try PipelineHarness(progressiveCoders: true)
         let jpeg = try fixture("jpeg", "large-progressive.jpg")
         let url = Self.trickled(harness, "/p.jpg", jpeg)
-        let full = try ImageCoderRegistry.builtIn.decode(jpeg)
+        let full = try ImageCoderRegistry.allFormats.decode(jpeg)
 
         // When its events are consumed with .progressiveLoad
         var previews: [Image] = []
@@ -97,7 +98,7 @@ struct ImageLoaderProgressiveTests {
         }
         #expect(try await early.value >= 1)
         #expect(latePreviews >= 1)
-        #expect(try #require(lateFinal).hasSamePixels(as: try ImageCoderRegistry.builtIn.decode(jpeg)))
+        #expect(try #require(lateFinal).hasSamePixels(as: try ImageCoderRegistry.allFormats.decode(jpeg)))
         #expect(harness.requests("/late.jpg") == 1)
     }
 

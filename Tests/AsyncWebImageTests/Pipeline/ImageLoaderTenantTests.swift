@@ -3,6 +3,7 @@ import HTTPTypes
 import LoopbackServer
 import Testing
 @testable import AsyncWebImage
+import AsyncWebImageAllFormats
 
 /// Two tenants of one server: the loopback server returns a different image
 /// per `Authorization` token, as a server behind access control does.
@@ -18,7 +19,7 @@ struct ImageLoaderTenantTests {
         /// A real PNG (the built-in encoder) of an 8×8 gray image.
         static func png(value: UInt8) -> Data {
             // A valid gray image always encodes.
-            try! ImageCoderRegistry.builtIn.encode(TestImages.gray(side: 8, value: value), as: .png)
+            try! ImageCoderRegistry.allFormats.encode(TestImages.gray(side: 8, value: value), as: .png)
         }
 
         func route(_ server: LoopbackServer, path: String = "/avatar.png") -> URL {
@@ -54,7 +55,7 @@ struct ImageLoaderTenantTests {
 
         // Then B and the anonymous caller got their own images from the
         // network, and only A's repeat came from memory
-        let decode = { (data: Data) in try ImageCoderRegistry.builtIn.decode(data) }
+        let decode = { (data: Data) in try ImageCoderRegistry.allFormats.decode(data) }
         #expect(first.cacheType == .none)
         #expect(try #require(first.image).hasSamePixels(as: try decode(tenants.a)))
         #expect(b.cacheType == .none)
@@ -85,7 +86,7 @@ struct ImageLoaderTenantTests {
 
         // Then B and the anonymous caller went to the network; A and B's
         // repeats came from their own disk entries
-        let decode = { (data: Data) in try ImageCoderRegistry.builtIn.decode(data) }
+        let decode = { (data: Data) in try ImageCoderRegistry.allFormats.decode(data) }
         #expect(b.cacheType == .none)
         #expect(try #require(b.image).hasSamePixels(as: try decode(tenants.b)))
         #expect(anonymous.cacheType == .none)
@@ -114,7 +115,7 @@ struct ImageLoaderTenantTests {
 
         // Then B got A's image from memory: one request, as declared
         #expect(b.cacheType == .memory)
-        #expect(try #require(b.image).hasSamePixels(as: try ImageCoderRegistry.builtIn.decode(tenants.a)))
+        #expect(try #require(b.image).hasSamePixels(as: try ImageCoderRegistry.allFormats.decode(tenants.a)))
         #expect(harness.requests("/avatar.png") == 1)
     }
 
@@ -137,7 +138,7 @@ struct ImageLoaderTenantTests {
 
         // Then only C's identity is blocked
         #expect(a.cacheType == .none)
-        #expect(try #require(a.image).hasSamePixels(as: try ImageCoderRegistry.builtIn.decode(tenants.a)))
+        #expect(try #require(a.image).hasSamePixels(as: try ImageCoderRegistry.allFormats.decode(tenants.a)))
         #expect(anonymous.cacheType == .none)
         #expect(harness.requests("/avatar.png") == 3)
         #expect(harness.loader.isBlocked(url))

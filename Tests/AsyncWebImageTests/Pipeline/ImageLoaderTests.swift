@@ -2,6 +2,7 @@ import Foundation
 import LoopbackServer
 import Testing
 @testable import AsyncWebImage
+import AsyncWebImageAllFormats
 
 @Suite("ImageLoader: loading, caching and coalescing", .timeLimit(.minutes(2)))
 struct ImageLoaderTests {
@@ -11,7 +12,7 @@ struct ImageLoaderTests {
         let harness = try PipelineHarness()
         let png = try fixture("png", "rgba8.png")
         let url = harness.serve("/a.png", png)
-        let expected = try ImageCoderRegistry.builtIn.decode(png)
+        let expected = try ImageCoderRegistry.allFormats.decode(png)
 
         // When it is loaded three ways
         let first = try await harness.loader.image(url, options: .waitStoreCache)
@@ -65,7 +66,7 @@ struct ImageLoaderTests {
         harness.server.route("/big.jpg", LoopbackServer.Response(
             headers: [("Content-Type", "image/jpeg")], body: jpeg,
             trickle: .init(bytesPerPiece: 8192, interval: .milliseconds(20))))
-        return (harness, harness.server.url("/big.jpg"), try ImageCoderRegistry.builtIn.decode(jpeg))
+        return (harness, harness.server.url("/big.jpg"), try ImageCoderRegistry.allFormats.decode(jpeg))
     }
 
     @Test("two thumbnail sizes of one URL share the download and decode twice")
@@ -182,7 +183,7 @@ struct ImageLoaderTests {
         leaving.cancel()
         await #expect(throws: CancellationError.self) { try await leaving.value }
         let image = try #require(try await staying.value.image)
-        #expect(image.hasSamePixels(as: try ImageCoderRegistry.builtIn.decode(jpeg)))
+        #expect(image.hasSamePixels(as: try ImageCoderRegistry.allFormats.decode(jpeg)))
         #expect(harness.requests("/c.jpg") == 1)
 
         // Everyone leaves a fresh load: the server sees the client go
@@ -224,7 +225,7 @@ struct ImageLoaderTests {
         await #expect(throws: CancellationError.self) { try await first.value }
         #expect(harness.loader.tasks.subscriberCounts == (all: 2, waiters: 2))
         gate.open(1)
-        let reference = try ImageCoderRegistry.builtIn.decode(jpeg)
+        let reference = try ImageCoderRegistry.allFormats.decode(jpeg)
         for joiner in joiners.dropFirst() {
             let response = try await joiner.value
             #expect(response.cacheType == .none)

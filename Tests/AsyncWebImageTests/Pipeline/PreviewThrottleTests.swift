@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import AWILocking
 @testable import AsyncWebImage
+import AsyncWebImageAllFormats
 
 /// The real progressive JPEG decoder behind a gate: each preview call
 /// records the bytes it was given, then blocks until the test lets it go.
@@ -29,7 +30,7 @@ struct PreviewThrottleTests {
     }
 
     func throttle(interval: Duration = .zero) throws -> PreviewThrottle {
-        let base = try #require(ImageCoderRegistry.builtIn.decoder(for: jpeg)?.makeProgressiveDecoder(options: ImageDecodingOptions()))
+        let base = try #require(ImageCoderRegistry.allFormats.decoder(for: jpeg)?.makeProgressiveDecoder(options: ImageDecodingOptions()))
         let delivered = delivered
         return PreviewThrottle(
             decoder: GatedProgressiveDecoder(base: base, gate: gate, calls: calls),

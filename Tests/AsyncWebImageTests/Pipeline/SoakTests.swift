@@ -5,6 +5,7 @@ import Testing
 @testable import AsyncWebImage
 #if canImport(Glibc)
 import Glibc
+import AsyncWebImageAllFormats
 #endif
 
 /// Many requests through one `ImageLoader` with a fifth of them cancelled at
@@ -36,7 +37,7 @@ struct SoakTests {
         var decoded: [Image] = []
         for index in 0..<urlCount {
             let png = try noisePNG(side: 16 + index % 48, seed: UInt64(index + 1))
-            decoded.append(try ImageCoderRegistry.builtIn.decode(png))
+            decoded.append(try ImageCoderRegistry.allFormats.decode(png))
             server.route("/soak/\(index).png", trickled(png, pieces: 3, every: .milliseconds(1), contentType: "image/png"))
         }
         let expected = decoded

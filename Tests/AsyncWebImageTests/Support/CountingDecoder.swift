@@ -4,6 +4,7 @@ import AWILocking
 import Glibc
 #endif
 @testable import AsyncWebImage
+import AsyncWebImageAllFormats
 
 /// A real decoder for a tiny test format, registered through the real
 /// registry, that counts its calls and how many run at once.
@@ -40,7 +41,7 @@ struct CountingDecoder: ImageDecoding {
 
     /// A registry with this decoder first, then the built-in coders.
     var registry: ImageCoderRegistry {
-        var registry = ImageCoderRegistry.builtIn
+        var registry = ImageCoderRegistry.allFormats
         registry.add(decoder: self)
         return registry
     }

@@ -2,6 +2,7 @@ import Foundation
 import LoopbackServer
 import Testing
 @testable import AsyncWebImage
+import AsyncWebImageAllFormats
 
 /// A pipeline harness with an image already cached (memory and disk) and a
 /// data loader configured for the fault at hand: what every fault case
@@ -64,5 +65,5 @@ struct FaultRig {
 func noisePNG(side: Int, seed: UInt64 = 3) throws -> Data {
     let pixels = [UInt8](testBytes(side * side * 3, seed: seed))
     let image = try Image(width: side, height: side, pixelFormat: .rgb8, pixels: pixels)
-    return try ImageCoderRegistry.builtIn.encode(image, as: .png)
+    return try ImageCoderRegistry.allFormats.encode(image, as: .png)
 }

@@ -3,13 +3,14 @@ import LoopbackServer
 import Synchronization
 @testable import AsyncWebImage
 import AWILocking
+import AsyncWebImageAllFormats
 
 /// A real decoder that counts its calls: the built-in coders behind a
 /// counter, registered first in the loader's registry. Counting decodes is
 /// the point of the tests that use it; the pixels are real.
 struct CountingCoder: ImageDecoding {
     let counter: Counter
-    let base = ImageCoderRegistry.builtIn
+    let base = ImageCoderRegistry.allFormats
 
     final class Counter: Sendable {
         private let value = Lock(0)
@@ -56,9 +57,11 @@ final class PipelineHarness: Sendable {
         configuration.dataLoader = dataLoader
         configuration.previewInterval = .zero
         if !progressiveCoders {
-            var coders = ImageCoderRegistry.builtIn
+            var coders = ImageCoderRegistry.allFormats
             coders.add(decoder: CountingCoder(counter: decodes))
             configuration.coders = coders
+        } else {
+            configuration.coders = .allFormats
         }
         configure(&configuration)
         loader = ImageLoader(configuration: configuration)
@@ -70,7 +73,7 @@ final class PipelineHarness: Sendable {
         let cache = ImageCache(memory: MemoryCache(), disk: DiskStore(directory: directory.appendingPathComponent("cache")))
         var configuration = ImageLoader.Configuration(cache: cache)
         configuration.dataLoader = dataLoader
-        var coders = ImageCoderRegistry.builtIn
+        var coders = ImageCoderRegistry.allFormats
         coders.add(decoder: CountingCoder(counter: decodes))
         configuration.coders = coders
         configure(&configuration)

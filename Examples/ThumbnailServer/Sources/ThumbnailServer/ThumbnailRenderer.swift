@@ -1,4 +1,6 @@
 import AsyncWebImage
+import AsyncWebImageAllFormats
+import AsyncWebImageWebP
 import Foundation
 import HTTPTypes
 
@@ -74,7 +76,7 @@ final class ThumbnailRenderer: Sendable {
         // `s-maxage` wins over `max-age` (RFC 9111's shared cache).
         configuration.httpCacheMode = .shared
         // Every decode counted (`thumbnail_decodes_total`).
-        configuration.coders = CountingDecoder.wrapping(.builtIn)
+        configuration.coders = CountingDecoder.wrapping(.allFormats)
         configuration.dataLoader = CurlDataLoader(configuration: transfer)
         configuration.cpuLimiter = cpuLimiter
         configuration.maxPixelCount = options.maxInputPixels

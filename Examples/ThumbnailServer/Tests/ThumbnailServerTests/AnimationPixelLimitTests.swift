@@ -1,4 +1,6 @@
 import AsyncWebImage
+import AsyncWebImageAllFormats
+import AsyncWebImageWebP
 import Foundation
 import Testing
 @testable import thumbnail_server
@@ -31,7 +33,7 @@ struct AnimationPixelLimitTests {
         for still in [path + "@jpg", "/thumbnail?url=\(harness.origin)/anim.gif&width=20&height=20&format=jpeg"] {
             let reply = try harness.get(still)
             #expect(reply.status == 200, "\(still)")
-            let image = try ImageCoderRegistry.builtIn.decode(reply.body)
+            let image = try ImageCoderRegistry.allFormats.decode(reply.body)
             let centre = image.pixel(x: image.size.width / 2, y: image.size.height / 2) ?? []
             #expect(centre.count >= 3 && centre[0] > 200 && centre[1] < 60 && centre[2] < 60, "\(still): \(centre)")
         }

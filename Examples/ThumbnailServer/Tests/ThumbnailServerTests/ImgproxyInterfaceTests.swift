@@ -1,4 +1,6 @@
 import AsyncWebImage
+import AsyncWebImageAllFormats
+import AsyncWebImageWebP
 import Foundation
 import HTTPTypes
 import Testing

@@ -1,4 +1,5 @@
 import AsyncWebImage
+import AsyncWebImageAllFormats
 import Foundation
 import HTTPTypes
 
@@ -311,7 +312,7 @@ enum TestImages {
             }
         }
         let image = try Image(width: width, height: height, pixelFormat: .rgb8, pixels: pixels)
-        return try ImageCoderRegistry.builtIn.encode(image, as: format, quality: 0.9)
+        return try ImageCoderRegistry.allFormats.encode(image, as: format, quality: 0.9)
     }
 
     /// A flat grey `width` × `height` PNG with a detailed patch (8×8 blocks
@@ -335,7 +336,7 @@ enum TestImages {
             }
         }
         let image = try Image(width: width, height: height, pixelFormat: .rgb8, pixels: pixels)
-        return try ImageCoderRegistry.builtIn.encode(image, as: .png)
+        return try ImageCoderRegistry.allFormats.encode(image, as: .png)
     }
 }
 

@@ -59,7 +59,7 @@ extension AnimatedImageEncoding {
 extension Duration {
     /// Whole milliseconds, rounded to the nearest and at least 0, as
     /// containers store frame times.
-    var roundedMilliseconds: Int {
+    package var roundedMilliseconds: Int {
         let (seconds, attoseconds) = components
         let value = Double(seconds) * 1000 + Double(attoseconds) / 1e15
         return max(0, Int(min(value.rounded(), Double(Int32.max))))

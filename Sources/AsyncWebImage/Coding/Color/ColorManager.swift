@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Colour management at decode: the one entry point every decoder calls at
 /// the end of a full decode, with its image and what the file declared.
@@ -11,7 +11,7 @@ import Foundation
 /// kept and the profile attached to the image instead. A profile that cannot
 /// be used leaves the pixels as they are and says why in
 /// ``Image/colorConversion``; it never fails the decode.
-enum ColorManager {
+package enum ColorManager {
     /// Applies `profile` to `image` as `options` ask; see the type's summary.
     ///
     /// - Parameters:
@@ -63,7 +63,7 @@ enum ColorManager {
 
     /// The entry point for decoders that have only ICC bytes (WebP `ICCP`,
     /// AVIF/HEIC `colr`): `nil` for none.
-    static func manage(
+    package static func manage(
         _ image: Image,
         iccProfile: Data?,
         options: ImageDecodingOptions,

@@ -16,7 +16,7 @@ import Synchronization
 /// Lookups take a lock for a dictionary access; building a transform happens
 /// outside the lock (two threads missing on the same key at once may both
 /// build one; the first stored wins). Least recently used entries go first.
-final class ColorTransformCache: Sendable {
+package final class ColorTransformCache: Sendable {
     /// The cache the decoders use.
     static let shared = ColorTransformCache(capacity: 32)
 

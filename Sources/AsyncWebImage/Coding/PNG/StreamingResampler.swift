@@ -8,11 +8,11 @@
 /// (458 MiB for a 7000 × 7000 RGBA source resampled to 4096 px). The
 /// arithmetic is the resampler's, in the same order, so the pixels are
 /// identical to ``ImageResampler/resample(_:to:filter:)`` with the same filter.
-struct StreamingResampler {
+package struct StreamingResampler {
     let sourceWidth: Int
     let sourceHeight: Int
     let size: PixelSize
-    let pixelFormat: PixelFormat
+    package let pixelFormat: PixelFormat
     private let horizontal: ImageResampler.Contributions
     private let vertical: ImageResampler.Contributions
     /// One source row filtered horizontally (output width × channels floats).
@@ -32,7 +32,7 @@ struct StreamingResampler {
     /// A resampler from `sourceWidth × sourceHeight` to `size` with `filter`,
     /// or `nil` when the vertical windows are not monotone (they always are
     /// for the built-in filters; the check keeps the ring sound regardless).
-    init?(sourceWidth: Int, sourceHeight: Int, to size: PixelSize, pixelFormat: PixelFormat, filter: ResamplingFilter = .area) {
+    package init?(sourceWidth: Int, sourceHeight: Int, to size: PixelSize, pixelFormat: PixelFormat, filter: ResamplingFilter = .area) {
         guard sourceWidth > 0, sourceHeight > 0, size.width > 0, size.height > 0 else { return nil }
         let vertical = ImageResampler.Contributions(source: sourceHeight, destination: size.height, filter: filter)
         // The output rows a source row feeds are contiguous when windows start and end in order.
@@ -62,7 +62,7 @@ struct StreamingResampler {
     /// Adds the next source row (tightly packed pixels of ``pixelFormat``)
     /// and writes every output row it completes into `output` (tightly
     /// packed rows of ``size``).
-    mutating func add(row: UnsafePointer<UInt8>, output: UnsafeMutableRawBufferPointer) {
+    package mutating func add(row: UnsafePointer<UInt8>, output: UnsafeMutableRawBufferPointer) {
         guard nextSourceRow < sourceHeight, output.count >= size.width * size.height * pixelFormat.channelCount else { return }
         switch pixelFormat {
         case .rgba8: add(RGBA.self, row, output)

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import AsyncWebImage
+@testable import AsyncWebImageHEIF
+@testable import AsyncWebImageAVIF
+import AsyncWebImageAllFormats
 
 /// The AVIF fixtures made by `Fixtures/make-avif-heif-fixtures.sh` and their
 /// reference pixels (PNGs written by `avifdec` and `heif-convert`).
@@ -332,8 +335,8 @@ struct AVIFCoderTests {
     @Test("the built-in registry decodes AVIF with AVIFCoder and encodes AVIF")
     func registry() throws {
         let data = try AVIFFixture.data("rgb8.avif")
-        #expect(ImageCoderRegistry.builtIn.decoder(for: data) is AVIFCoder)
-        #expect(ImageCoderRegistry.builtIn.encoder(for: .avif) is AVIFCoder)
-        #expect(try ImageCoderRegistry.builtIn.decode(data).format == .avif)
+        #expect(ImageCoderRegistry.allFormats.decoder(for: data) is AVIFCoder)
+        #expect(ImageCoderRegistry.allFormats.encoder(for: .avif) is AVIFCoder)
+        #expect(try ImageCoderRegistry.allFormats.decode(data).format == .avif)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AsyncWebImage
+@testable import AsyncWebImageAVIF
 
 /// AVIF thumbnails converted from YUV a band of rows at a time, each band
 /// resampled at once: band boundaries must not change a pixel, whatever the

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import AsyncWebImage
+@testable import AsyncWebImageGIF
+@testable import AsyncWebImageWebP
 
 /// The animated encoders' files read back by tools nobody here wrote:
 /// `webpmux -info` (frame count, loop count, durations, compression),

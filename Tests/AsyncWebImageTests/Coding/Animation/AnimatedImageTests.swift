@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import AsyncWebImage
+@testable import AsyncWebImageGIF
 
 /// The animated image model: lazy frames, the bounded buffer, preloading,
 /// the browsers' duration rule, and playback on a manual clock.

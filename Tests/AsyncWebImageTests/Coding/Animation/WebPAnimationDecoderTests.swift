@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AsyncWebImage
+@testable import AsyncWebImageWebP
 
 /// Every frame of the animated WebP fixtures of
 /// `Fixtures/make-animation-fixtures.sh` (gif2webp, img2webp) against

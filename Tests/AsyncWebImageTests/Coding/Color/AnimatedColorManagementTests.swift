@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AsyncWebImage
+@testable import AsyncWebImageWebP
 
 /// Animation frames get the colour management still images get: an APNG
 /// with an `iCCP` chunk and an animated WebP with an `ICCP` chunk, against

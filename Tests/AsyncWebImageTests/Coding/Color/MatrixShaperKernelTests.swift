@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import AsyncWebImageWebP
 @_spi(Benchmarks) @testable import AsyncWebImage
 
 /// The matrix/TRC fast path against lcms2's own 8-bit transform, on real

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AsyncWebImage
+@testable import AsyncWebImageGIF
 
 /// Hostile GIF animations: typed errors, bounded work, earlier frames usable.
 @Suite("GIF animation: bad input", .timeLimit(.minutes(2)))

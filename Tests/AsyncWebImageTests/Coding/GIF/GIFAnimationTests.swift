@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AsyncWebImage
+@testable import AsyncWebImageGIF
 
 /// GIF animation decoding against ImageMagick: every composited frame
 /// equals `convert -coalesce`, durations equal `identify %T`, loop counts

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AsyncWebImage
+@testable import AsyncWebImageGIF
 
 /// Hostile and broken GIF data: always a typed ``ImageError``, never a
 /// trap, and size limits enforced before pixels are allocated.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import AsyncWebImage
+@testable import AsyncWebImageGIF
+import AsyncWebImageAllFormats
 
 /// The first frame of the GIF fixtures (`Fixtures/make-webp-gif-fixtures.sh`)
 /// against ImageMagick's first frame on its logical screen.
@@ -65,7 +67,7 @@ struct GIFCoderTests {
     @Test("the built-in registry decodes GIF by its bytes")
     func registry() throws {
         let data = try fixture("gif", "still.gif")
-        #expect(ImageCoderRegistry.builtIn.decoder(for: data) is GIFCoder)
-        #expect(try PAMReference("gif", "still").maximumDifference(from: try ImageCoderRegistry.builtIn.decode(data)) == 0)
+        #expect(ImageCoderRegistry.allFormats.decoder(for: data) is GIFCoder)
+        #expect(try PAMReference("gif", "still").maximumDifference(from: try ImageCoderRegistry.allFormats.decode(data)) == 0)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AsyncWebImage
+@testable import AsyncWebImageGIF
 
 /// GIF thumbnails resampled row by row, without the full-size canvas,
 /// against the full canvas resampled by the same filter

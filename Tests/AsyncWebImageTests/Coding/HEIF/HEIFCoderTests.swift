@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import AsyncWebImage
+@testable import AsyncWebImageHEIF
+@testable import AsyncWebImageAVIF
+import AsyncWebImageAllFormats
 
 /// The HEIC fixtures made by `Fixtures/make-avif-heif-fixtures.sh` and their
 /// reference pixels (PNGs written by `heif-convert`).
@@ -169,7 +172,7 @@ struct HEIFCoderTests {
     func registry() throws {
         let heic = try HEIFFixture.data("rgb8.heic")
         let avif = try fixture("avif", "rgb8.avif")
-        let registry = ImageCoderRegistry.builtIn
+        let registry = ImageCoderRegistry.allFormats
         #expect(registry.decoder(for: heic) is HEIFCoder)
         #expect(registry.decoder(for: avif) is AVIFCoder)
         #expect(!coder.canDecode(avif))

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import CHeif
 @testable import AsyncWebImage
+@testable import AsyncWebImageHEIF
 
 /// Thumbnails of HEIC files that carry an embedded thumbnail: the 64×48
 /// fixtures with a 32×24 one (`Fixtures/make-avif-heif-fixtures.sh`), whose

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import AsyncWebImage
+@testable import AsyncWebImageHEIF
+import AsyncWebImageAllFormats
 
 /// The package's own reading of HEIF item boxes, which guards libheif 1.15
 /// against derived images whose descriptor disagrees with their tiles.
@@ -207,7 +209,7 @@ struct HEIFCoderDeclaredSizeTests {
     @Test("declaredSize reads the primary's ispe without libheif; junk gives nil")
     func declaredSize() throws {
         #expect(HEIFCoder().declaredSize(of: try HEIFFixture.data("rgb8.heic")) == PixelSize(width: 64, height: 48))
-        #expect(ImageCoderRegistry.builtIn.declaredSize(of: try HEIFFixture.data("rgba8.heic")) == PixelSize(width: 64, height: 48))
+        #expect(ImageCoderRegistry.allFormats.declaredSize(of: try HEIFFixture.data("rgba8.heic")) == PixelSize(width: 64, height: 48))
         #expect(HEIFCoder().declaredSize(of: Data("not a heif file".utf8)) == nil)
     }
 

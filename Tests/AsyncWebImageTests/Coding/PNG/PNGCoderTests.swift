@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AsyncWebImage
+import AsyncWebImageAllFormats
 
 /// The PNG fixtures made by `Fixtures/make-png-fixtures.sh`, and their
 /// reference pixels decoded by ImageMagick.
@@ -193,9 +194,9 @@ struct PNGCoderTests {
         let data = try PNGFixture.data("rgb8")
         #expect(coder.canDecode(data))
         #expect(!coder.canDecode(Data("<html>".utf8)))
-        let image = try ImageCoderRegistry.builtIn.decode(data)
+        let image = try ImageCoderRegistry.allFormats.decode(data)
         #expect(image.size == PixelSize(width: 37, height: 23))
-        let decoder = try #require(ImageCoderRegistry.builtIn.decoder(for: data))
+        let decoder = try #require(ImageCoderRegistry.allFormats.decoder(for: data))
         #expect(decoder.makeProgressiveDecoder(options: .init()) is PNGProgressiveDecoder)
     }
 

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import AsyncWebImage
+@testable import AsyncWebImageWebP
+import AsyncWebImageAllFormats
 
 /// The WebP encoder, checked by decoding its output with libwebp (through
 /// the coder, whose decodes the other suite checks against dwebp).
@@ -86,7 +88,7 @@ struct WebPCoderEncodingTests {
         }
         let wide = try Image(width: 16384, height: 1, pixelFormat: .gray8, pixels: [UInt8](repeating: 0, count: 16384))
         #expect(throws: ImageError.self) { try WebPCoder().encode(wide, as: .webp, quality: 1) }
-        #expect(ImageCoderRegistry.builtIn.encoder(for: .webp) is WebPCoder)
+        #expect(ImageCoderRegistry.allFormats.encoder(for: .webp) is WebPCoder)
     }
 
     /// The mean and 99th-percentile absolute channel differences.

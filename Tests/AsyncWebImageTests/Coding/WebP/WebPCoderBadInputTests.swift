@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AsyncWebImage
+@testable import AsyncWebImageWebP
 
 /// Hostile and broken WebP data: always a typed ``ImageError``, never a
 /// trap, and size limits enforced from the header.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import AsyncWebImage
+@testable import AsyncWebImageWebP
+import AsyncWebImageAllFormats
 
 /// Decoding the fixtures of `Fixtures/make-webp-gif-fixtures.sh` against
 /// `dwebp`'s output (the same libwebp, so exactly), thumbnails against
@@ -105,8 +107,8 @@ struct WebPCoderTests {
     @Test("the built-in registry decodes WebP by its bytes")
     func registry() throws {
         let data = try fixture("webp", "lossy.webp")
-        #expect(ImageCoderRegistry.builtIn.decoder(for: data) is WebPCoder)
-        let image = try ImageCoderRegistry.builtIn.decode(data)
+        #expect(ImageCoderRegistry.allFormats.decoder(for: data) is WebPCoder)
+        let image = try ImageCoderRegistry.allFormats.decode(data)
         #expect(try PAMReference("webp", "lossy").maximumDifference(from: image) == 0)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AsyncWebImage
+@testable import AsyncWebImageWebP
 
 @Suite("WebPProgressiveDecoder: previews from libwebp's incremental decoder", .timeLimit(.minutes(1)))
 struct WebPProgressiveDecoderTests {
