@@ -23,6 +23,11 @@ let package = Package(
         .library(name: "AsyncWebImageAVIF", targets: ["AsyncWebImageAVIF"]),
         .library(name: "AsyncWebImageHEIF", targets: ["AsyncWebImageHEIF"]),
         .library(name: "AsyncWebImageGIF", targets: ["AsyncWebImageGIF"]),
+        .library(name: "AsyncWebImageJXL", targets: ["AsyncWebImageJXL"]),
+        .library(name: "AsyncWebImageTIFF", targets: ["AsyncWebImageTIFF"]),
+        // BMP and ICO/CUR (an icon is a directory of bitmaps and PNGs), in Swift: no C library.
+        .library(name: "AsyncWebImageBMP", targets: ["AsyncWebImageBMP"]),
+        .library(name: "AsyncWebImageSVG", targets: ["AsyncWebImageSVG"]),
         // Every format at once (`ImageCoderRegistry.allFormats`), for
         // applications that read whatever the web serves.
         .library(name: "AsyncWebImageAllFormats", targets: ["AsyncWebImageAllFormats"]),
@@ -92,6 +97,24 @@ let package = Package(
             name: "CHeif",
             pkgConfig: "libheif",
             providers: [.apt(["libheif-dev"])]
+        ),
+        // No pkgConfig: libjxl.pc's cflags carry -DHWY_SHARED_DEFINE (for
+        // Highway's C++ headers), which SwiftPM rejects as a prohibited flag;
+        // the headers and library are in the default paths.
+        .systemLibrary(
+            name: "CJxl",
+            providers: [.apt(["libjxl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CTiff",
+            pkgConfig: "libtiff-4",
+            providers: [.apt(["libtiff-dev"])]
+        ),
+        // No pkgConfig: librsvg-2.0.pc's flags carry -pthread, which SwiftPM
+        // rejects; shim.h declares the few librsvg and cairo functions used.
+        .systemLibrary(
+            name: "CRsvg",
+            providers: [.apt(["librsvg2-dev"])]
         ),
         // One-call inflate of a PNG's whole image data (PNGInflatedImage) and PNG encoding (PNGDeflateEncoder).
         .systemLibrary(
@@ -168,8 +191,31 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "AsyncWebImageJXL",
+            dependencies: ["AsyncWebImage", "CJxl"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "AsyncWebImageTIFF",
+            dependencies: ["AsyncWebImage", "CTiff"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "AsyncWebImageBMP",
+            dependencies: ["AsyncWebImage"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "AsyncWebImageSVG",
+            dependencies: ["AsyncWebImage", "CRsvg"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "AsyncWebImageAllFormats",
-            dependencies: ["AsyncWebImage", "AsyncWebImageWebP", "AsyncWebImageAVIF", "AsyncWebImageHEIF", "AsyncWebImageGIF"],
+            dependencies: [
+                "AsyncWebImage", "AsyncWebImageWebP", "AsyncWebImageAVIF", "AsyncWebImageHEIF", "AsyncWebImageGIF",
+                "AsyncWebImageJXL", "AsyncWebImageTIFF", "AsyncWebImageBMP", "AsyncWebImageSVG",
+            ],
             swiftSettings: swiftSettings
         ),
         // A real HTTP/1.1 server on 127.0.0.1 with programmable faults, shared
@@ -214,6 +260,14 @@ let package = Package(
             path: "Tests/AllocatorProbeHelper",
             swiftSettings: swiftSettings
         ),
+        // scripts/conformance's decoder: every coder of AsyncWebImageAllFormats
+        // over public conformance files, each result as a PAM file (test support, not a product).
+        .executableTarget(
+            name: "awi-decode",
+            dependencies: ["AsyncWebImage", "AsyncWebImageAVIF", "AsyncWebImageAllFormats"],
+            path: "Tests/ConformanceDecoder",
+            swiftSettings: swiftSettings
+        ),
         // The command-line example: fetch, thumbnail, transform, write.
         .executableTarget(
             name: "awi",
@@ -230,6 +284,7 @@ let package = Package(
             name: "AsyncWebImageTests",
             dependencies: [
                 "AsyncWebImage", "AsyncWebImageWebP", "AsyncWebImageAVIF", "AsyncWebImageHEIF", "AsyncWebImageGIF", "AsyncWebImageAllFormats",
+                "AsyncWebImageJXL", "AsyncWebImageTIFF", "AsyncWebImageBMP", "AsyncWebImageSVG",
                 "AWILocking", "awi-cache-stress", "awi", "LoopbackServer", "CTurboJPEG", "CSpng", "awi-allocator-probe",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -14,7 +14,7 @@ let swiftSettings: [SwiftSetting] = [
 ]
 
 /// One executable per fuzz target; each defines `LLVMFuzzerTestOneInput`.
-let fuzzTargets = ["FuzzFormatDetect", "FuzzJPEGDecode", "FuzzPNGDecode", "FuzzProgressive", "FuzzWebPDecode", "FuzzGIFDecode", "FuzzAVIFDecode", "FuzzHEIFDecode", "FuzzICCProfile", "FuzzAnimatedWebPDecode", "FuzzAPNGDecode", "FuzzGIFAnimation"]
+let fuzzTargets = ["FuzzFormatDetect", "FuzzJPEGDecode", "FuzzPNGDecode", "FuzzProgressive", "FuzzWebPDecode", "FuzzGIFDecode", "FuzzAVIFDecode", "FuzzHEIFDecode", "FuzzICCProfile", "FuzzAnimatedWebPDecode", "FuzzAPNGDecode", "FuzzGIFAnimation", "FuzzJXLDecode", "FuzzTIFFDecode", "FuzzBMPDecode", "FuzzSVGDecode", "FuzzAVIFAnimation"]
 
 let package = Package(
     name: "AsyncWebImageFuzzing",
@@ -38,6 +38,10 @@ let package = Package(
                 .product(name: "AsyncWebImageHEIF", package: "AsyncWebImage"),
                 .product(name: "AsyncWebImageGIF", package: "AsyncWebImage"),
                 .product(name: "AsyncWebImageAllFormats", package: "AsyncWebImage"),
+                .product(name: "AsyncWebImageJXL", package: "AsyncWebImage"),
+                .product(name: "AsyncWebImageTIFF", package: "AsyncWebImage"),
+                .product(name: "AsyncWebImageBMP", package: "AsyncWebImage"),
+                .product(name: "AsyncWebImageSVG", package: "AsyncWebImage"),
             ],
             swiftSettings: swiftSettings
         )

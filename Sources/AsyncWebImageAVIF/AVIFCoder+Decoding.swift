@@ -19,9 +19,10 @@ extension AVIFCoder {
     /// full-size RGB image never exists. `bandRows` overrides the band
     /// height (even, at least 2), for the tests of band boundaries.
     static func decodeImage(
-        _ avif: UnsafeRawBufferPointer, options: ImageDecodingOptions, maxThreads: Int, bandRows: Int? = nil
+        _ avif: UnsafeRawBufferPointer, options: ImageDecodingOptions, maxThreads: Int, strictness: Strictness = .lenient,
+        bandRows: Int? = nil
     ) throws(ImageError) -> Image {
-        let decoder = try AVIFDecoderHandle(decoding: avif, maxThreads: maxThreads)
+        let decoder = try AVIFDecoderHandle(decoding: avif, maxThreads: maxThreads, strictness: strictness)
         do {
             try decoder.parse()
         } catch {
@@ -73,7 +74,7 @@ extension AVIFCoder {
     /// Converts the decoded YUV (and alpha) planes into a new 8-bit image
     /// with libavif's `avifImageYUVToRGB`, which scales deeper samples to 8
     /// bits with rounding and leaves alpha straight.
-    private static func convertToRGB(_ image: UnsafeMutablePointer<avifImage>, size: PixelSize, hasAlpha: Bool) throws(ImageError) -> Image {
+    static func convertToRGB(_ image: UnsafeMutablePointer<avifImage>, size: PixelSize, hasAlpha: Bool) throws(ImageError) -> Image {
         let pixelFormat: PixelFormat = hasAlpha ? .rgba8 : .rgb8
         var outcome = AVIF_RESULT_OK
         let result = Image.make(width: size.width, height: size.height, pixelFormat: pixelFormat, format: .avif) { destination in
@@ -124,9 +125,9 @@ extension AVIFCoder {
     ///
     /// Reads boxes only; no AV1 data is decoded. For the colour management
     /// that converts decoded pixels to sRGB.
-    static func iccProfile(in data: Data) -> Data? {
+    static func iccProfile(in data: Data, strictness: Strictness = .lenient) -> Data? {
         data.withUnsafeBytes { bytes -> Data? in
-            guard let decoder = try? AVIFDecoderHandle(decoding: bytes, maxThreads: 1),
+            guard let decoder = try? AVIFDecoderHandle(decoding: bytes, maxThreads: 1, strictness: strictness),
                   (try? decoder.parse()) != nil,
                   let image = try? decoder.image,
                   let icc = image.pointee.icc.data, image.pointee.icc.size > 0

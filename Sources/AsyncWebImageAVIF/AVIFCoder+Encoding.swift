@@ -13,14 +13,8 @@ extension AVIFCoder {
 
     /// Encodes with libavif; see ``encode(_:as:quality:)``.
     static func encodeImage(_ image: Image, quality: Double, speed: Int, maxThreads: Int) throws(ImageError) -> Data {
-        guard let avif = avifImageCreate(UInt32(clamping: image.width), UInt32(clamping: image.height), 8, AVIF_PIXEL_FORMAT_YUV420) else {
-            throw .encodingFailed(.avif, "libavif could not allocate an image")
-        }
+        let avif = try makeYUVImage(image, alpha: image.pixelFormat.hasAlpha)
         defer { avifImageDestroy(avif) }
-        avif.pointee.colorPrimaries = UInt16(AVIF_COLOR_PRIMARIES_BT709)
-        avif.pointee.transferCharacteristics = UInt16(AVIF_TRANSFER_CHARACTERISTICS_SRGB)
-        avif.pointee.matrixCoefficients = UInt16(AVIF_MATRIX_COEFFICIENTS_BT601)
-        avif.pointee.yuvRange = AVIF_RANGE_FULL
         let (rotation, mirror) = image.orientation.heifTransforms
         if rotation != 0 {
             avif.pointee.transformFlags |= UInt32(AVIF_TRANSFORM_IROT.rawValue)
@@ -29,24 +23,6 @@ extension AVIFCoder {
         if let mirror {
             avif.pointee.transformFlags |= UInt32(AVIF_TRANSFORM_IMIR.rawValue)
             avif.pointee.imir.mode = UInt8(mirror)
-        }
-
-        // libavif reads RGB or RGBA; grey is widened to it first.
-        let colour = image.pixelFormat.isGray ? widenedToRGB(image) : image
-        var conversion = AVIF_RESULT_OK
-        colour.withUnsafeBytes { pixels in
-            var rgb = avifRGBImage()
-            avifRGBImageSetDefaults(&rgb, avif)
-            rgb.depth = 8
-            rgb.format = colour.pixelFormat.hasAlpha ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB
-            rgb.alphaPremultiplied = AVIF_FALSE
-            // avifImageRGBToYUV only reads the pixels; the type is mutable because the struct serves both ways.
-            rgb.pixels = UnsafeMutablePointer(mutating: pixels.baseAddress?.assumingMemoryBound(to: UInt8.self))
-            rgb.rowBytes = UInt32(colour.bytesPerRow)
-            conversion = avifImageRGBToYUV(avif, &rgb)
-        }
-        guard conversion == AVIF_RESULT_OK else {
-            throw .encodingFailed(.avif, "RGB to YUV: " + message(conversion, diagnostics: nil))
         }
 
         guard let encoder = avifEncoderCreate() else { throw .encodingFailed(.avif, "libavif could not allocate an encoder") }
@@ -65,6 +41,45 @@ extension AVIFCoder {
             throw .encodingFailed(.avif, message(written, diagnostics: &encoder.pointee.diag))
         }
         return Data(bytes: bytes, count: output.size)
+    }
+
+    /// `image`'s pixels as a new 8-bit 4:2:0 libavif image with sRGB
+    /// signalling (BT.709 primaries, sRGB transfer, BT.601 matrix, full
+    /// range), with an alpha plane when `alpha` (opaque for an image
+    /// without alpha). The caller destroys it.
+    static func makeYUVImage(_ image: Image, alpha: Bool) throws(ImageError) -> UnsafeMutablePointer<avifImage> {
+        guard let avif = avifImageCreate(UInt32(clamping: image.width), UInt32(clamping: image.height), 8, AVIF_PIXEL_FORMAT_YUV420) else {
+            throw .encodingFailed(.avif, "libavif could not allocate an image")
+        }
+        avif.pointee.colorPrimaries = UInt16(AVIF_COLOR_PRIMARIES_BT709)
+        avif.pointee.transferCharacteristics = UInt16(AVIF_TRANSFER_CHARACTERISTICS_SRGB)
+        avif.pointee.matrixCoefficients = UInt16(AVIF_MATRIX_COEFFICIENTS_BT601)
+        avif.pointee.yuvRange = AVIF_RANGE_FULL
+        // An alpha plane allocated before the conversion is filled opaque
+        // when the pixels have none (a sequence's frames must all have one or none).
+        if alpha, !image.pixelFormat.hasAlpha, avifImageAllocatePlanes(avif, AVIF_PLANES_A.rawValue) != AVIF_RESULT_OK {
+            avifImageDestroy(avif)
+            throw .encodingFailed(.avif, "libavif could not allocate an alpha plane")
+        }
+        // libavif reads RGB or RGBA; grey is widened to it first.
+        let colour = image.pixelFormat.isGray ? widenedToRGB(image) : image
+        var conversion = AVIF_RESULT_OK
+        colour.withUnsafeBytes { pixels in
+            var rgb = avifRGBImage()
+            avifRGBImageSetDefaults(&rgb, avif)
+            rgb.depth = 8
+            rgb.format = colour.pixelFormat.hasAlpha ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB
+            rgb.alphaPremultiplied = AVIF_FALSE
+            // avifImageRGBToYUV only reads the pixels; the type is mutable because the struct serves both ways.
+            rgb.pixels = UnsafeMutablePointer(mutating: pixels.baseAddress?.assumingMemoryBound(to: UInt8.self))
+            rgb.rowBytes = UInt32(colour.bytesPerRow)
+            conversion = avifImageRGBToYUV(avif, &rgb)
+        }
+        guard conversion == AVIF_RESULT_OK else {
+            avifImageDestroy(avif)
+            throw .encodingFailed(.avif, "RGB to YUV: " + message(conversion, diagnostics: nil))
+        }
+        return avif
     }
 
     /// A grey image's pixels as RGB(A): each luminance value in all three channels.

@@ -25,7 +25,9 @@ public import AsyncWebImage
 /// (16384² pixels, 32768 per side) apply to parsing itself: a file beyond
 /// them fails as too large when it is also over
 /// ``ImageDecodingOptions/maxPixelCount`` (the size read by the package's
-/// own box reader), else with libavif's message. Only the first image is decoded; a frame smaller than the
+/// own box reader), else with libavif's message. Only the first image is
+/// decoded here (of an image sequence, its first frame); ``makeAnimatedFrameDecoder(_:options:)``
+/// plays a sequence. A frame smaller than the
 /// container's `ispe` is scaled up to it by libavif (0.11's behaviour). Every libavif failure is
 /// ``ImageError/undecodable(_:_:)`` with libavif's message.
 ///
@@ -35,9 +37,32 @@ public import AsyncWebImage
 /// package's area filter: the pixels of a full decode resampled, without the
 /// full-size RGB image.
 ///
+/// ## Strictness
+/// libavif's decoder is strict by default (as `avifdec` is): it refuses
+/// an image item without a `pixi` property, a `clap` that does not make a
+/// valid crop (odd offsets in 4:2:0, say), and an alpha item without
+/// `ispe` — files that Chrome (which turns these checks off), Firefox and
+/// libvips (through libheif, which does not make them) all display. This
+/// coder decodes them by default (``Strictness/lenient``): a `clap` that
+/// cannot be applied is ignored and the whole image shown, a missing
+/// `pixi` or alpha `ispe` is taken from the AV1 data. `AVIFCoder(strictness: .strict)`
+/// applies libavif's checks and fails such files with its message.
+///
 /// - Important: a value with no shared state: every call makes its own
 ///   libavif decoder or encoder, so one coder may run on any number of threads.
 public struct AVIFCoder: ImageDecoding, ImageEncoding {
+    /// Which of libavif's conformance checks a decode applies.
+    public enum Strictness: Sendable, Hashable {
+        /// None of libavif's strict checks (`AVIF_STRICT_DISABLED`), as
+        /// browsers and libvips decode: the default.
+        case lenient
+        /// All of them (`AVIF_STRICT_ENABLED`, libavif's and avifdec's default).
+        case strict
+    }
+
+    /// Which of libavif's checks a decode applies; ``Strictness/lenient`` by default.
+    public var strictness: Strictness
+
     /// The encoder's speed, 0 (slowest, smallest files) to 10 (fastest).
     /// 6 by default, as `avifenc`.
     public var speed: Int
@@ -52,9 +77,11 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
     /// - Parameters:
     ///   - speed: encoder speed, clamped to 0...10; 6 by default.
     ///   - maxThreads: threads per decode or encode, at least 1; 1 by default.
-    public init(speed: Int = 6, maxThreads: Int = 1) {
+    ///   - strictness: libavif's conformance checks; ``Strictness/lenient`` by default.
+    public init(speed: Int = 6, maxThreads: Int = 1, strictness: Strictness = .lenient) {
         self.speed = min(max(speed, 0), 10)
         self.maxThreads = max(1, maxThreads)
+        self.strictness = strictness
     }
 
     /// Whether `data` is an ISO-BMFF file with an AVIF brand.
@@ -68,10 +95,10 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
     ///   ``ImageError/undecodable(_:_:)`` with libavif's message otherwise.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         let image = try data.withUnsafeBytes { bytes throws(ImageError) in
-            try Self.decodeImage(bytes, options: options, maxThreads: maxThreads)
+            try Self.decodeImage(bytes, options: options, maxThreads: maxThreads, strictness: strictness)
         }
         // The `colr` profile, converted to sRGB (or kept) as every coder does.
-        return ColorManager.manage(image, iccProfile: Self.iccProfile(in: data), options: options)
+        return ColorManager.manage(image, iccProfile: Self.iccProfile(in: data, strictness: strictness), options: options)
     }
 
     /// Whether `format` is ``ImageFormat/avif``.

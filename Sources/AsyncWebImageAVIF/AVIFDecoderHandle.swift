@@ -15,9 +15,13 @@ final class AVIFDecoderHandle {
     /// pixels, 32768 per side) for parsing; ``limit(toPixels:)`` tightens
     /// them to the caller's limit before anything is decoded.
     ///
-    /// - Parameter maxThreads: worker threads the AV1 decoder may use.
+    /// - Parameters:
+    ///   - maxThreads: worker threads the AV1 decoder may use.
+    ///   - strictness: which of libavif's conformance checks apply.
     /// - Throws: ``ImageError/undecodable(_:_:)`` for empty data or if libavif refuses.
-    init(decoding buffer: UnsafeRawBufferPointer, maxThreads: Int) throws(ImageError) {
+    init(
+        decoding buffer: UnsafeRawBufferPointer, maxThreads: Int, strictness: AVIFCoder.Strictness = .lenient
+    ) throws(ImageError) {
         guard let base = buffer.baseAddress, !buffer.isEmpty else { throw .undecodable(.avif, "no data") }
         guard let raw = avifDecoderCreate() else { throw .undecodable(.avif, "libavif could not allocate a decoder") }
         self.raw = raw
@@ -27,8 +31,12 @@ final class AVIFDecoderHandle {
         // on the parsed size so it fails as `.tooLarge`.
         raw.pointee.imageSizeLimit = UInt32(AVIF_DEFAULT_IMAGE_SIZE_LIMIT)
         raw.pointee.imageDimensionLimit = UInt32(AVIF_DEFAULT_IMAGE_DIMENSION_LIMIT)
-        // A still image: one frame is all a decode reads.
-        raw.pointee.imageCountLimit = 1
+        // libavif's default: a sample table of more frames fails the parse.
+        // A still decode reads the first frame of a sequence; an animation's
+        // frame count is checked against the animation pixel limit.
+        // (AVIF_DEFAULT_IMAGE_COUNT_LIMIT, a macro expression Swift does not import: 12 hours at 60 fps.)
+        raw.pointee.imageCountLimit = 12 * 3600 * 60
+        raw.pointee.strictFlags = strictness == .strict ? UInt32(AVIF_STRICT_ENABLED.rawValue) : UInt32(AVIF_STRICT_DISABLED.rawValue)
         raw.pointee.ignoreXMP = AVIF_TRUE
         raw.pointee.ignoreExif = AVIF_TRUE
         try check(avifDecoderSetIOMemory(raw, base.assumingMemoryBound(to: UInt8.self), buffer.count))
@@ -55,9 +63,30 @@ final class AVIFDecoderHandle {
         raw.pointee.imageSizeLimit = limit
     }
 
-    /// Decodes the first (only) frame into `raw.pointee.image`'s planes.
+    /// Decodes the next frame (the first after a parse or a reset; a still
+    /// image's only one) into `raw.pointee.image`'s planes.
     func decodeFirstImage() throws(ImageError) {
         try check(avifDecoderNextImage(raw))
+    }
+
+    /// Goes back before the first frame, so the next decode gives it.
+    func reset() throws(ImageError) {
+        try check(avifDecoderReset(raw))
+    }
+
+    /// The number of frames: 1 for a still image, more for a sequence.
+    var imageCount: Int { Int(raw.pointee.imageCount) }
+
+    /// How long frame `index` shows, from the sample table (no AV1 data decoded).
+    func duration(ofFrame index: Int) -> Duration {
+        var timing = avifImageTiming()
+        guard avifDecoderNthImageTiming(raw, UInt32(clamping: index), &timing) == AVIF_RESULT_OK, timing.timescale > 0 else {
+            return .zero
+        }
+        let timescale = timing.timescale
+        let whole = timing.durationInTimescales / timescale
+        let rest = timing.durationInTimescales % timescale
+        return .seconds(Int64(clamping: whole)) + .nanoseconds(Int64(clamping: rest * 1_000_000_000 / timescale))
     }
 
     /// The parsed image; valid after ``parse()``.

@@ -1,13 +1,17 @@
 public import AsyncWebImage
 import AsyncWebImageAVIF
+import AsyncWebImageBMP
 import AsyncWebImageGIF
 import AsyncWebImageHEIF
+import AsyncWebImageJXL
+import AsyncWebImageSVG
+import AsyncWebImageTIFF
 import AsyncWebImageWebP
 
 extension ImageCoderRegistry {
     /// The core's coders (JPEG, PNG) and every format product's: WebP,
-    /// AVIF, GIF and HEIC, decoding, and encoding where the format product
-    /// writes.
+    /// AVIF, GIF, HEIC, JPEG XL, TIFF, BMP, ICO/CUR and SVG, decoding, and
+    /// encoding where the format product writes.
     ///
     /// For an application that reads whatever the web serves and does not
     /// mind linking every codec library; one that reads a few formats
@@ -17,4 +21,9 @@ extension ImageCoderRegistry {
         .adding(GIFCoder())
         .adding(AVIFCoder())
         .adding(WebPCoder())
+        .adding(JXLCoder())
+        .adding(TIFFCoder())
+        .adding(BMPCoder())
+        .adding(ICOCoder())
+        .adding(SVGCoder())
 }

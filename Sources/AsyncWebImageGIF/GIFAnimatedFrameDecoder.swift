@@ -14,19 +14,23 @@ final class GIFAnimatedFrameDecoder: AnimatedFrameDecoder {
     private(set) var nextFrameIndex = 0
     private let data: Data
     private let maxPixelCount: Int
+    private let missingColorTable: GIFCoder.MissingColorTablePolicy
     private var reader: GIFFrameReader
     private let compositor: GIFCompositor
     private var failure: ImageError?
 
-    init(data: Data, scan: GIFAnimationScan, maxPixelCount: Int) throws(ImageError) {
+    init(
+        data: Data, scan: GIFAnimationScan, maxPixelCount: Int, missingColorTable: GIFCoder.MissingColorTablePolicy
+    ) throws(ImageError) {
         self.data = data
+        self.missingColorTable = missingColorTable
         self.maxPixelCount = maxPixelCount
         info = AnimationInfo(
             canvasWidth: scan.screen.width, canvasHeight: scan.screen.height,
             frameDurations: scan.frames.map { .milliseconds($0.delayCentiseconds * 10) },
             loopCount: scan.storedLoopCount.map { $0 == 0 ? 0 : $0 + 1 } ?? 1
         )
-        reader = try GIFFrameReader(data)
+        reader = try GIFFrameReader(data, missingColorTable: missingColorTable)
         compositor = GIFCompositor(width: scan.screen.width, height: scan.screen.height)
     }
 
@@ -50,7 +54,7 @@ final class GIFAnimatedFrameDecoder: AnimatedFrameDecoder {
     }
 
     func rewind() throws {
-        reader = try GIFFrameReader(data)
+        reader = try GIFFrameReader(data, missingColorTable: missingColorTable)
         compositor.reset()
         nextFrameIndex = 0
         failure = nil
@@ -87,6 +91,8 @@ extension GIFCoder: AnimatedImageDecoding {
                 .animationPixels, limit: Int64(options.maxAnimationPixelCount), actual: overflow ? nil : Int64(total)
             )
         }
-        return try GIFAnimatedFrameDecoder(data: data, scan: scan, maxPixelCount: options.maxPixelCount)
+        return try GIFAnimatedFrameDecoder(
+            data: data, scan: scan, maxPixelCount: options.maxPixelCount, missingColorTable: missingColorTable
+        )
     }
 }

@@ -11,6 +11,13 @@ final class GIFByteSource {
         self.data = data
     }
 
+    /// The last byte giflib read, or `nil` before the first or after the
+    /// data ran out: the minimum code size of a frame giflib refused.
+    var lastByteRead: UInt8? {
+        guard offset > 0, offset <= data.count else { return nil }
+        return data[data.startIndex + offset - 1]
+    }
+
     /// giflib's `InputFunc`: copies up to `count` bytes; fewer (0 at the end)
     /// make giflib report a read error, which is how truncation shows.
     static let read: InputFunc = { gif, buffer, count in

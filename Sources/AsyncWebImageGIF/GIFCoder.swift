@@ -28,9 +28,39 @@ public import AsyncWebImage
 /// held to the same limit before its LZW data is decoded, and is decoded a
 /// row at a time. Data that ends early fails with
 /// ``ImageError/undecodable(_:_:)`` whose message starts with "truncated".
+///
+/// ## Files giflib refuses
+/// - **No colour table at all** (neither global nor local): GIF89a lets a
+///   decoder use a table of its own. Every peer decodes such a file, each
+///   with its own table: Pillow reads the index as a grey level,
+///   ImageMagick 6.9 and libvips 8.14 (libnsgif) draw every pixel black.
+///   This coder reads index *n* as the grey (*n*, *n*, *n*), as Pillow
+///   does, so the picture stays visible (``MissingColorTablePolicy/grayLevels``,
+///   the default); `GIFCoder(missingColorTable: .refuse)` fails such a file.
+/// - **A minimum LZW code size of 9 to 11** (giflib stops at 8; codes stay
+///   within the format's 12 bits): ImageMagick, Pillow and libvips decode
+///   it, and so does this coder, with an LZW decoder of its own for those
+///   frames. Sizes of 12 and more, which leave no room for a code table,
+///   stay errors.
 public struct GIFCoder: ImageDecoding {
+    /// What a frame with neither a local nor a global colour table is drawn with.
+    public enum MissingColorTablePolicy: Sendable, Hashable {
+        /// Index *n* is the opaque grey (*n*, *n*, *n*), as Pillow reads it.
+        case grayLevels
+        /// The frame fails with ``ImageError/undecodable(_:_:)``.
+        case refuse
+    }
+
+    /// What a frame without any colour table is drawn with;
+    /// ``MissingColorTablePolicy/grayLevels`` by default.
+    public var missingColorTable: MissingColorTablePolicy
+
     /// Creates the coder.
-    public init() {}
+    ///
+    /// - Parameter missingColorTable: ``MissingColorTablePolicy/grayLevels`` by default.
+    public init(missingColorTable: MissingColorTablePolicy = .grayLevels) {
+        self.missingColorTable = missingColorTable
+    }
 
     /// Whether `data` starts with `GIF87a` or `GIF89a`.
     public func canDecode(_ data: Data) -> Bool { ImageFormat.detect(data) == .gif }
@@ -42,7 +72,7 @@ public struct GIFCoder: ImageDecoding {
     ///   the frame declares more than ``ImageDecodingOptions/maxPixelCount``
     ///   pixels; ``ImageError/undecodable(_:_:)`` with giflib's message otherwise.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
-        let reader = try GIFFrameReader(data)
+        let reader = try GIFFrameReader(data, missingColorTable: missingColorTable)
         let screen = reader.screenSize
         try options.checkPixelLimit(screen)
         if let target = options.targetSize(forStored: screen, orientation: .up),

@@ -13,11 +13,14 @@ final class GIFFrameReader {
     let screenSize: PixelSize
     private let gif: UnsafeMutablePointer<GifFileType>
     private let source: GIFByteSource
+    /// What a frame with no colour table (local or global) is drawn with.
+    private let missingColorTable: GIFCoder.MissingColorTablePolicy
 
     /// Opens `data` and reads the screen descriptor and global colour table.
     ///
     /// - Throws: ``ImageError/undecodable(_:_:)`` with giflib's message.
-    init(_ data: Data) throws(ImageError) {
+    init(_ data: Data, missingColorTable: GIFCoder.MissingColorTablePolicy = .grayLevels) throws(ImageError) {
+        self.missingColorTable = missingColorTable
         guard !data.isEmpty else { throw .undecodable(.gif, "no data") }
         let source = GIFByteSource(data)
         var code: Int32 = 0
@@ -95,7 +98,15 @@ final class GIFFrameReader {
         begin: (GIFFrame) throws(ImageError) -> Void,
         row: (Int, UnsafeBufferPointer<UInt8>) -> Void
     ) throws(ImageError) -> GIFFrame {
-        guard DGifGetImageDesc(gif) == GIF_OK else { throw lastError("reading an image descriptor") }
+        // giflib refuses a minimum code size over 8 after reading the whole
+        // descriptor (and that byte); such frames are decoded here instead.
+        var wideCodeSize: Int?
+        if DGifGetImageDesc(gif) != GIF_OK {
+            guard gif.pointee.Error == D_GIF_ERR_READ_FAILED, let byte = source.lastByteRead,
+                  GIFWideCodeDecoder.codeSizes.contains(Int(byte))
+            else { throw lastError("reading an image descriptor") }
+            wideCodeSize = Int(byte)
+        }
         let descriptor = gif.pointee.Image
         let rect = GIFFrame.Rect(
             x: Int(descriptor.Left), y: Int(descriptor.Top),
@@ -116,15 +127,19 @@ final class GIFFrameReader {
         guard pixels <= maxPixelCount else {
             throw .tooLarge(.pixels, limit: Int64(maxPixelCount), actual: Int64(pixels))
         }
-        guard let colorMap = descriptor.ColorMap ?? gif.pointee.SColorMap, let colors = colorMap.pointee.Colors else {
-            throw .undecodable(.gif, "a frame without a colour table")
-        }
         var palette = [UInt8]()
         palette.reserveCapacity(256 * 3)
-        for index in 0..<Int(max(0, min(colorMap.pointee.ColorCount, 256))) {
-            palette.append(colors[index].Red)
-            palette.append(colors[index].Green)
-            palette.append(colors[index].Blue)
+        if let colorMap = descriptor.ColorMap ?? gif.pointee.SColorMap, let colors = colorMap.pointee.Colors {
+            for index in 0..<Int(max(0, min(colorMap.pointee.ColorCount, 256))) {
+                palette.append(colors[index].Red)
+                palette.append(colors[index].Green)
+                palette.append(colors[index].Blue)
+            }
+        } else {
+            guard missingColorTable == .grayLevels else { throw .undecodable(.gif, "a frame without a colour table") }
+            // GIF89a lets a decoder supply its own table; index n as grey n
+            // (Pillow's reading) keeps the picture visible.
+            for level in 0...255 { palette += [UInt8(level), UInt8(level), UInt8(level)] }
         }
         let transparent = control.map { Int($0.TransparentColor) } ?? -1
         let frame = GIFFrame(
@@ -135,6 +150,10 @@ final class GIFFrameReader {
             isInterlaced: descriptor.Interlace
         )
         try begin(frame)
+        if let wideCodeSize {
+            try readWideCodeImage(rect: rect, codeSize: wideCodeSize, interlaced: descriptor.Interlace, row: row)
+            return frame
+        }
         var line = [UInt8](repeating: 0, count: rect.width)
         try line.withUnsafeMutableBufferPointer { (buffer) throws(ImageError) in
             for y in Self.rowOrder(height: rect.height, interlaced: descriptor.Interlace) {
@@ -143,6 +162,25 @@ final class GIFFrameReader {
             }
         }
         return frame
+    }
+
+    /// Reads the LZW data giflib refused (its sub-blocks, through giflib)
+    /// and decodes it with ``GIFWideCodeDecoder``.
+    private func readWideCodeImage(
+        rect: GIFFrame.Rect, codeSize: Int, interlaced: Bool, row: (Int, UnsafeBufferPointer<UInt8>) -> Void
+    ) throws(ImageError) {
+        var compressed: [UInt8] = []
+        var block: UnsafeMutablePointer<GifByteType>?
+        repeat {
+            guard DGifGetCodeNext(gif, &block) == GIF_OK else { throw lastError("reading image data") }
+            if let block { compressed.append(contentsOf: UnsafeBufferPointer(start: block + 1, count: Int(block[0]))) }
+        } while block != nil
+        let indices = GIFWideCodeDecoder.decode(compressed, minimumCodeSize: codeSize, count: rect.width * rect.height)
+        indices.withUnsafeBufferPointer { indices in
+            for (stored, y) in Self.rowOrder(height: rect.height, interlaced: interlaced).enumerated() {
+                row(y, UnsafeBufferPointer(rebasing: indices[(stored * rect.width)..<((stored + 1) * rect.width)]))
+            }
+        }
     }
 
     /// Reads past the LZW data of the current image without decoding it.

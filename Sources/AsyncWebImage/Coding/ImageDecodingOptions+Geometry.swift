@@ -52,4 +52,15 @@ extension ImageDecodingOptions {
             throw .tooLarge(.pixels, limit: Int64(maxPixelCount), actual: Int64(clamping: pixels))
         }
     }
+
+    /// Throws unless a decode that allocates `bytes` (pixels and working
+    /// buffers, computed from the header) fits ``maxDecodeMemoryBytes``.
+    /// Call before allocating any of it.
+    ///
+    /// - Throws: ``ImageError/tooLarge(_:limit:actual:)`` with `.decodedBytes`.
+    package func checkDecodeMemory(bytes: Int) throws(ImageError) {
+        guard bytes <= maxDecodeMemoryBytes else {
+            throw .tooLarge(.decodedBytes, limit: Int64(maxDecodeMemoryBytes), actual: Int64(clamping: bytes))
+        }
+    }
 }

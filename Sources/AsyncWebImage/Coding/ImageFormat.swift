@@ -18,6 +18,13 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     case tiff
     /// Windows bitmap (`BM`).
     case bmp
+    /// JPEG XL, a bare codestream (`FF 0A`) or in its ISO-BMFF container (`JXL `).
+    case jxl
+    /// Windows icon or cursor (ICO/CUR): a directory of BMP or PNG images.
+    case ico
+    /// SVG, recognised as text starting with an `<svg` element (after an
+    /// optional XML declaration, comment or doctype within the first 64 bytes).
+    case svg
     /// Anything else, including empty data and text such as an HTML error page.
     case unknown
 
@@ -44,6 +51,9 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
         if starts(with: Array("GIF87a".utf8)) || starts(with: Array("GIF89a".utf8)) { return .gif }
         if starts(with: Array("RIFF".utf8)) && starts(with: Array("WEBP".utf8), at: 8) { return .webp }
         if starts(with: [0x49, 0x49, 0x2A, 0x00]) || starts(with: [0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
+        if starts(with: [0xFF, 0x0A]) { return .jxl }
+        if starts(with: [0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) { return .jxl }
+        if isIconDirectory(bytes) { return .ico }
         if starts(with: Array("ftyp".utf8), at: 4) { return isoBaseMediaFormat(bytes) }
         // "BM" alone is too weak (it starts plenty of text); also require the
         // reserved header words to be zero and a known DIB header size.
@@ -51,7 +61,34 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
             let dibSize = Int(bytes[14]) | Int(bytes[15]) << 8 | Int(bytes[16]) << 16 | Int(bytes[17]) << 24
             if [12, 40, 52, 56, 64, 108, 124].contains(dibSize) { return .bmp }
         }
+        if isSVGText(bytes) { return .svg }
         return .unknown
+    }
+
+    /// Whether `bytes` start an ICO or CUR directory: reserved 0, type 1
+    /// or 2, 1 to 256 entries, and a first entry whose reserved byte is 0
+    /// and whose data starts after the directory (four zero bytes alone
+    /// start too many things to be enough).
+    private static func isIconDirectory(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 22, bytes[0] == 0, bytes[1] == 0, bytes[2] == 1 || bytes[2] == 2, bytes[3] == 0 else { return false }
+        let count = Int(bytes[4]) | Int(bytes[5]) << 8
+        guard (1...256).contains(count), bytes[9] == 0 else { return false }
+        let size = Int(bytes[14]) | Int(bytes[15]) << 8 | Int(bytes[16]) << 16 | Int(bytes[17]) << 24
+        let offset = Int(bytes[18]) | Int(bytes[19]) << 8 | Int(bytes[20]) << 16 | Int(bytes[21]) << 24
+        return size > 0 && offset >= 6 + 16 * count
+    }
+
+    /// Whether `bytes` (the first 64 or fewer) are the start of an SVG
+    /// document: after an optional UTF-8 byte order mark and white space,
+    /// `<svg`, or an XML declaration, comment or doctype followed within
+    /// these bytes by `<svg` or `<!DOCTYPE svg`.
+    private static func isSVGText(_ bytes: [UInt8]) -> Bool {
+        var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        while start < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start]) { start += 1 }
+        let text = String(decoding: bytes[start...], as: UTF8.self)
+        if text.hasPrefix("<svg") { return true }
+        guard text.hasPrefix("<?xml") || text.hasPrefix("<!--") || text.hasPrefix("<!DOCTYPE") else { return false }
+        return text.contains("<svg") || text.contains("<!DOCTYPE svg")
     }
 
     /// Reads the major brand and compatible brands of an `ftyp` box.
@@ -83,6 +120,9 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
         case .avif: "image/avif"
         case .tiff: "image/tiff"
         case .bmp: "image/bmp"
+        case .jxl: "image/jxl"
+        case .ico: "image/x-icon"
+        case .svg: "image/svg+xml"
         case .unknown: "application/octet-stream"
         }
     }

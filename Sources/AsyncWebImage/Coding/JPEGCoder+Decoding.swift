@@ -8,6 +8,19 @@ extension JPEGCoder {
         /// A preview of a download in progress: decode what is there (libjpeg
         /// fills what is missing) and mark the image as a preview.
         case partialAllowed
+        /// A final image from whatever libjpeg decodes, warnings or not
+        /// (``JPEGCoder/DamagedDataPolicy/decodeAvailable``).
+        case bestEffort
+        /// A final image from a file that lacked only its EOI marker, decoded
+        /// with one appended: any warning at all fails it, since TurboJPEG
+        /// reports only the first and a harmless one could hide the
+        /// "premature end of data segment" of a scan cut short.
+        case requiredWithoutWarnings
+
+        /// Whether the result is a final image (colour managed, not a preview).
+        var isFinal: Bool { self != .partialAllowed }
+        /// Whether truncation and damage are checked (and fail the decode).
+        var checksIntegrity: Bool { self == .required || self == .requiredWithoutWarnings }
     }
 
     /// Decodes JPEG bytes: header, pixel limit, DCT-scaled decompression
@@ -82,18 +95,29 @@ extension JPEGCoder {
         var markers = JPEGMarkerScanner(recordingScans: true)
         try? markers.advance(jpeg, stopAtFirstScan: true)
         let orientation = markers.orientation ?? .up
-        if completeness == .required {
+        if completeness.checksIntegrity {
             try checkLength(jpeg, frame: markers.frame, declared: header.size)
         }
         // Every scan is counted before libjpeg decodes one: a small file may
         // declare thousands, each a pass over the whole frame.
         let walk = Result { () throws(ImageError) in try markers.advance(jpeg) }
-        if completeness == .required {
+        if completeness.checksIntegrity {
             if !endsWithEOI(jpeg) {
                 // Trailing bytes after EOI, or a truncated download: tell them
                 // apart before allocating pixels for a decode that would fail.
                 try walk.get()
-                guard markers.sawEndOfImage else { throw .undecodable(.jpeg, "truncated data: no EOI marker") }
+                if !markers.sawEndOfImage {
+                    guard markers.endsInsideSoleSequentialScan else {
+                        throw .undecodable(.jpeg, "truncated data: no EOI marker")
+                    }
+                    // Perhaps only the EOI marker is missing: with one appended, a
+                    // sequential scan that ends early still makes libjpeg warn
+                    // ("premature end of data segment"), which fails below.
+                    let sealed = [UInt8](jpeg) + [0xFF, 0xD9]
+                    return try sealed.withUnsafeBytes { bytes in
+                        Result { () throws(ImageError) in try decodeImage(bytes, options: options, completeness: .requiredWithoutWarnings) }
+                    }.get()
+                }
             } else if !markers.sawEndOfImage {
                 // Markers the walk cannot follow to the EOI at the end: the
                 // scans past that point are uncounted, so libjpeg is not
@@ -107,19 +131,19 @@ extension JPEGCoder {
         let target = options.targetSize(forStored: header.size, orientation: orientation)
         let scale = target.map { JPEGScale.smallestCovering($0, from: header.size) } ?? .one
         var pruned: [UInt8]?
-        if completeness == .required, scale == .eighth, markers.frame?.marker == 0xC2 {
+        if completeness.checksIntegrity, scale == .eighth, markers.frame?.marker == 0xC2 {
             // A progressive thumbnail at 1/8 needs a fraction of the scans.
             pruned = JPEGScanPruner.eighthScaleStream(jpeg, scanner: markers)
         }
         // Colour: previews are never converted; a CMYK profile is applied
         // while converting to RGB, any other at the end (ColorManager).
-        let colorProfile = completeness == .required
+        let colorProfile = completeness.isFinal
             ? JPEGICCProfileReader.profile(in: jpeg, limit: options.maximumColorProfileBytes) : nil
         let cmykPlan = header.isCMYK ? ColorManager.cmykPlan(profile: colorProfile, options: options) : nil
         // An RGB image that is not resampled after the decode converts in
         // place, in the buffer TurboJPEG fills (hot in cache, no second one).
         let resamples = target.map { $0 != scale.apply(to: header.size) } ?? false
-        let inPlace = completeness == .required && !header.isCMYK && !header.isGray && !resamples
+        let inPlace = completeness.isFinal && !header.isCMYK && !header.isGray && !resamples
             ? ColorManager.inPlaceTransform(profile: colorProfile, layout: .rgb, options: options) : nil
         var (image, warning) = if let pruned {
             try pruned.withUnsafeBytes { bytes in
@@ -131,7 +155,8 @@ extension JPEGCoder {
             try decompress(jpeg, header: header, scale: scale, handle: handle, cmykPlan: cmykPlan, converting: inPlace)
         }
 
-        if let warning, completeness == .required {
+        if let warning, completeness.checksIntegrity {
+            guard completeness == .required else { throw .undecodable(.jpeg, "truncated or corrupt data: no EOI marker (\(warning))") }
             try judge(warning: warning)
         }
         if let target, target != image.size {
@@ -141,7 +166,7 @@ extension JPEGCoder {
         image = options.applyOrientation ? image.applyingOrientation() : image
         if let cmykPlan { return image.with(colorProfile: nil, conversion: cmykPlan.conversion) }
         if inPlace != nil { return image.with(colorProfile: nil, conversion: .converted) }
-        return completeness == .required ? ColorManager.manage(image, profile: colorProfile, options: options) : image
+        return completeness.isFinal ? ColorManager.manage(image, profile: colorProfile, options: options) : image
     }
 
     /// Decompresses at `scale` into a new image, converting CMYK to RGB, and

@@ -26,15 +26,54 @@ public import Foundation
 /// inside a scan, before a restart marker, are damage and fail. Garbage that
 /// libjpeg decodes as valid codes in a scan without restart markers cannot
 /// be told from a good file and decodes (as in browsers and ImageIO). A
-/// file missing only its final EOI marker counts as truncated. The
+/// sequential file missing only its final EOI marker decodes: it is decoded
+/// with the marker appended, and a scan that really ends early still warns
+/// and fails (a progressive file cut between scans cannot be told from a
+/// complete one that way, so without EOI it fails). The
 /// ``JPEGProgressiveDecoder`` from ``makeProgressiveDecoder(options:)``
 /// turns partial data into previews instead.
+///
+/// ### Why refuse, and how not to
+/// Browsers show whatever part of a damaged JPEG decodes, and so do djpeg
+/// and libvips by default (a warning, grey or smeared where data is
+/// missing; libvips refuses only with `fail_on`). A library that feeds
+/// caches and thumbnail servers should not store a half-grey image as the
+/// final one, so ``DamagedDataPolicy/refuse`` is the default. Register
+/// `JPEGCoder(damagedDataPolicy: .decodeAvailable)` (it goes in front of
+/// the built-in one) to decode as djpeg and libvips do:
+///
+/// ```swift
+/// configuration.coders.add(JPEGCoder(damagedDataPolicy: .decodeAvailable))
+/// ```
 ///
 /// - Important: a stateless value: every call makes its own TurboJPEG
 ///   handle, so one coder may decode and encode on any number of threads.
 public struct JPEGCoder: ImageDecoding, ImageEncoding {
+    /// What a full decode does with data libjpeg can only decode with a
+    /// warning that costs pixels: a file cut short (no EOI marker, a scan
+    /// that ends early), bad entropy codes, bytes left over inside a scan.
+    public enum DamagedDataPolicy: Sendable, Hashable {
+        /// Fail with ``ImageError/undecodable(_:_:)`` (the default): a final
+        /// image is never partly grey. Harmless warnings (bytes between
+        /// segments, odd JFIF or Adobe fields) and a sequential file
+        /// missing only its EOI marker still decode.
+        case refuse
+        /// Decode what libjpeg decodes, filling what is missing as it does
+        /// (grey), as djpeg, browsers and libvips's default do. Data that is
+        /// not a JPEG, or has no frame header, still fails.
+        case decodeAvailable
+    }
+
+    /// What a full decode does with damaged or truncated data;
+    /// ``DamagedDataPolicy/refuse`` by default.
+    public var damagedDataPolicy: DamagedDataPolicy
+
     /// Creates the coder.
-    public init() {}
+    ///
+    /// - Parameter damagedDataPolicy: ``DamagedDataPolicy/refuse`` by default.
+    public init(damagedDataPolicy: DamagedDataPolicy = .refuse) {
+        self.damagedDataPolicy = damagedDataPolicy
+    }
 
     /// Whether `data` starts with the JPEG signature (`FF D8 FF`).
     public func canDecode(_ data: Data) -> Bool { ImageFormat.detect(data) == .jpeg }
@@ -54,7 +93,7 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
     ///   when applying it.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         try data.withUnsafeBytes { bytes throws(ImageError) in
-            try Self.decodeImage(bytes, options: options, completeness: .required)
+            try Self.decodeImage(bytes, options: options, completeness: damagedDataPolicy == .refuse ? .required : .bestEffort)
         }
     }
 

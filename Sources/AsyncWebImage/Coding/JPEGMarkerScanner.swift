@@ -198,6 +198,15 @@ struct JPEGMarkerScanner: Sendable {
     /// Whether the end-of-image marker has been seen.
     var sawEndOfImage: Bool { phase == .end }
 
+    /// Whether the data seen so far ends inside the entropy-coded data of
+    /// a sequential frame's first scan, which covers every component (when
+    /// recording): the shape of a one-scan file that lacks only its EOI
+    /// marker, whose scan libjpeg can then tell complete or cut short.
+    var endsInsideSoleSequentialScan: Bool {
+        guard phase == .entropy, completedScans == 0, let frame, !frame.isProgressive, let pendingScan else { return false }
+        return pendingScan.componentIDs.count == frame.components.count
+    }
+
     /// Examines the bytes from ``offset`` to the end of `bytes`, which must
     /// extend (not replace) the bytes given before.
     ///

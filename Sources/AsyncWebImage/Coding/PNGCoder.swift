@@ -12,7 +12,11 @@ import CSpng
 /// by converting to sRGB (`ColorManager`, ``ImageDecodingOptions/keepsColorProfile``;
 /// previews are not converted). The
 /// orientation comes from an eXIf chunk when there is one. Animated PNGs
-/// (APNG) decode to their default image, as by any non-APNG decoder.
+/// (APNG) decode to their default image, as by any non-APNG decoder —
+/// except an animation of one frame behind a hidden default image (no
+/// `fcTL` before the `IDAT`), which no frame decoder plays: it decodes to
+/// that frame, as APNG viewers show it (to the default image when the
+/// animation is broken, the APNG specification's fallback).
 ///
 /// Safety on hostile input:
 /// - the header is read and ``ImageDecodingOptions/maxPixelCount`` checked
@@ -25,7 +29,8 @@ import CSpng
 ///   ``ImageError/undecodable(_:_:)`` instead of inflating; image data is
 ///   inflated only into the pixel buffer, so an IDAT bomb cannot grow memory;
 /// - CRC and Adler-32 mismatches are errors, in ancillary chunks too (libspng
-///   would drop a damaged ancillary chunk silently by default);
+///   would drop a damaged ancillary chunk silently by default), and in the
+///   chunks after the image data, which libspng's decode stops short of;
 /// - a truncated file is an error, ``ImageError/undecodable(_:_:)`` whose
 ///   message starts with "truncated", unless all of its image data arrived
 ///   (a file cut after its last IDAT decodes).
@@ -81,6 +86,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
     ///   ``ImageError/undecodable(_:_:)`` with libspng's message for anything
     ///   else (including data that is not PNG at all).
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
+        if let frame = try Self.onlyFrameBehindHiddenDefaultImage(data, options: options) { return frame }
         let (image, target) = try data.withUnsafeBytes { buffer -> (Image, PixelSize?) in
             let context = try SpngContext(decoding: buffer)
             // The header alone first: nothing else is read or allocated for an oversized image.
@@ -105,6 +111,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             case .resample(let size):
                 decoded = try Self.decodeResampling(context, png: buffer, plan: plan, target: size, maximumInflatedBytes: inflateLimit)
             }
+            try context.checkChunksAfterImageData()
             // Some writers put eXIf after the image data; libspng has read it by now.
             // Its orientation then decides the target (a rare case where a
             // shrunk image may be resampled up a little).

@@ -101,6 +101,25 @@ final class SpngContext {
         return true
     }
 
+    /// Reads the chunks after the image data once libspng has decoded it,
+    /// and throws when one of them is damaged.
+    ///
+    /// libspng's decode ends at the last row, before the CRC of the IDAT
+    /// chunk holding the end of the zlib stream is read, so a damaged last
+    /// IDAT (its zlib stream intact) would pass; any getter then reads on
+    /// to `IEND`, checking that CRC and the later chunks'. Running out of
+    /// data there is no error: all of the image data arrived. Before the
+    /// image is decoded (libdeflate's path read the pixels, with every IDAT
+    /// CRC checked) this reads nothing new.
+    ///
+    /// - Throws: ``ImageError/undecodable(_:_:)`` with libspng's message.
+    func checkChunksAfterImageData() throws(ImageError) {
+        var exif = spng_exif()
+        let code = spng_get_exif(raw, &exif)
+        guard code != 0, code != SPNG_ECHUNKAVAIL.rawValue, !Self.isEndOfData(code) else { return }
+        throw error(code)
+    }
+
     /// The orientation of an eXIf chunk, or `.up` when there is none or it
     /// cannot be read. eXIf is bounded by the chunk limits above.
     func exifOrientation() -> ImageOrientation {

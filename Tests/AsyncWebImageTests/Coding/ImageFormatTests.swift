@@ -18,6 +18,19 @@ struct ImageFormatTests {
         ([0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0], .tiff),
         ([0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8], .tiff),
         ([0x42, 0x4D, 0x46, 0, 0, 0, 0, 0, 0, 0, 0x36, 0, 0, 0, 40, 0, 0, 0], .bmp),
+        ([0xFF, 0x0A, 0xFA, 0x1F], .jxl),
+        ([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A, 0, 0, 0, 0x14], .jxl),
+        // ICO: one 16×16 entry of 1,128 bytes at offset 22; CUR the same with type 2
+        ([0, 0, 1, 0, 1, 0, 16, 16, 0, 0, 1, 0, 32, 0, 0x68, 0x04, 0, 0, 22, 0, 0, 0], .ico),
+        ([0, 0, 2, 0, 1, 0, 16, 16, 0, 0, 1, 0, 1, 0, 0x68, 0x04, 0, 0, 22, 0, 0, 0], .ico),
+        (Array("<svg xmlns=\"http://www.w3.org/2000/svg\"/>".utf8), .svg),
+        ([0xEF, 0xBB, 0xBF] + Array("\n  <svg width=\"1\"".utf8), .svg),
+        (Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=".utf8), .svg),
+        (Array("<?xml version=\"1.0\"?><!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\"".utf8), .svg),
+        (Array("<!-- drawn by hand --><svg>".utf8), .svg),
+        (Array("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel>".utf8), .unknown),
+        // Four zero bytes and a count, but the entry points inside the directory: not an icon
+        ([0, 0, 1, 0, 1, 0, 16, 16, 0, 0, 1, 0, 32, 0, 0x68, 0x04, 0, 0, 4, 0, 0, 0], .unknown),
     ] as [([UInt8], ImageFormat)])
     func detects(bytes: [UInt8], expected: ImageFormat) {
         #expect(ImageFormat.detect(Data(bytes)) == expected)
@@ -48,5 +61,7 @@ struct ImageFormatTests {
         #expect(ImageFormat.detect(data[0..<8]) == .png)
         #expect(ImageFormat.png.mimeType == "image/png")
         #expect(ImageFormat.jpeg.fileExtension == "jpg")
+        #expect(ImageFormat.jxl.mimeType == "image/jxl" && ImageFormat.ico.mimeType == "image/x-icon")
+        #expect(ImageFormat.svg.mimeType == "image/svg+xml" && ImageFormat.svg.fileExtension == "svg")
     }
 }

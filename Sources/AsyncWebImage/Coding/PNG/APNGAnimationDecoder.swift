@@ -222,8 +222,8 @@ final class APNGAnimationDecoder: AnimatedFrameDecoder {
 
 extension PNGCoder: AnimatedImageDecoding {
     /// A frame decoder for an APNG (an `acTL` chunk before the image data)
-    /// of more than one frame; `nil` for a plain PNG or an APNG of one
-    /// frame, which ``decode(_:options:)`` decodes (its default image).
+    /// of more than one frame; `nil` for a plain PNG, an APNG of one frame
+    /// (``decode(_:options:)`` decodes it), or a broken animation.
     ///
     /// The chunks are walked first, without inflating: canvas, play count,
     /// each frame's delay (`delay_num`/`delay_den` seconds, a 0 denominator
@@ -231,19 +231,45 @@ extension PNGCoder: AnimatedImageDecoding {
     /// ``ImageDecodingOptions/maxAnimationPixelCount`` are checked before any
     /// pixel buffer. Frames come full-canvas, RGBA8, straight alpha.
     ///
-    /// - Throws: ``ImageError/undecodable(_:_:)`` (message "APNG: …") when
-    ///   the animation is broken: sequence numbers out of order, a frame
-    ///   outside the canvas, a frame count other than `acTL`'s. The APNG
-    ///   specification then asks viewers for the default image, which
-    ///   ``decode(_:options:)`` still gives. Damaged data in one frame fails
-    ///   only that frame (earlier frames stay valid).
+    /// A broken animation — sequence numbers out of order, a frame outside
+    /// the canvas, a frame count other than `acTL`'s, a damaged animation
+    /// chunk — is not an error here: the APNG specification then asks
+    /// viewers for the default image, so this returns `nil` and
+    /// ``decode(_:options:)`` gives that image. Damaged data in one frame of
+    /// a sound animation fails only that frame (earlier frames stay valid).
+    ///
+    /// - Throws: ``ImageError/tooLarge(_:limit:actual:)`` over the limits;
+    ///   ``ImageError/undecodable(_:_:)`` for data that is not PNG.
     public func makeAnimatedFrameDecoder(_ data: Data, options: ImageDecodingOptions) throws -> (any AnimatedFrameDecoder)? {
         guard canDecode(data) else { throw ImageError.undecodable(.png, "not a PNG") }
-        let container = try data.withUnsafeBytes { png throws -> APNGContainer? in
-            guard APNGContainer.isAnimated(png) else { return nil }
-            return try APNGContainer(png)
-        }
-        guard let container, APNGAnimationDecoder.durations(of: container).count > 1 else { return nil }
+        guard let container = Self.animation(in: data), APNGAnimationDecoder.durations(of: container).count > 1 else { return nil }
         return try APNGAnimationDecoder(data, container: container, options: options)
+    }
+
+    /// The animation of an APNG, or `nil` for a plain PNG or an animation
+    /// the specification says to replace by its default image.
+    static func animation(in data: Data) -> APNGContainer? {
+        data.withUnsafeBytes { png in
+            guard APNGContainer.isAnimated(png) else { return nil }
+            return try? APNGContainer(png)
+        }
+    }
+
+    /// The animation's only frame, resampled and oriented as the options
+    /// ask, when `data` is an APNG of one frame behind a hidden default
+    /// image — an animation ``makeAnimatedFrameDecoder(_:options:)`` does
+    /// not play, whose picture is that frame, not the default image that
+    /// only decoders without APNG support are meant to show. `nil`
+    /// otherwise, and when the frame cannot be decoded (the default image
+    /// is then the fallback, as for any broken animation).
+    ///
+    /// - Throws: ``ImageError/tooLarge(_:limit:actual:)`` over the limits.
+    static func onlyFrameBehindHiddenDefaultImage(_ data: Data, options: ImageDecodingOptions) throws -> Image? {
+        guard let container = animation(in: data), !container.defaultImageIsFrame,
+              APNGAnimationDecoder.durations(of: container).count == 1, container.frames.count == 1
+        else { return nil }
+        let decoder = try APNGAnimationDecoder(data, container: container, options: options)
+        guard let frame = try? decoder.decodeNextFrame() else { return nil }
+        return finish(frame, target: options.targetSize(forStored: frame.size, orientation: .up), options: options)
     }
 }

@@ -49,6 +49,11 @@ struct APNGContainer {
     /// Whether the data ended before `IEND`: the frames whose data is all
     /// there play, the first one that is not fails.
     var isTruncated = false
+    /// Whether the `IDAT` image is the animation's first frame (an `fcTL`
+    /// precedes it). When it is not, the default image is hidden: viewers
+    /// that play APNG never show it, and the still image is the first
+    /// `fdAT` frame.
+    var defaultImageIsFrame = false
 
     /// Whether `png` has an `acTL` chunk before its image data (the only
     /// place the specification lets it be). Reads chunk headers only.
@@ -99,7 +104,9 @@ struct APNGContainer {
             }
             let payload = UnsafeRawBufferPointer(rebasing: png[dataStart..<(dataStart + length)])
             let isAnimationChunk = type == Self.fourCC("acTL") || type == Self.fourCC("fcTL") || type == Self.fourCC("fdAT")
-            if isAnimationChunk || type == Self.fourCC("IHDR") {
+            // IDAT too: a frame's PNG is rebuilt with fresh CRCs, so a damaged
+            // default-image chunk would otherwise pass unnoticed.
+            if isAnimationChunk || type == Self.fourCC("IHDR") || type == Self.fourCC("IDAT") {
                 let stored = Self.readUInt32(png, dataStart + length)
                 let computed = UInt32(libdeflate_crc32(0, png.baseAddress! + offset + 4, length + 4))
                 guard stored == computed else { throw fail("CRC mismatch in a \(Self.name(type)) chunk") }
@@ -165,6 +172,7 @@ struct APNGContainer {
         playCount = control.plays
         guard canvasWidth > 0, canvasHeight > 0 else { throw fail("the header declares \(canvasWidth)×\(canvasHeight) pixels") }
         if let current { frames.append(current) }
+        defaultImageIsFrame = defaultIsFrame
         isTruncated = !ended
         if ended {
             guard frames.count == declaredFrameCount else {

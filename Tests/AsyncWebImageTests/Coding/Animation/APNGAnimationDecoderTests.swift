@@ -41,7 +41,7 @@ struct APNGAnimationDecoderTests {
         #expect(try coder.makeAnimatedFrameDecoder(try fixture("png", "rgba8.png"), options: .init()) == nil)
     }
 
-    @Test("sequence numbers out of order: a typed error from the animated API, the default image from decode")
+    @Test("sequence numbers out of order: the container's typed error, no frame decoder, the default image from decode")
     func sequenceOutOfOrder() throws {
         // Given ops.png with the second fcTL's sequence number changed (CRC fixed)
         var bytes = [UInt8](try fixture("animation", "ops.png"))
@@ -50,31 +50,36 @@ struct APNGAnimationDecoderTests {
         bytes[chunks[1] + 8 + 3] = 9
         resealChunk(&bytes, at: chunks[1])
 
-        // Then the animated API refuses it, the still one shows the default image
+        // Then the container refuses it, so there is no animation (the APNG
+        // specification's fallback) and the still decode shows the default image
         #expect(throws: ImageError.undecodable(.png, "APNG: sequence numbers out of order at an fcTL")) {
-            try coder.makeAnimatedFrameDecoder(Data(bytes), options: .init())
+            try Data(bytes).withUnsafeBytes { try APNGContainer($0) }
         }
+        #expect(try coder.makeAnimatedFrameDecoder(Data(bytes), options: .init()) == nil)
         let still = try coder.decode(Data(bytes), options: .init())
         #expect(try PAMReference("animation", "ops-apng-0").maximumDifference(from: still) == 0)
     }
 
-    @Test("a frame outside the canvas and a frame count other than acTL's are typed errors")
+    @Test("a frame outside the canvas and a frame count other than acTL's: the container's typed errors, no frame decoder")
     func brokenControl() throws {
         var outside = [UInt8](try fixture("animation", "ops.png"))
         let chunk = fcTLOffsets(outside)[2]
         outside[chunk + 8 + 12 + 3] = 25  // x = 25, + 8 wide > 30
         resealChunk(&outside, at: chunk)
         #expect(throws: ImageError.undecodable(.png, "APNG: frame 2 (8×8 at 25,8) is outside the canvas")) {
-            try coder.makeAnimatedFrameDecoder(Data(outside), options: .init())
+            try Data(outside).withUnsafeBytes { try APNGContainer($0) }
         }
+        #expect(try coder.makeAnimatedFrameDecoder(Data(outside), options: .init()) == nil)
 
         var count = [UInt8](try fixture("animation", "ops.png"))
         let acTL = try #require(chunkOffset("acTL", in: count))
         count[acTL + 8 + 3] = 7
         resealChunk(&count, at: acTL)
         #expect(throws: ImageError.undecodable(.png, "APNG: acTL declares 7 frames, the file has 5")) {
-            try coder.makeAnimatedFrameDecoder(Data(count), options: .init())
+            try Data(count).withUnsafeBytes { try APNGContainer($0) }
         }
+        #expect(try coder.makeAnimatedFrameDecoder(Data(count), options: .init()) == nil)
+        #expect(try ImageCoderRegistry.builtIn.decode(Data(count)).animation == nil)
     }
 
     @Test("damaged data in frame 3: frames 0–2 decode, frame 3 throws a typed error")

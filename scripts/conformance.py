@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Scores AsyncWebImage, Pillow and pyvips on public conformance suites.
+
+Run by scripts/conformance (which builds awi-decode first). Each suite is a
+folder of public files that no one here wrote, brought next to the checkout
+and never committed (see scripts/conformance for where each comes from).
+A file passes when the decoder's pixels equal the reference decoder's
+(8-bit RGBA; fully transparent pixels compare by alpha only), or when both
+refuse it. Crashes of awi-decode are counted separately.
+
+  suite   reference
+  png     ImageMagick (libpng), raw samples (no gamma/ICC conversion)
+  apng    the APNG test set's own rule: the last frame shows green, no red
+  gif     the suite's expected frames (.rgba / .png next to each .conf)
+  jpeg    djpeg
+  webp    dwebp
+  avif    avifdec --no-strict (8-bit)
+"""
+import configparser, os, subprocess, sys, tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DECODE = Path(os.environ.get("AWI_DECODE", ROOT / ".build" / "debug" / "awi-decode"))
+
+def read_pam(path):
+    data = Path(path).read_bytes()
+    end = data.index(b"ENDHDR\n")
+    fields = dict(line.split(" ", 1) for line in data[:end].decode().splitlines() if " " in line)
+    return int(fields["WIDTH"]), int(fields["HEIGHT"]), data[end + 7:]
+
+def same(a, b, tolerance=0):
+    if a is None or b is None:
+        return a is None and b is None
+    (w1, h1, p1), (w2, h2, p2) = a, b
+    if (w1, h1) != (w2, h2) or len(p1) != len(p2):
+        return False
+    for i in range(0, len(p1), 4):
+        if p1[i + 3] == 0 and p2[i + 3] == 0:
+            continue
+        for c in range(4):
+            if abs(p1[i + c] - p2[i + c]) > tolerance:
+                return False
+    return True
+
+def magick(path, out):
+    r = subprocess.run(["/usr/bin/convert", str(path) + "[0]", "-depth", "8", "-alpha", "on", "pam:" + str(out)], capture_output=True)
+    return read_pam(out) if r.returncode == 0 and Path(out).exists() and Path(out).stat().st_size > 0 else None
+
+def via_png(command, out_png, out_pam):
+    r = subprocess.run(command, capture_output=True)
+    if r.returncode not in (0, 2) or not Path(out_png).exists() or Path(out_png).stat().st_size == 0:
+        return None
+    return magick(out_png, out_pam)
+
+def pillow(path, frame=None):
+    from PIL import Image
+    try:
+        with Image.open(path) as im:
+            if frame == "last":
+                im.seek(getattr(im, "n_frames", 1) - 1)
+            elif isinstance(frame, int):
+                im.seek(frame)
+            im.load()
+            rgba = im.convert("RGBA")
+            return rgba.width, rgba.height, rgba.tobytes()
+    except Exception:
+        return None
+
+def vips(path, page=None):
+    import pyvips
+    try:
+        kwargs = {}
+        if page == "last":
+            n = pyvips.Image.new_from_file(str(path)).get_n_pages()
+            kwargs["page"] = max(0, n - 1)
+        elif isinstance(page, int):
+            kwargs["page"] = page
+        im = pyvips.Image.new_from_file(str(path), **kwargs)
+        if im.format != "uchar":
+            im = im.cast("uchar") if im.interpretation not in ("rgb16", "grey16") else (im / 257).cast("uchar")
+        if im.bands == 1: im = im.bandjoin([im, im, 255])
+        elif im.bands == 2: im = im[0].bandjoin([im[0], im[0], im[1]])
+        elif im.bands == 3: im = im.bandjoin(255)
+        elif im.bands > 4: im = im[:4]
+        return im.width, im.height, im.write_to_memory()
+    except Exception:
+        return None
+
+def awi(files, out, extra=()):
+    r = subprocess.run([str(DECODE), *extra, str(out), *map(str, files)], capture_output=True)
+    return r.returncode
+
+def awi_result(out, name, frame=None):
+    path = out / (name + (f".{frame}" if frame is not None else "") + ".pam")
+    return read_pam(path) if path.exists() else None
+
+def score(suite, files, reference, awi_extra=(), frames=None):
+    work = Path(tempfile.mkdtemp(prefix=f"conformance-{suite}-"))
+    out = work / "awi"
+    crashed = 0
+    for f in files:  # one process per file: a crash costs one file, and is counted
+        if awi([f], out, awi_extra) != 0:
+            crashed += 1
+    results = {"awi": 0, "pillow": 0, "pyvips": 0}
+    failures = {"awi": [], "pillow": [], "pyvips": []}
+    for f in files:
+        ref = reference(f, work)
+        candidates = {"awi": awi_result(out, f.name), "pillow": pillow(f), "pyvips": vips(f)}
+        for name, got in candidates.items():
+            if same(got, ref):
+                results[name] += 1
+            else:
+                failures[name].append(f.name)
+    return results, failures, crashed, len(files)
+
+def png_suite(directory):
+    files = sorted(Path(directory).glob("*.png"))
+    return score("png", files, lambda f, w: magick(f, w / (f.name + ".ref.pam")), awi_extra=("--keep-profile",))
+
+def jpeg_suite(directory):
+    files = sorted(p for p in Path(directory).iterdir() if p.suffix.lower() in (".jpg", ".jpeg"))
+    ref = lambda f, w: via_png(["sh", "-c", f"djpeg -pnm '{f}' > '{w / (f.name + '.ppm')}'"], w / (f.name + ".ppm"), w / (f.name + ".ref.pam"))
+    return score("jpeg", files, ref)
+
+def webp_suite(directory):
+    files = sorted(Path(directory).glob("*.webp"))
+    ref = lambda f, w: via_png(["dwebp", str(f), "-pam", "-o", str(w / (f.name + ".ref.pam"))], w / (f.name + ".ref.pam"), w / (f.name + ".ref2.pam"))
+    return score("webp", files, ref)
+
+def avif_suite(directory):
+    files = sorted(Path(directory).rglob("*.avif"))
+    ref = lambda f, w: via_png(["avifdec", "--no-strict", "-d", "8", str(f), str(w / (f.name + ".png"))], w / (f.name + ".png"), w / (f.name + ".ref.pam"))
+    return score("avif", files, ref)
+
+def gif_suite(directory):
+    directory = Path(directory)
+    tests = [t.strip() for t in (directory / "TESTS").read_text().splitlines() if t.strip()]
+    work = Path(tempfile.mkdtemp(prefix="conformance-gif-"))
+    out = work / "awi"
+    results = {"awi": 0, "pillow": 0, "pyvips": 0}
+    failures = {"awi": [], "pillow": [], "pyvips": []}
+    crashed = 0
+    for test in tests:
+        conf = configparser.ConfigParser()
+        conf.read(directory / f"{test}.conf")
+        gif = directory / conf["config"]["input"]
+        if awi([gif], out, ("--frames",)) != 0:
+            crashed += 1
+        names = [n.strip() for n in conf["config"].get("frames", "").split(",") if n.strip()]
+        expected = []
+        for n in names:
+            section = conf[n]
+            if "pixels" in section:
+                w, h = int(conf["config"]["width"]), int(conf["config"]["height"])
+                expected.append((w, h, (directory / section["pixels"]).read_bytes()))
+            else:
+                expected.append(magick(directory / section["image"], work / f"{test}-{n}.pam"))
+        def frames_of(get):
+            return [get(i) for i in range(len(expected))] if expected else [get(0)]
+        n_awi = awi_result(out, gif.name)
+        awi_frames = [awi_result(out, gif.name, i) or (n_awi if i == 0 else None) for i in range(len(expected))] if expected else [n_awi]
+        candidates = {
+            "awi": awi_frames,
+            "pillow": frames_of(lambda i: pillow(gif, i)),
+            "pyvips": frames_of(lambda i: vips(gif, i)),
+        }
+        for name, got in candidates.items():
+            ok = all(g is None for g in got) if not expected else all(same(g, e) for g, e in zip(got, expected))
+            if ok:
+                results[name] += 1
+            else:
+                failures[name].append(test)
+    return results, failures, crashed, len(tests)
+
+def apng_suite(directory):
+    files = sorted(Path(directory).glob("*.png"))
+    work = Path(tempfile.mkdtemp(prefix="conformance-apng-"))
+    out = work / "awi"
+    results = {"awi": 0, "pillow": 0, "pyvips": 0}
+    failures = {"awi": [], "pillow": [], "pyvips": []}
+    crashed = 0
+    def green(img):
+        if img is None: return False
+        w, h, p = img
+        has_green = False
+        for i in range(0, len(p), 4):
+            r, g, b, a = p[i:i + 4]
+            if a > 128 and r > 128 and g < 100: return False
+            if a > 128 and g > 128 and r < 100: has_green = True
+        return has_green
+    for f in files:
+        if awi([f], out, ("--frames",)) != 0:
+            crashed += 1
+        last = None
+        index = 0
+        while (out / f"{f.name}.{index}.pam").exists():
+            last = awi_result(out, f.name, index)
+            index += 1
+        if last is None:
+            last = awi_result(out, f.name)
+        for name, got in {"awi": last, "pillow": pillow(f, "last"), "pyvips": vips(f, "last")}.items():
+            if green(got): results[name] += 1
+            else: failures[name].append(f.name)
+    return results, failures, crashed, len(files)
+
+SUITES = {"png": png_suite, "apng": apng_suite, "gif": gif_suite, "jpeg": jpeg_suite, "webp": webp_suite, "avif": avif_suite}
+
+if __name__ == "__main__":
+    root = Path(sys.argv[1])
+    chosen = sys.argv[2:] or list(SUITES)
+    print("| suite | files | AsyncWebImage | Pillow | pyvips | awi-decode crashes |")
+    print("|---|---|---|---|---|---|")
+    details = []
+    for suite in chosen:
+        directory = root / suite
+        if not directory.exists():
+            continue
+        results, failures, crashed, total = SUITES[suite](directory)
+        print(f"| {suite} | {total} | {results['awi']} | {results['pillow']} | {results['pyvips']} | {crashed} |", flush=True)
+        details.append((suite, failures))
+    for suite, failures in details:
+        print(f"\n{suite}: AsyncWebImage differs on: {', '.join(failures['awi']) or 'none'}")
