@@ -9,7 +9,8 @@ A file passes when the decoder's pixels equal the reference decoder's
 refuse it. Crashes of awi-decode are counted separately.
 
   suite   reference
-  png     ImageMagick (libpng), raw samples (no gamma/ICC conversion)
+  png     ImageMagick (libpng), raw samples (no gamma/ICC conversion on
+          either side: `-type` would make ImageMagick apply gAMA)
   apng    the APNG test set's own rule: the last frame shows green, no red
   gif     the suite's expected frames (.rgba / .png next to each .conf)
   jpeg    djpeg
@@ -23,10 +24,19 @@ ROOT = Path(__file__).resolve().parent.parent
 DECODE = Path(os.environ.get("AWI_DECODE", ROOT / ".build" / "debug" / "awi-decode"))
 
 def read_pam(path):
+    """An 8-bit PAM file as (width, height, RGBA bytes), whatever its depth."""
     data = Path(path).read_bytes()
     end = data.index(b"ENDHDR\n")
     fields = dict(line.split(" ", 1) for line in data[:end].decode().splitlines() if " " in line)
-    return int(fields["WIDTH"]), int(fields["HEIGHT"]), data[end + 7:]
+    width, height, depth = int(fields["WIDTH"]), int(fields["HEIGHT"]), int(fields["DEPTH"])
+    pixels = data[end + 7:]
+    if depth == 4:
+        return width, height, pixels
+    rgba = bytearray()
+    for i in range(0, width * height * depth, depth):
+        p = pixels[i:i + depth]
+        rgba += {1: bytes([p[0], p[0], p[0], 255]), 2: bytes([p[0], p[0], p[0], p[1]]), 3: bytes(p) + b"\xff"}[depth]
+    return width, height, bytes(rgba)
 
 def same(a, b, tolerance=0):
     if a is None or b is None:
@@ -43,7 +53,7 @@ def same(a, b, tolerance=0):
     return True
 
 def magick(path, out):
-    r = subprocess.run(["/usr/bin/convert", str(path) + "[0]", "-depth", "8", "-alpha", "on", "pam:" + str(out)], capture_output=True)
+    r = subprocess.run(["/usr/bin/convert", str(path) + "[0]", "-depth", "8", "pam:" + str(out)], capture_output=True)
     return read_pam(out) if r.returncode == 0 and Path(out).exists() and Path(out).stat().st_size > 0 else None
 
 def via_png(command, out_png, out_pam):
@@ -82,7 +92,7 @@ def vips(path, page=None):
         elif im.bands == 2: im = im[0].bandjoin([im[0], im[0], im[1]])
         elif im.bands == 3: im = im.bandjoin(255)
         elif im.bands > 4: im = im[:4]
-        return im.width, im.height, im.write_to_memory()
+        return im.width, im.height, bytes(im.write_to_memory())
     except Exception:
         return None
 

@@ -61,6 +61,9 @@ tiffcp "$work/page1.tif" "$work/page2.tif" "$work/page3.tif" tiff/multipage.tif
 $convert "$work/photo.png" ptif:tiff/pyramid.tif
 directories=$(identify tiff/pyramid.tif | wc -l)
 for directory in $(seq 1 $((directories - 1))); do tiffset -d $directory -s 254 1 tiff/pyramid.tif; done
+# The strip file with Orientation 6 (rotate 90° clockwise to display), set by tiffset.
+cp tiff/rgb8-strips.tif tiff/orientation6.tif
+tiffset -s 274 6 tiff/orientation6.tif
 for name in rgb8-strips rgba8-tiles rgba8-associated rgb16 gray16-tiles palette cmyk bilevel jpeg; do
     pam "tiff/$name.tif[0]" tiff/$name.pam
 done

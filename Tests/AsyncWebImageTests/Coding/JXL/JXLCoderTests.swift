@@ -32,11 +32,15 @@ struct JXLCoderTests {
         let thumbnail = try coder.decode(data, options: options)
         #expect(thumbnail.size == PixelSize(width: 80, height: 60))
         let full = ImageResampler.resample(try coder.decode(data, options: .init()), to: thumbnail.size)
-        var worst = 0
-        for y in 0..<60 { for x in 0..<80 {
-            worst = max(worst, zip(thumbnail.pixel(x: x, y: y)!, full.pixel(x: x, y: y)!).map { abs(Int($0) - Int($1)) }.max()!)
-        } }
-        #expect(worst <= 12, "\(worst)")
+        let (worst, mean) = Self.difference(thumbnail, full)
+        // The DC is each 8×8 block's average, upsampled by libjxl: close, not equal
+        #expect(worst <= 32 && mean <= 2, "worst \(worst), mean \(mean)")
+    }
+
+    /// The largest and the mean channel difference of two images of one size and format.
+    static func difference(_ a: Image, _ b: Image) -> (worst: Int, mean: Double) {
+        let differences = zip(a.pixels, b.pixels).map { abs(Int($0) - Int($1)) }
+        return (differences.max() ?? 0, Double(differences.reduce(0, +)) / Double(max(1, differences.count)))
     }
 
     @Test("a download in progress gives previews, then the final decode; nothing before the header")
@@ -74,7 +78,8 @@ struct JXLCoderTests {
         #expect(ImageFormat.detect(lossless) == .jxl)
         #expect(try coder.decode(lossless, options: .init()).hasSamePixels(as: source))
         let lossy = try coder.decode(try coder.encode(source, as: .jxl, quality: 0.9), options: .init())
-        #expect(try #require(PAMReference("jxl", "lossless-alpha").maximumDifference(from: lossy)) <= 40)
+        let (_, mean) = Self.difference(lossy, source)
+        #expect(lossy.pixelFormat == source.pixelFormat && mean <= 3, "mean \(mean)")
         let rotated = try coder.decode(try coder.encode(source.with(orientation: .right), as: .jxl, quality: 1), options: .init())
         #expect(rotated.orientation == .right)
         // djxl decodes what we wrote to the same pixels

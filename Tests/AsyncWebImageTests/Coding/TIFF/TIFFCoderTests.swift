@@ -59,6 +59,17 @@ struct TIFFCoderTests {
         #expect(coder.declaredSize(of: data) == PixelSize(width: 256, height: 192))
     }
 
+    @Test("the Orientation tag is reported, and applied on request")
+    func orientation() throws {
+        let data = try fixture("tiff", "orientation6.tif")
+        let stored = try coder.decode(data, options: .init())
+        #expect(stored.orientation == .right)
+        #expect(try PAMReference("tiff", "rgb8-strips").maximumDifference(from: stored) == 0)
+        let upright = try coder.decode(data, options: .init(applyOrientation: true))
+        #expect(upright.size == PixelSize(width: 32, height: 48))
+        #expect(upright.hasSamePixels(as: stored.applyingOrientation()))
+    }
+
     @Test("a strip thumbnail never exceeds its target and matches the full decode resampled")
     func stripThumbnail() throws {
         let data = try fixture("tiff", "rgb8-strips.tif")
