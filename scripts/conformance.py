@@ -29,13 +29,21 @@ def read_pam(path):
     end = data.index(b"ENDHDR\n")
     fields = dict(line.split(" ", 1) for line in data[:end].decode().splitlines() if " " in line)
     width, height, depth = int(fields["WIDTH"]), int(fields["HEIGHT"]), int(fields["DEPTH"])
+    maximum = int(fields.get("MAXVAL", "255"))
     pixels = data[end + 7:]
+    if maximum != 255:
+        pixels = bytes(v * 255 // maximum for v in pixels)
     if depth == 4:
         return width, height, pixels
     rgba = bytearray()
     for i in range(0, width * height * depth, depth):
         p = pixels[i:i + depth]
-        rgba += {1: bytes([p[0], p[0], p[0], 255]), 2: bytes([p[0], p[0], p[0], p[1]]), 3: bytes(p) + b"\xff"}[depth]
+        if depth == 1:
+            rgba += bytes([p[0], p[0], p[0], 255])
+        elif depth == 2:
+            rgba += bytes([p[0], p[0], p[0], p[1]])
+        else:
+            rgba += bytes(p) + b"\xff"
     return width, height, bytes(rgba)
 
 def same(a, b, tolerance=0):

@@ -106,7 +106,8 @@ struct BMPPixelDecoder {
         init(mask: UInt32) {
             self.mask = mask
             shift = mask == 0 ? 0 : UInt32(mask.trailingZeroBitCount)
-            bits = mask == 0 ? 0 : (mask >> shift).trailingZeroBitCount == 0 ? UInt32.bitWidth - (mask >> shift).leadingZeroBitCount : 0
+            // The mask's width (its set bits are contiguous in every real file).
+            bits = mask.nonzeroBitCount
         }
 
         /// The channel's value as 8 bits (0 without a mask): the top 8 bits

@@ -7,7 +7,8 @@
 //
 // For each FILE: OUTPUT_DIR/NAME.pam (the still decode), with --frames also
 // NAME.N.pam for every frame of an animation, or NAME.err holding the
-// ImageError. --keep-profile leaves embedded colour profiles unapplied. Exits 0 when every file was handled (decoded or refused).
+// ImageError. --keep-profile leaves embedded colour profiles unapplied.
+// Exits 0 when every file was handled (decoded or refused).
 import AsyncWebImage
 import AsyncWebImageAVIF
 import AsyncWebImageAllFormats

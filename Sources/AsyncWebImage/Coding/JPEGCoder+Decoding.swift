@@ -42,15 +42,18 @@ extension JPEGCoder {
     /// extraneous bytes between markers, an unknown JFIF revision or Adobe
     /// transform code, odd SOS parameters, an inconsistent progression, a
     /// bad ICC marker, a JFIF thumbnail of the wrong size. Every other
-    /// warning is an error: "Premature end of JPEG file" (the data ran out,
-    /// including a file that lacks only its EOI marker — libjpeg cannot
-    /// tell them apart), "premature end of data segment" (a scan ended
-    /// early), bad Huffman or arithmetic codes, a missing restart marker.
+    /// warning is an error: "Premature end of JPEG file" (the data ran out),
+    /// "premature end of data segment" (a scan ended early), bad Huffman or
+    /// arithmetic codes, a missing restart marker. A sequential file whose
+    /// data ends inside its one scan may lack only its EOI marker: it is
+    /// decoded again with the marker appended (``Completeness/requiredWithoutWarnings``),
+    /// where a scan that is really cut short still warns and fails.
     ///
     /// A truncated download is caught before libjpeg is involved: the
     /// markers of the whole data are walked (a `memchr` through the
     /// entropy-coded data), and without an EOI marker the decode fails
-    /// before any pixel memory is allocated; so does data ending with an EOI
+    /// before any pixel memory is allocated (unless it may lack only that
+    /// marker, as above); so does data ending with an EOI
     /// the walk cannot reach (a segment length below 2, which libjpeg would
     /// skip past, uncounted). The same walk counts the scans
     /// and the blocks they code, checked against
