@@ -18,6 +18,8 @@ refuse it. Crashes of awi-decode are counted separately.
           JPEGCoder(damagedDataPolicy: .decodeAvailable) registered)
   webp    dwebp
   avif    avifdec --no-strict (8-bit)
+  bmp     ImageMagick (the BMP Suite: good, questionable and bad files)
+  tiff    ImageMagick (libtiff)
 """
 import configparser, os, subprocess, sys, tempfile
 from pathlib import Path
@@ -254,8 +256,14 @@ def apng_suite(directory):
             else: failures[name].append(f.name)
     return results, failures, crashed, len(files)
 
+def magick_suite(directory, extensions):
+    """Every file with one of `extensions` (recursively) against ImageMagick's decode of its first image."""
+    files = sorted(p for p in Path(directory).rglob("*") if p.suffix.lower() in extensions)
+    return score("magick", files, lambda f, w: magick(f, w / (f.name + ".ref.pam")))
+
 SUITES = {
     "png": png_suite, "apng": apng_suite, "gif": gif_suite, "jpeg": jpeg_suite, "webp": webp_suite, "avif": avif_suite,
+    "bmp": lambda d: magick_suite(d, {".bmp"}), "tiff": lambda d: magick_suite(d, {".tif", ".tiff"}),
 }
 # The same folder scored with another option: `jpeg-decode-available` reads SUITES/jpeg.
 VARIANTS = {"jpeg-decode-available": ("jpeg", jpeg_decode_available_suite)}

@@ -3,10 +3,11 @@ public import AsyncWebImage
 
 /// Windows bitmap (BMP) decoding, in Swift.
 ///
-/// Reads the BMP variants browsers read: OS/2 core and Windows
+/// Reads the BMP variants browsers read: OS/2 core and 2.x and Windows
 /// INFO/V4/V5 headers; 1, 2, 4 and 8 bits per pixel through the palette,
 /// 16 and 32 with the default or the header's bit-field masks (alpha
-/// included), 24; bottom-up and top-down rows; RLE8 and RLE4. The result
+/// included, narrow fields widened by repeating their bits, as browsers
+/// do), 24; bottom-up and top-down rows; RLE8 and RLE4. The result
 /// is ``PixelFormat/rgb8``, or ``PixelFormat/rgba8`` (straight alpha) when
 /// alpha is real: a 32-bit pixel's fourth byte or an alpha mask counts
 /// unless it is 0 in every pixel (writers that leave it unset), and

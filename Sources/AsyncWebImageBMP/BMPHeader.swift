@@ -80,7 +80,8 @@ struct BMPHeader {
             compression = .none
             masks = bitsPerPixel == 16 ? (0x7C00, 0x03E0, 0x001F, 0) : (0x00FF_0000, 0x0000_FF00, 0x0000_00FF, 0)
         case 1, 2:
-            guard bitsPerPixel == (compressionCode == 1 ? 8 : 4), !isTopDown else { throw fail("run-length data of \(bitsPerPixel) bits per pixel") }
+            // Top-down run-length data breaks the rule, but browsers and ImageMagick read it.
+            guard bitsPerPixel == (compressionCode == 1 ? 8 : 4) else { throw fail("run-length data of \(bitsPerPixel) bits per pixel") }
             compression = compressionCode == 1 ? .runLength8 : .runLength4
             masks = (0, 0, 0, 0)
         case 3, 6:

@@ -134,7 +134,8 @@ struct BMPPixelDecoder {
         return (Channel(mask: header.masks.red), Channel(mask: header.masks.green), Channel(mask: header.masks.blue), Channel(mask: alphaMask))
     }
 
-    /// Run-length data (RLE8 or RLE4), bottom row first; returns whether
+    /// Run-length data (RLE8 or RLE4), bottom row first (top row first
+    /// for a top-down bitmap); returns whether
     /// every pixel was written. Runs past a row's end are cut there; data
     /// that ends early leaves the rest transparent, as browsers show it.
     private func decodeRunLength(_ bytes: UnsafeRawBufferPointer, into rgba: inout [UInt8]) -> Bool {
@@ -147,7 +148,7 @@ struct BMPPixelDecoder {
         var written = 0
         func put(_ index: Int) {
             guard x < width, row < height else { x += 1; return }
-            let o = ((height - 1 - row) * width + x) * 4
+            let o = ((header.isTopDown ? row : height - 1 - row) * width + x) * 4
             if index < paletteCount {
                 rgba[o] = palette[index * 3]; rgba[o + 1] = palette[index * 3 + 1]; rgba[o + 2] = palette[index * 3 + 2]
             } else {

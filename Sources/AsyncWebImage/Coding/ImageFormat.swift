@@ -59,7 +59,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
         // reserved header words to be zero and a known DIB header size.
         if starts(with: [0x42, 0x4D]) && bytes.count >= 18 && bytes[6...9].allSatisfy({ $0 == 0 }) {
             let dibSize = Int(bytes[14]) | Int(bytes[15]) << 8 | Int(bytes[16]) << 16 | Int(bytes[17]) << 24
-            if [12, 40, 52, 56, 64, 108, 124].contains(dibSize) { return .bmp }
+            if [12, 16, 40, 52, 56, 64, 108, 124].contains(dibSize) { return .bmp }
         }
         if isSVGText(bytes) { return .svg }
         return .unknown
