@@ -19,7 +19,7 @@ refuse it. Crashes of awi-decode are counted separately.
   webp    dwebp
   avif    avifdec --no-strict (8-bit)
   bmp     ImageMagick (the BMP Suite: good, questionable and bad files)
-  tiff    ImageMagick (libtiff)
+  tiff    ImageMagick (libtiff); 16-bit files within 1
 """
 import configparser, os, subprocess, sys, tempfile
 from pathlib import Path
@@ -31,7 +31,7 @@ def read_pam(path):
     """An 8-bit PAM file as (width, height, RGBA bytes), whatever its depth."""
     data = Path(path).read_bytes()
     end = data.index(b"ENDHDR\n")
-    fields = dict(line.split(" ", 1) for line in data[:end].decode().splitlines() if " " in line)
+    fields = dict(line.split(" ", 1) for line in data[:end].decode("latin-1").splitlines() if " " in line and not line.startswith("#"))
     width, height, depth = int(fields["WIDTH"]), int(fields["HEIGHT"]), int(fields["DEPTH"])
     maximum = int(fields.get("MAXVAL", "255"))
     pixels = data[end + 7:]
@@ -256,14 +256,19 @@ def apng_suite(directory):
             else: failures[name].append(f.name)
     return results, failures, crashed, len(files)
 
-def magick_suite(directory, extensions):
+def magick_suite(directory, extensions, tolerance=lambda f: 0):
     """Every file with one of `extensions` (recursively) against ImageMagick's decode of its first image."""
     files = sorted(p for p in Path(directory).rglob("*") if p.suffix.lower() in extensions)
-    return score("magick", files, lambda f, w: magick(f, w / (f.name + ".ref.pam")))
+    return score("magick", files, lambda f, w: magick(f, w / (f.name + ".ref.pam")), tolerance=tolerance)
+
+def tiff_sixteen_bit(f):
+    """1 for a TIFF of 16-bit samples (8-bit rounding against ImageMagick's truncation), else 0."""
+    info = subprocess.run(["tiffinfo", str(f)], capture_output=True, text=True, errors="replace").stdout
+    return 1 if "Bits/Sample: 16" in info else 0
 
 SUITES = {
     "png": png_suite, "apng": apng_suite, "gif": gif_suite, "jpeg": jpeg_suite, "webp": webp_suite, "avif": avif_suite,
-    "bmp": lambda d: magick_suite(d, {".bmp"}), "tiff": lambda d: magick_suite(d, {".tif", ".tiff"}),
+    "bmp": lambda d: magick_suite(d, {".bmp"}), "tiff": lambda d: magick_suite(d, {".tif", ".tiff"}, tiff_sixteen_bit),
 }
 # The same folder scored with another option: `jpeg-decode-available` reads SUITES/jpeg.
 VARIANTS = {"jpeg-decode-available": ("jpeg", jpeg_decode_available_suite)}
