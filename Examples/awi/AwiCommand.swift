@@ -142,10 +142,10 @@ struct AwiCommand: AsyncParsableCommand {
     /// Loads, encodes and writes the image; every failure becomes an ``AwiFailure``.
     private func load() async throws(AwiFailure) -> AwiReport {
         var transformers: [any ImageTransformer] = []
-        if let resize { transformers.append(ResizeTransformer(size: resize, mode: fit.mode)) }
-        if let rotate { transformers.append(RotateTransformer(degrees: rotate)) }
-        if let blur { transformers.append(BlurTransformer(radius: blur)) }
-        if grayscale { transformers.append(GrayscaleTransformer()) }
+        if let resize { transformers.append(ImageTransformers.Resize(size: resize, mode: fit.mode)) }
+        if let rotate { transformers.append(ImageTransformers.Rotate(degrees: rotate)) }
+        if let blur { transformers.append(ImageTransformers.Blur(radius: blur)) }
+        if grayscale { transformers.append(ImageTransformers.Grayscale()) }
 
         let disk = cacheDir.map { DiskStore(directory: URL(fileURLWithPath: $0)) } ?? DiskStore(name: "awi")
         var configuration = ImageLoader.Configuration(cache: ImageCache(memory: MemoryCache(), disk: disk))
@@ -160,7 +160,7 @@ struct AwiCommand: AsyncParsableCommand {
             // Checked in validate(): this cannot throw here.
             context.requestModifier = RequestModifier.headers((try? Self.headerFields(headers)) ?? [:])
         }
-        if !transformers.isEmpty { context.transformer = transformers.count == 1 ? transformers[0] : PipelineTransformer(transformers) }
+        if !transformers.isEmpty { context.transformer = transformers.count == 1 ? transformers[0] : ImageTransformers.Pipeline(transformers) }
         if noCache {
             context.queryCacheType = ImageCacheType.none
             context.storeCacheType = ImageCacheType.none

@@ -107,7 +107,7 @@ public struct ImageDecodingOptions: Sendable, Hashable {
 
     /// Keep the pixels in the colour space of the file's embedded profile
     /// and hand the profile over in ``Image/iccProfile`` (with
-    /// ``Image/colorConversion`` ``ColorConversion/kept``), instead of
+    /// ``Image/colorConversion`` ``Image/ColorConversion/kept``), instead of
     /// converting them to sRGB. `false` by default: full decodes convert to
     /// sRGB with lcms2 (perceptual intent), as browsers display them.
     /// Profiles equivalent to sRGB are never handed over; CMYK JPEGs are
@@ -117,7 +117,7 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// The largest embedded colour profile used, in bytes: 4 MiB by default
     /// (real profiles, even large CMYK ones, stay below). A larger one is
     /// not read beyond the limit and the image decodes unconverted, with
-    /// ``ColorConversion/skipped(reason:)``.
+    /// ``Image/ColorConversion/skipped(reason:)``.
     public var maximumColorProfileBytes: Int = 4 << 20
 
     /// Creates options; every value has the default documented on its property.

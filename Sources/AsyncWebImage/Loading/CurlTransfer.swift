@@ -17,7 +17,7 @@ import AWILocking
 final class CurlTransfer: @unchecked Sendable {
     let id: UInt64
     let request: DataRequest
-    private let continuation: AsyncThrowingStream<DataLoadingEvent, any Error>.Continuation
+    private let continuation: AsyncThrowingStream<DataTransfer.Event, any Error>.Continuation
     private let configuration: CurlDataLoader.Configuration
 
     private struct Flow {
@@ -32,7 +32,7 @@ final class CurlTransfer: @unchecked Sendable {
     let failedHead = Lock<DataResponseHead?>(nil)
     /// The timings of the completed transfer, total included; set by the
     /// loop thread before the stream ends, read by the consumer.
-    let completedTimings = Lock<TransferTimings?>(nil)
+    let completedTimings = Lock<DataResponseHead.Timings?>(nil)
 
     private(set) var easy: UnsafeMutableRawPointer?
     private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -61,7 +61,7 @@ final class CurlTransfer: @unchecked Sendable {
     init(
         id: UInt64,
         request: DataRequest,
-        continuation: AsyncThrowingStream<DataLoadingEvent, any Error>.Continuation,
+        continuation: AsyncThrowingStream<DataTransfer.Event, any Error>.Continuation,
         configuration: CurlDataLoader.Configuration
     ) {
         self.id = id
@@ -436,7 +436,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// curl's timings so far, HTTP version and connection reuse.
-    private func timings() -> TransferTimings? {
+    private func timings() -> DataResponseHead.Timings? {
         guard let easy else { return nil }
         func time(_ info: CURLINFO) -> Duration {
             var microseconds: curl_off_t = 0
@@ -451,7 +451,7 @@ final class CurlTransfer: @unchecked Sendable {
             Int(CURL_HTTP_VERSION_1_0): "1.0", Int(CURL_HTTP_VERSION_1_1): "1.1",
             Int(CURL_HTTP_VERSION_2_0): "2", Int(CURL_HTTP_VERSION_3): "3",
         ]
-        return TransferTimings(
+        return DataResponseHead.Timings(
             nameLookup: time(CURLINFO_NAMELOOKUP_TIME_T), connect: time(CURLINFO_CONNECT_TIME_T),
             tlsHandshake: time(CURLINFO_APPCONNECT_TIME_T), firstByte: time(CURLINFO_STARTTRANSFER_TIME_T),
             httpVersion: versions[version], reusedConnection: connects == 0

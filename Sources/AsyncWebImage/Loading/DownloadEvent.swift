@@ -8,7 +8,7 @@ public import Foundation
 /// every byte so far (as one chunk), then the rest. A slow subscriber
 /// receives the bytes that arrived meanwhile as one larger chunk, so it
 /// never falls behind a queue of small ones.
-public enum DownloadEvent: Sendable {
+@_spi(Benchmarks) public enum DownloadEvent: Sendable {
     /// The response head (after the subscriber's response modifier).
     case head(DataResponseHead)
     /// Bytes received so far and the expected total, if announced.

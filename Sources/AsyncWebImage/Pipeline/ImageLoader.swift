@@ -244,7 +244,7 @@ public final class ImageLoader: Sendable {
     /// and connections (``ImageCache/shutdown()``).
     ///
     /// `deinit` still cleans up a loader nobody shuts down; this is the way
-    /// out for a server that stops (see ``ImageLoaderService``). Calling it
+    /// out for a server that stops (see ``ImageLoader/Service``). Calling it
     /// again returns at once.
     ///
     /// A loader shuts down the data loader and the cache it was configured

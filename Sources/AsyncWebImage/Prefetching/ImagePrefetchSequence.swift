@@ -1,14 +1,14 @@
 public import Foundation
 
 /// One prefetch: loads its URLs into the caches, a few at a time, and yields
-/// a ``PrefetchProgress`` after each URL (the last one is complete).
+/// a ``ImagePrefetchSequence/Progress`` after each URL (the last one is complete).
 ///
 /// Cold: nothing is loaded until it is iterated. Cancelling the iterating
 /// task, or breaking out of the loop, cancels this prefetch's loads only;
 /// loads that other callers share go on for them. Separate prefetches are
 /// independent, each with its own concurrency limit and progress.
 public struct ImagePrefetchSequence: AsyncSequence, Sendable {
-    public typealias Element = PrefetchProgress
+    public typealias Element = ImagePrefetchSequence.Progress
     public typealias Failure = Never
 
     let loader: ImageLoader
@@ -20,7 +20,7 @@ public struct ImagePrefetchSequence: AsyncSequence, Sendable {
     /// Delivers progress; not shareable across tasks.
     public struct AsyncIterator: AsyncIteratorProtocol {
         private let sequence: ImagePrefetchSequence
-        private var stream: AsyncStream<PrefetchProgress>.AsyncIterator?
+        private var stream: AsyncStream<ImagePrefetchSequence.Progress>.AsyncIterator?
         private var lifetime: Lifetime?
 
         /// Cancels the prefetch's task when the iterator is dropped.
@@ -35,10 +35,10 @@ public struct ImagePrefetchSequence: AsyncSequence, Sendable {
         }
 
         /// The progress after the next URL, `nil` once all are done or the prefetch was cancelled.
-        public mutating func next() async -> PrefetchProgress? {
+        public mutating func next() async -> ImagePrefetchSequence.Progress? {
             if stream == nil {
                 guard !Task.isCancelled else { return nil }
-                let (stream, continuation) = AsyncStream<PrefetchProgress>.makeStream(bufferingPolicy: .bufferingNewest(1))
+                let (stream, continuation) = AsyncStream<ImagePrefetchSequence.Progress>.makeStream(bufferingPolicy: .bufferingNewest(1))
                 let sequence = sequence
                 let task = Task { await sequence.run(continuation) }
                 continuation.onTermination = { _ in task.cancel() }
@@ -59,14 +59,14 @@ public struct ImagePrefetchSequence: AsyncSequence, Sendable {
     }
 
     /// Runs the prefetch to the end (or until cancelled) and returns the final progress.
-    public func run() async -> PrefetchProgress {
-        var last = PrefetchProgress(total: urls.count)
+    public func run() async -> ImagePrefetchSequence.Progress {
+        var last = ImagePrefetchSequence.Progress(total: urls.count)
         for await progress in self { last = progress }
         return last
     }
 
-    private func run(_ continuation: AsyncStream<PrefetchProgress>.Continuation) async {
-        var progress = PrefetchProgress(total: urls.count)
+    private func run(_ continuation: AsyncStream<ImagePrefetchSequence.Progress>.Continuation) async {
+        var progress = ImagePrefetchSequence.Progress(total: urls.count)
         if urls.isEmpty { continuation.yield(progress) }
         await withTaskGroup(of: Bool.self) { group in
             var pending = urls.makeIterator()

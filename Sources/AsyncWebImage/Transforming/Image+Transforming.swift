@@ -127,7 +127,7 @@ extension Image {
     /// The smallest format that holds both this image's pixels and `color`
     /// without losing anything: adds colour when `color` is not gray, and
     /// alpha when it is not opaque.
-    func formatAccommodating(_ color: TransformColor) -> PixelFormat {
+    func formatAccommodating(_ color: ImageTransformers.Color) -> PixelFormat {
         let gray = pixelFormat.isGray && color.isGray
         let alpha = pixelFormat.hasAlpha || color.alpha < 255
         switch (gray, alpha) {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 /// A second `DataCaching` tier, kept in memory: shows that any conformer
 /// slots in as the disk tier.

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 #if canImport(Glibc)
 import Glibc

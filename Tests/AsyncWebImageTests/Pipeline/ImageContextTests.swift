@@ -1,5 +1,5 @@
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 @Suite("ImageContext")
 struct ImageContextTests {
@@ -26,14 +26,14 @@ struct ImageContextTests {
     func merging() {
         let call = ImageContext(thumbnailPixelSize: PixelSize(width: 8, height: 8), queryCacheType: .memory)
         let base = ImageContext(
-            transformer: GrayscaleTransformer(), thumbnailPixelSize: PixelSize(width: 99, height: 99),
+            transformer: ImageTransformers.Grayscale(), thumbnailPixelSize: PixelSize(width: 99, height: 99),
             storeCacheType: .disk, queryCacheType: .all
         )
         let merged = call.merged(over: base)
         #expect(merged.thumbnailPixelSize == PixelSize(width: 8, height: 8))
         #expect(merged.queryCacheType == .memory)
         #expect(merged.storeCacheType == .disk)
-        #expect(merged.transformer?.key == GrayscaleTransformer().key)
+        #expect(merged.transformer?.key == ImageTransformers.Grayscale().key)
         #expect(ImageContext().merged(over: base).storeCacheType == .disk)
         #expect(call.merged(over: ImageContext()).thumbnailPixelSize == PixelSize(width: 8, height: 8))
         #expect(ImageContext().merged(over: ImageContext()).isEmpty)

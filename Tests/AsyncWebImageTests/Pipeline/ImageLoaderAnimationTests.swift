@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 /// Animated GIFs through the loader: the image carries its animation, the
 /// memory cache counts its real cost, and the animation options
@@ -84,7 +84,7 @@ struct ImageLoaderAnimationTests {
     func transformAnimatedImage() async throws {
         let harness = try PipelineHarness()
         let url = harness.serve("/a.gif", try fixture("gif", "anim-300.gif"), contentType: "image/gif")
-        let resize = ResizeTransformer(width: 16, height: 16, mode: .fill)
+        let resize = ImageTransformers.Resize(width: 16, height: 16, mode: .fill)
         let context = ImageContext(transformer: resize)
         let still = try #require(try await harness.loader.image(url, options: .waitStoreCache, context: context).image)
         #expect(still.size == PixelSize(width: 16, height: 16))

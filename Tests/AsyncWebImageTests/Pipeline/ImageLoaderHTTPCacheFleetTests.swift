@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 /// HTTP caching with the shared tier: two loaders (two servers of a fleet,
 /// each with its own memory and disk) over one real Redis.

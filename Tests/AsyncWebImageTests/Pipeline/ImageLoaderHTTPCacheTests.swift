@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 /// HTTP caching (RFC 9111) against a real loopback server: every test counts
 /// what the server saw — requests, conditional requests and 304s — and what
@@ -315,7 +315,7 @@ struct ImageLoaderHTTPCacheTests {
         let harness = try Self.harness()
         let url = try Self.serve(harness, "/t.png", [("Cache-Control", "no-cache")])
         var context = ImageContext()
-        context.transformer = ResizeTransformer(width: 8, height: 8, mode: .fill)
+        context.transformer = ImageTransformers.Resize(width: 8, height: 8, mode: .fill)
         let first = try await harness.loader.image(url, options: .waitStoreCache, context: context)
         let decodes = harness.decodes.count
         let second = try await harness.loader.image(url, context: context)

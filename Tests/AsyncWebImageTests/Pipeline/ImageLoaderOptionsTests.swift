@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 import AsyncWebImageAllFormats
 
 @Suite("ImageLoader: options, context and precedence", .timeLimit(.minutes(2)))
@@ -243,7 +243,7 @@ struct ImageLoaderOptionsTests {
     func transformers() async throws {
         let harness = try PipelineHarness()
         let url = harness.serve("/x.jpg", try fixture("jpeg", "large.jpg"), contentType: "image/jpeg")
-        let resize = ResizeTransformer(width: 20, height: 20, mode: .fill)
+        let resize = ImageTransformers.Resize(width: 20, height: 20, mode: .fill)
         let response = try await harness.loader.image(url, options: .waitStoreCache, context: ImageContext(transformer: resize))
         let image = try #require(response.image)
         #expect(image.size == PixelSize(width: 20, height: 20))
@@ -260,7 +260,7 @@ struct ImageLoaderOptionsTests {
         let again = try await restarted.image(url, context: ImageContext(transformer: resize))
         #expect(again.cacheType == .disk)
         #expect(try #require(again.image).size == image.size)
-        let flipped = try await restarted.image(url, context: ImageContext(transformer: FlipTransformer(horizontal: true, vertical: false)))
+        let flipped = try await restarted.image(url, context: ImageContext(transformer: ImageTransformers.Flip(horizontal: true, vertical: false)))
         #expect(flipped.cacheType == .disk)
         #expect(harness.requests("/x.jpg") == 1)
     }

@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 /// Loaders of a fleet (here: several loaders in one process, each with its
 /// own memory and disk, as separate servers would have) sharing one real Redis.

@@ -2,7 +2,7 @@ import Foundation
 import LoopbackServer
 import Synchronization
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 #if canImport(Glibc)
 import Glibc
 import AsyncWebImageAllFormats

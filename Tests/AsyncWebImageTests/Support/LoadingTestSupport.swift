@@ -1,6 +1,6 @@
 import Foundation
 import LoopbackServer
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 /// What a whole transfer produced.
 struct CollectedTransfer {

@@ -1,5 +1,5 @@
 import Foundation
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -280,10 +280,10 @@ final class ThumbnailRenderer: Sendable {
     }
 
     /// Loads the resized image: a DCT-scaled decode (`thumbnailPixelSize`)
-    /// close to the result, then ``ResizeTransformer`` for the exact size.
+    /// close to the result, then ``ImageTransformers/Resize`` for the exact size.
     /// The answer is a still: an animation's first frame.
     private func load(_ request: ThumbnailRequest) async throws -> ImageResponse {
-        let resize = ResizeTransformer(size: request.size, mode: request.mode)
+        let resize = ImageTransformers.Resize(size: request.size, mode: request.mode)
         switch request.mode {
         case .fit:
             // The decoder's fit-inside thumbnail is the answer; the resize

@@ -14,7 +14,7 @@ struct ThumbnailRequest: Sendable, Hashable {
     /// The box the thumbnail is made for.
     let size: PixelSize
     /// How the image meets the box.
-    let mode: ResizeTransformer.Mode
+    let mode: ImageTransformers.Resize.Mode
     /// The format of the answer.
     let format: ImageFormat
     /// JPEG, WebP or AVIF quality, 1–100.
@@ -65,7 +65,7 @@ struct ThumbnailRequest: Sendable, Hashable {
             return value
         }
         let size = PixelSize(width: try dimension("width"), height: try dimension("height"))
-        let mode: ResizeTransformer.Mode
+        let mode: ImageTransformers.Resize.Mode
         switch parameter("fit") ?? "fit" {
         case "fit": mode = .fit
         case "fill": mode = .fill

@@ -18,7 +18,7 @@ import UnixSignals
 /// shuts down gracefully on SIGTERM or SIGINT: a `ServiceGroup` stops its
 /// services in reverse order — the HTTP server (in-flight requests finish),
 /// then the result cache (writes drained, disk thread ended), then the loader
-/// (``ImageLoaderService``: transfers, disk writes, threads, the Redis
+/// (``ImageLoader/Service``: transfers, disk writes, threads, the Redis
 /// pool) — and the process exits with status 0.
 @main
 struct ThumbnailServer {
@@ -120,7 +120,7 @@ struct ThumbnailServer {
         // the one before it has returned.
         let group = ServiceGroup(configuration: .init(
             services: [
-                .init(service: ImageLoaderService(loader: renderer.loader)),
+                .init(service: ImageLoader.Service(loader: renderer.loader)),
                 .init(service: ResultCacheService(results: renderer.results)),
                 // Memory kept for the next decode goes back when decoding stops.
                 .init(service: IdleMemoryRelease(limiter: renderer.cpuLimiter, busy: { [loader = renderer.loader] in loader.loadsHoldingBodies > 0 })),

@@ -43,7 +43,7 @@ public final class AnimatedImage: Sendable {
     public static let defaultMaxBufferBytes = 16 << 20
 
     /// The container's facts as stored (durations unadjusted).
-    public let info: AnimationInfo
+    public let info: AnimatedImage.Info
     /// Each frame's display time, with stored times of 10 ms or less as 100 ms.
     public let frameDurations: [Duration]
     /// The most bytes of decoded frames the buffer keeps (at least one frame
@@ -104,7 +104,7 @@ public final class AnimatedImage: Sendable {
     }
 
     private init(
-        info: AnimationInfo,
+        info: AnimatedImage.Info,
         decoder: sending any AnimatedFrameDecoder,
         makeDecoder: @escaping @Sendable () throws -> any AnimatedFrameDecoder,
         maxBufferBytes: Int,

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 @Suite("HTTPFreshness", .timeLimit(.minutes(1)))
 struct HTTPFreshnessTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 /// `ImageCache.shutdown()` shuts its shared tier down: a `RedisStore`'s
 /// threads end (seen in `/proc/self/task`) and its connections close (seen

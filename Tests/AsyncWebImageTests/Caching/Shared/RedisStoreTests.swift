@@ -3,7 +3,7 @@ import Logging
 import Testing
 import Synchronization
 import AWILocking
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 #if canImport(Glibc)
 import Glibc
 #endif

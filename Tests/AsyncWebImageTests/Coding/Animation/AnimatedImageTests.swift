@@ -2,7 +2,7 @@ import AWILocking
 import Foundation
 import Synchronization
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 @testable import AsyncWebImageGIF
 
 /// The animated image model: lazy frames, the bounded buffer, preloading,
@@ -185,7 +185,7 @@ struct AnimatedImageTests {
     func applyingToFrames() throws {
         let directory = TemporaryDirectory("anim")
         let animation = try Self.animation(Self.solidFrames(5, size: 32, loop: 0, in: directory))
-        let resized = try animation.applyingToFrames { try ResizeTransformer(size: PixelSize(width: 8, height: 8)).transform($0) }
+        let resized = try animation.applyingToFrames { try ImageTransformers.Resize(size: PixelSize(width: 8, height: 8)).transform($0) }
         for index in 0..<5 {
             let frame = try resized.frame(at: index)
             #expect(frame.size == PixelSize(width: 8, height: 8))
