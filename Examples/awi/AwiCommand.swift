@@ -155,7 +155,7 @@ struct AwiCommand: AsyncParsableCommand {
 
         var loadOptions: ImageOptions = [.waitStoreCache]
         if progressive { loadOptions.insert(.progressiveLoad) }
-        var context = ImageContext(thumbnailPixelSize: thumbnail)
+        var context = ImageContext(thumbnail: thumbnail.map { ThumbnailOptions(size: $0) })
         if !headers.isEmpty {
             // Checked in validate(): this cannot throw here.
             context.requestModifier = RequestModifier.headers((try? Self.headerFields(headers)) ?? [:])
@@ -194,9 +194,10 @@ struct AwiCommand: AsyncParsableCommand {
         }
         bar.clear()
         let loaded = clock.now
-        guard let response = final, let image = response.image else {
+        guard let response = final else {
             throw AwiFailure(message: "the loader returned no image", exitCode: AwiFailure.software)
         }
+        let image = response.image
         let data: Data
         do {
             data = try ImageCoderRegistry.allFormats.encode(image, as: outputFormat, quality: quality)

@@ -14,6 +14,9 @@ struct ImageLoadRequest: Sendable {
     /// The request as it will be sent (after the request modifier).
     private(set) var dataRequest: DataRequest
     let cache: ImageCache
+    /// The thumbnail's finishing crop, then the context's transformer: what
+    /// the load applies and keys its result by.
+    let transformer: (any ImageTransformer)?
 
     init(url: URL, options: ImageOptions, context: ImageContext, decodingOptions: ImageDecodingOptions, dataRequest: DataRequest, cache: ImageCache) {
         self.url = url
@@ -22,26 +25,28 @@ struct ImageLoadRequest: Sendable {
         self.decodingOptions = decodingOptions
         self.dataRequest = dataRequest
         self.cache = cache
-        keys = Self.keys(url: url, options: options, context: context, decodingOptions: decodingOptions, dataRequest: dataRequest)
+        transformer = ImageRequest.effectiveTransformer(context.transformer, thumbnail: context.thumbnail)
+        keys = Self.keys(url: url, options: options, context: context, transformer: transformer, decodingOptions: decodingOptions, dataRequest: dataRequest)
     }
 
     private static func keys(
-        url: URL, options: ImageOptions, context: ImageContext, decodingOptions: ImageDecodingOptions, dataRequest: DataRequest
+        url: URL, options: ImageOptions, context: ImageContext, transformer: (any ImageTransformer)?,
+        decodingOptions: ImageDecodingOptions, dataRequest: DataRequest
     ) -> ImageRequestKeys {
         ImageRequestKeys(
             url: url, filter: context.cacheKeyFilter, variant: dataRequest.key.variant,
-            decodingSuffix: decodingOptions.cacheKeySuffix, transformer: context.transformer,
+            decodingSuffix: decodingOptions.cacheKeySuffix,
+            transformer: transformer,
             transformsAnimation: options.contains(.transformAnimatedImage)
         )
     }
 
-    var transformer: (any ImageTransformer)? { context.transformer }
-    var queryCacheType: ImageCacheType { context.queryCacheType ?? .all }
-    var storeCacheType: ImageCacheType { context.storeCacheType ?? .all }
+    var queryCacheType: ImageCacheType { context.queryCacheType }
+    var storeCacheType: ImageCacheType { context.storeCacheType }
     /// Where the original goes: with a transformer, `originalStoreCacheType`
     /// (`.disk` by default); without one the original is the result.
     var originalStoreCacheType: ImageCacheType {
-        transformer == nil ? storeCacheType : (context.originalStoreCacheType ?? .disk)
+        transformer == nil ? storeCacheType : context.originalStoreCacheType
     }
     var wantsPixels: Bool { !options.contains(.avoidDecodeImage) }
 
@@ -57,7 +62,9 @@ extension ImageLoadRequest {
     func with(dataRequest: DataRequest) -> ImageLoadRequest {
         var copy = self
         copy.dataRequest = dataRequest
-        copy.keys = Self.keys(url: url, options: options, context: context, decodingOptions: decodingOptions, dataRequest: dataRequest)
+        copy.keys = Self.keys(
+            url: url, options: options, context: context, transformer: transformer, decodingOptions: decodingOptions, dataRequest: dataRequest
+        )
         return copy
     }
 }

@@ -4,7 +4,7 @@ extension ImageLoader {
     /// What a cache tier holds for a load, judged by HTTP freshness.
     enum CacheLookup {
         /// Usable as it is (fresh, or served while a background revalidation runs).
-        case hit(ImageResponse)
+        case hit(LoadResult)
         /// Stored, but it must be revalidated before use.
         case stale(StaleEntry)
         /// Nothing usable (absent, or stored for other `Vary` values).
@@ -81,7 +81,7 @@ extension ImageLoader {
         if request.options.contains(.queryMemoryData), let disk = request.cache.disk {
             data = try? await disk.data(forKey: request.transformer == nil ? request.keys.dataKey : request.keys.resultKey)
         }
-        return .hit(ImageResponse(image: image, data: data, cacheType: .memory, url: request.url))
+        return .hit(LoadResult(image: image, data: data, cacheType: .memory, url: request.url))
     }
 
     /// The HTTP metadata stored with the data entry of `request` (disk first,

@@ -33,14 +33,14 @@ extension ImageLoader {
     /// `outcome` of `awi_loads_total`).
     private func produce(
         _ request: ImageLoadRequest, revalidating: Bool, handle: ImageTaskCoalescer.Handle
-    ) async throws -> (ImageResponse?, LoaderTelemetry.Outcome) {
+    ) async throws -> (LoadResult?, LoaderTelemetry.Outcome) {
         let logger = logger(for: request.context)
         var stale: StaleEntry?
         if !revalidating && !request.options.contains(.fromLoaderOnly) {
             // A caller can miss memory just before an earlier piece of work
             // for the same result stores it and leaves the table; look once
             // more here, so that race costs one lookup instead of a download.
-            let found = try await telemetry.withChildSpan("image.cache_lookup") { () async throws -> (ImageResponse?, StaleEntry?) in
+            let found = try await telemetry.withChildSpan("image.cache_lookup") { () async throws -> (LoadResult?, StaleEntry?) in
                 switch try await memoryLookup(for: request) {
                 case .hit(let response): return (response, nil)
                 case .stale(let entry): return (nil, entry)
@@ -109,7 +109,7 @@ extension ImageLoader {
                 // The 304 names a representation other than the one stored
                 // (§4.3.4): it refreshes nothing, and the stored body is no
                 // longer what the origin serves. Fetch it whole.
-                logger.warning("304 for another representation; fetching it whole", metadata: ["awi.id": request.logID])
+                logger.debug("304 for another representation; fetching it whole", metadata: ["awi.id": request.logID])
                 return try await downloadWhole(request, handle: handle, reservation: reservation)
             }
             if let stale {
@@ -146,7 +146,7 @@ extension ImageLoader {
     /// new image: what a load falls back to when a `304` cannot be used.
     private func downloadWhole(
         _ request: ImageLoadRequest, handle: ImageTaskCoalescer.Handle, reservation: BodyByteBudget.Reservation?
-    ) async throws -> (ImageResponse?, LoaderTelemetry.Outcome) {
+    ) async throws -> (LoadResult?, LoaderTelemetry.Outcome) {
         let (head, data) = try await downloadTraced(request, request.dataRequest, handle: handle, reservation: reservation)
         if head?.statusCode == 304 { throw ImageError.httpStatus(304) }
         return (try await process(request, data: data, head: head, storage: storage(for: head, request: request)), .network)
@@ -173,9 +173,9 @@ extension ImageLoader {
 
     /// A stored entry served as it is: its image when it was found in
     /// memory, else its data from disk, decoded. `nil` when the entry is gone.
-    private func serveStored(_ request: ImageLoadRequest, _ entry: StaleEntry) async throws -> ImageResponse? {
+    private func serveStored(_ request: ImageLoadRequest, _ entry: StaleEntry) async throws -> LoadResult? {
         if let image = entry.image {
-            return ImageResponse(image: image, data: nil, cacheType: .memory, url: request.url)
+            return LoadResult(image: image, data: nil, cacheType: .memory, url: request.url)
         }
         if case .hit(let response) = try await diskLookup(for: request, acceptingStale: true, record: entry.record) {
             return response
@@ -199,7 +199,7 @@ extension ImageLoader {
         /// This server fetches; it releases the lease once the data is shared.
         case leader(CacheLease)
         /// Another server fetched it: the response, from the shared tier.
-        case served(ImageResponse)
+        case served(LoadResult)
         /// No fleet to ask (no leasing tier, or it did not answer): fetch.
         case alone
     }
@@ -241,7 +241,7 @@ extension ImageLoader {
     /// transformed data on disk, the original data on disk — read and
     /// decoded through ``ImageCache``, which removes an entry that cannot be
     /// decoded (a miss, then). Stale entries are served too.
-    func diskResponse(for request: ImageLoadRequest) async throws -> ImageResponse? {
+    func diskResponse(for request: ImageLoadRequest) async throws -> LoadResult? {
         if case .hit(let response) = try await diskLookup(for: request, acceptingStale: true) { return response }
         return nil
     }
@@ -266,7 +266,7 @@ extension ImageLoader {
             if request.storeCacheType.includesMemory {
                 await cache.memory.setImage(image, forKey: keys.resultKey, http: known ?? original.http)
             }
-            return .hit(ImageResponse(image: image, data: nil, cacheType: .memory, url: request.url))
+            return .hit(LoadResult(image: image, data: nil, cacheType: .memory, url: request.url))
         }
         guard query.includesDisk, cache.disk != nil || cache.sharedTier != nil else { return .miss }
         var record = known
@@ -288,21 +288,21 @@ extension ImageLoader {
             // Already transformed: decode as stored, with the limits but no resizing.
             // Whatever goes wrong, the original below can still serve.
             if let entry = try? await cache.decodedEntry(
-                forKey: keys.resultKey, options: decodeLimits,
+                forKey: keys.resultKey, options: decodeLimits, coders: configuration.coders,
                 limiter: limiter, readErrorsAreMisses: true, telemetry: telemetry, logger: logger(for: request.context)
             ) {
                 if request.storeCacheType.includesMemory {
                     await cache.memory.setImage(entry.image, forKey: keys.resultKey, http: memoryRecord)
                 }
                 if revalidatesLater, let record { revalidateInBackground(request, record: record) }
-                return .hit(ImageResponse(image: entry.image, data: entry.data, cacheType: .disk, url: request.url))
+                return .hit(LoadResult(image: entry.image, data: entry.data, cacheType: .disk, url: request.url))
             }
         }
         try Task.checkCancellation()
-        let response: ImageResponse?
+        let response: LoadResult?
         if request.wantsPixels {
             if let entry = try await cache.decodedEntry(
-                forKey: keys.dataKey, options: request.decodingOptions, limiter: limiter, readErrorsAreMisses: true,
+                forKey: keys.dataKey, options: request.decodingOptions, coders: configuration.coders, limiter: limiter, readErrorsAreMisses: true,
                 telemetry: telemetry, logger: logger(for: request.context)
             ) {
                 response = try await finish(
@@ -313,7 +313,7 @@ extension ImageLoader {
             }
         } else {
             response = try await cache.readEntry(forKey: keys.dataKey, readErrorsAreMisses: true).map {
-                ImageResponse(image: nil, data: $0.data, cacheType: .disk, url: request.url)
+                LoadResult(image: nil, data: $0.data, cacheType: .disk, url: request.url)
             }
         }
         guard let response else { return .miss }
@@ -349,7 +349,7 @@ extension ImageLoader {
                     if throttle == nil {
                         // Enough bytes to recognise the format by its magic numbers.
                         guard accumulated.count >= 64 else { break }
-                        guard let decoder = request.cache.coders.decoder(for: accumulated)?
+                        guard let decoder = configuration.coders.decoder(for: accumulated)?
                             .makeProgressiveDecoder(options: request.decodingOptions) else {
                             previewsUnavailable = true
                             break
@@ -379,11 +379,11 @@ extension ImageLoader {
     /// Decodes downloaded `data` with the cache's coders, then ``finish``.
     func process(
         _ request: ImageLoadRequest, data: Data, head: DataResponseHead?, storage: ResponseStorage, sharedWritten: Bool = false
-    ) async throws -> ImageResponse {
+    ) async throws -> LoadResult {
         let original = request.wantsPixels
             ? try await telemetry.withChildSpan("image.decode") {
                 try await telemetry.timed(telemetry.decodeTimer) {
-                    try await request.cache.decode(data, options: request.decodingOptions, limiter: configuration.cpuLimiter)
+                    try await configuration.coders.decode(data, options: request.decodingOptions, limiter: configuration.cpuLimiter)
                 }
             }
             : nil
@@ -394,13 +394,13 @@ extension ImageLoader {
     /// data came from (`.none` for the network, the only case that writes
     /// the original data to disk). Disk writes go through ``ImageCache``:
     /// with `.waitStoreCache` their failure is in the response's
-    /// ``ImageResponse/storeError``; otherwise the cache counts it.
+    /// ``LoadResult/storeError``; otherwise the cache counts it.
     /// `storage` says whether the response may be stored at all (no tier
     /// keeps a `no-store` image) and what its entries carry.
     private func finish(
         _ request: ImageLoadRequest, original: Image?, data: Data, head: DataResponseHead?, storage: ResponseStorage,
         cacheType: ImageCacheType, sharedWritten: Bool = false
-    ) async throws -> ImageResponse {
+    ) async throws -> LoadResult {
         let cache = request.cache
         let keys = request.keys
         var image = original
@@ -408,7 +408,8 @@ extension ImageLoader {
             try Task.checkCancellation()
             image = try await transform(original, with: transformer, options: request.options, limiter: configuration.cpuLimiter)
         }
-        var response = ImageResponse(image: image, data: data, cacheType: cacheType, url: request.url)
+        var response = LoadResult(image: image, data: data, cacheType: cacheType, url: request.url)
+        response.head = head
         guard storage.isStorable else { return response }
         if let original, request.transformer != nil, request.originalStoreCacheType.includesMemory {
             await cache.memory.setImage(original, forKey: keys.originalImageKey, http: storage.record)
@@ -432,7 +433,8 @@ extension ImageLoader {
             // JPEG stays JPEG when there is no alpha to lose; everything else is PNG.
             let format: ImageFormat = original.format == .jpeg && !image.pixelFormat.hasAlpha ? .jpeg : .png
             if let write = cache.imageWrite(
-                image, as: format, quality: configuration.transformedImageQuality, forKey: keys.resultKey, limiter: configuration.cpuLimiter,
+                image, as: format, quality: configuration.transformedImageQuality, forKey: keys.resultKey,
+                coders: configuration.coders, limiter: configuration.cpuLimiter,
                 encodeTimer: telemetry.encodeTimer
             ) {
                 writes.append(write)
@@ -467,7 +469,7 @@ extension ImageLoader {
             return try await transform(still, with: transformer, limiter: limiter)
         }
         let transformed = try animation.applyingToFrames { frame in try Self.apply(transformer, to: frame) }
-        var first = try await limiter.withPermit { try transformed.frame(at: 0) }
+        var first = try await limiter.withPermit { try transformed.decodeFrame(at: 0) }
         first.animation = transformed
         return first
     }

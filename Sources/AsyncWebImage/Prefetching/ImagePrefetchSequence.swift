@@ -12,9 +12,10 @@ public struct ImagePrefetchSequence: AsyncSequence, Sendable {
     public typealias Failure = Never
 
     let loader: ImageLoader
-    let urls: [URL]
-    let options: ImageOptions
-    let context: ImageContext
+    let requests: [ImageRequest]
+    /// Whether the loads decode (warming memory too) or only fetch the data
+    /// into the disk and shared tiers.
+    let decodes: Bool
     let maxConcurrentLoads: Int
 
     /// Delivers progress; not shareable across tasks.
@@ -60,22 +61,26 @@ public struct ImagePrefetchSequence: AsyncSequence, Sendable {
 
     /// Runs the prefetch to the end (or until cancelled) and returns the final progress.
     public func run() async -> ImagePrefetchSequence.Progress {
-        var last = ImagePrefetchSequence.Progress(total: urls.count)
+        var last = ImagePrefetchSequence.Progress(total: requests.count)
         for await progress in self { last = progress }
         return last
     }
 
     private func run(_ continuation: AsyncStream<ImagePrefetchSequence.Progress>.Continuation) async {
-        var progress = ImagePrefetchSequence.Progress(total: urls.count)
-        if urls.isEmpty { continuation.yield(progress) }
+        var progress = ImagePrefetchSequence.Progress(total: requests.count)
+        if requests.isEmpty { continuation.yield(progress) }
         await withTaskGroup(of: Bool.self) { group in
-            var pending = urls.makeIterator()
+            var pending = requests.makeIterator()
             var running = 0
             func startNext() -> Bool {
-                guard !Task.isCancelled, let url = pending.next() else { return false }
-                group.addTask { [loader, options, context] in
+                guard !Task.isCancelled, let request = pending.next() else { return false }
+                group.addTask { [loader, decodes] in
                     do {
-                        _ = try await loader.image(url, options: options, context: context)
+                        if decodes {
+                            _ = try await loader.response(for: request)
+                        } else {
+                            _ = try await loader.data(for: request)
+                        }
                         return true
                     } catch {
                         return false
@@ -99,25 +104,44 @@ public struct ImagePrefetchSequence: AsyncSequence, Sendable {
 extension ImagePrefetchSequence.AsyncIterator: Sendable {}
 
 extension ImageLoader {
-    /// Prefetches `urls` into the caches, `maxConcurrentLoads` at a time.
+    /// Prefetches `requests` into the caches, `maxConcurrentLoads` at a time.
     ///
     /// ```swift
-    /// for await progress in loader.prefetch(urls) { print(progress) }
+    /// let requests = urls.map { ImageRequest(url: $0, priority: .low) }
+    /// for await progress in loader.prefetch(requests) { print(progress) }
     /// ```
-    /// For servers that only want the bytes warm on disk, pass
-    /// `.avoidDecodeImage`: nothing is decoded.
+    ///
+    /// - Parameters:
+    ///   - requests: The requests, loaded in order.
+    ///   - decodes: Decode each image into the memory cache (`true`, the
+    ///     default), or only fetch its bytes into the disk and shared tiers
+    ///     (`false`: nothing is decoded; what a server warming a fleet wants).
+    ///   - maxConcurrentLoads: How many loads of this prefetch run at once; 3 by default.
+    public func prefetch(_ requests: [ImageRequest], decodes: Bool = true, maxConcurrentLoads: Int = 3) -> ImagePrefetchSequence {
+        ImagePrefetchSequence(loader: self, requests: requests, decodes: decodes, maxConcurrentLoads: maxConcurrentLoads)
+    }
+
+    /// Prefetches `urls` into the caches: `prefetch(_:decodes:maxConcurrentLoads:)`
+    /// of one request per URL.
     ///
     /// - Parameters:
     ///   - urls: The URLs, loaded in order.
-    ///   - options: Options for every load (`.lowPriority` is a good choice).
+    ///   - options: Options for every load.
     ///   - context: Context for every load.
+    ///   - priority: The priority of every load: ``ImageRequest/Priority/low`` by default.
+    ///   - decodes: Decode into memory (`true`, the default) or fetch the data only.
     ///   - maxConcurrentLoads: How many loads of this prefetch run at once; 3 by default.
     public func prefetch(
         _ urls: [URL],
         options: ImageOptions = [],
         context: ImageContext = ImageContext(),
+        priority: ImageRequest.Priority = .low,
+        decodes: Bool = true,
         maxConcurrentLoads: Int = 3
     ) -> ImagePrefetchSequence {
-        ImagePrefetchSequence(loader: self, urls: urls, options: options, context: context, maxConcurrentLoads: maxConcurrentLoads)
+        prefetch(
+            urls.map { ImageRequest(url: $0, options: options, context: context, priority: priority) },
+            decodes: decodes, maxConcurrentLoads: maxConcurrentLoads
+        )
     }
 }

@@ -39,7 +39,7 @@ extension Image {
     /// Gray becomes colour by copying the luma to red, green and blue; colour
     /// becomes gray by Rec. 709 luma; an added alpha channel is opaque; a
     /// dropped alpha channel is discarded (colours are kept, not matted).
-    package func converted(to target: PixelFormat) -> Image {
+    public func converted(to target: PixelFormat) -> Image {
         if pixelFormat == target { return self }
         let source = pixelFormat
         let (w, h, stride) = (width, height, bytesPerRow)

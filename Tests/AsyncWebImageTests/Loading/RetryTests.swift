@@ -227,8 +227,40 @@ struct RetryTests {
         context.retryPolicy = Self.quick
         let response = try await harness.loader.image(url, context: context)
         // Then the second load retried past the 503 (requests 2 and 3) and decoded the image
-        #expect(response.image?.width == 16)
+        #expect(response.image.width == 16)
         #expect(harness.server.statistics("/img.png").requests == 3)
+    }
+
+    @Test("the loader-wide retryPolicy reaches every download, its per-request loaders' too; a context's .none wins over it")
+    func loaderWidePolicy() async throws {
+        // Given images whose first two answers are 503, and a loader configured to retry
+        let harness = try PipelineHarness { $0.retryPolicy = Self.quick }
+        defer { harness.server.stop() }
+        let png = try noisePNG(side: 16)
+        for path in ["/a.png", "/b.png", "/c.png"] {
+            let count = Locked(0)
+            harness.server.route(path) { _ in
+                let number = count.withLock { value -> Int in
+                    value += 1
+                    return value
+                }
+                return number <= 2 ? .status(503) : .ok(png, contentType: "image/png")
+            }
+        }
+        // When one is loaded plainly, one through a per-request data loader, and one with a context that says none
+        let plain = try await harness.loader.image(harness.server.url("/a.png"))
+        var ownLoader = ImageContext()
+        ownLoader.dataLoader = CurlDataLoader()
+        let viaOwnLoader = try await harness.loader.image(harness.server.url("/b.png"), context: ownLoader)
+        var noRetry = ImageContext()
+        noRetry.retryPolicy = RetryPolicy.none
+        await #expect(throws: ImageError.httpStatus(503)) { try await harness.loader.image(harness.server.url("/c.png"), context: noRetry) }
+
+        // Then the first two retried past the 503s (three requests each); the third asked once
+        #expect(plain.image.width == 16 && viaOwnLoader.image.width == 16)
+        #expect(harness.server.statistics("/a.png").requests == 3)
+        #expect(harness.server.statistics("/b.png").requests == 3)
+        #expect(harness.server.statistics("/c.png").requests == 1)
     }
 
     private func downloadError(_ coalescer: DownloadCoalescer, _ request: DataRequest) async -> (any Error)? {

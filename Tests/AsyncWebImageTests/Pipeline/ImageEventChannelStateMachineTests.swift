@@ -9,7 +9,7 @@ struct ImageEventChannelStateMachineTests {
     typealias Machine = ImageEventChannelStateMachine<Int, String>
     struct Failure: Error, Equatable {}
 
-    static let response = ImageResponse(image: TestImages.gray(side: 2), data: nil, cacheType: .memory, url: URL(string: "https://a.example/x")!)
+    static let response = LoadResult(image: TestImages.gray(side: 2), data: nil, cacheType: .memory, url: URL(string: "https://a.example/x")!)
 
     static func isProgress(_ ready: Machine.Ready, _ bytes: Int64) -> Bool {
         if case .event(.progress(let received, _)) = ready { return received == bytes }

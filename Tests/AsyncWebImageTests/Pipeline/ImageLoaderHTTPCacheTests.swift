@@ -31,7 +31,7 @@ struct ImageLoaderHTTPCacheTests {
         return [statistics.requests, statistics.conditionalRequests, statistics.notModifiedResponses]
     }
 
-    static func width(_ response: ImageResponse) -> Int? { response.image?.width }
+    static func width(_ response: ImageResponse) -> Int? { response.image.width }
 
     @Test("no-store: written to no tier, every load asks the server")
     func noStore() async throws {
@@ -319,16 +319,16 @@ struct ImageLoaderHTTPCacheTests {
         let first = try await harness.loader.image(url, options: .waitStoreCache, context: context)
         let decodes = harness.decodes.count
         let second = try await harness.loader.image(url, context: context)
-        #expect(first.image?.width == 8 && second.image?.width == 8)
+        #expect(first.image.width == 8 && second.image.width == 8)
         #expect(second.cacheType == .memory)
-        #expect(second.image?.pixels == first.image?.pixels)
+        #expect(second.image.pixels == first.image.pixels)
         #expect(harness.decodes.count == decodes)
         #expect(Self.counts(harness, "/t.png") == [2, 1, 1])
         // A new loader (empty memory): the transformed entry on disk is due too.
         let restarted = harness.restartedLoader()
         let third = try await restarted.image(url, context: context)
         #expect(third.cacheType == .disk)
-        #expect(third.image?.width == 8)
+        #expect(third.image.width == 8)
         #expect(Self.counts(harness, "/t.png") == [3, 2, 2])
     }
 
@@ -360,8 +360,8 @@ struct ImageLoaderHTTPCacheTests {
         let second = try await harness.loader.image(url, options: .waitStoreCache)
         let expected = try PNGCoder().decode(new, options: ImageDecodingOptions())
         #expect(second.cacheType == .none)
-        #expect(second.image?.pixels == expected.pixels)
-        #expect(second.image?.pixels != first.image?.pixels)
+        #expect(second.image.pixels == expected.pixels)
+        #expect(second.image.pixels != first.image.pixels)
         let statistics = harness.server.statistics(path)
         #expect(statistics.requests == 3 && statistics.conditionalRequests == 1)
         #expect(statistics.requestHeaders.last?["if-none-match"] == nil)
@@ -369,7 +369,7 @@ struct ImageLoaderHTTPCacheTests {
         // The new representation is what is stored now: its own 304 refreshes it.
         let third = try await harness.loader.image(url)
         #expect(third.cacheType == .memory)
-        #expect(third.image?.pixels == expected.pixels)
+        #expect(third.image.pixels == expected.pixels)
         #expect(harness.server.statistics(path).requestHeaders.last?["if-none-match"] == "\"v2\"")
     }
 

@@ -60,7 +60,7 @@ struct ImagePrefetchSequenceTests {
     func dataOnly() async throws {
         let harness = try PipelineHarness()
         let urls = try Self.serveMany(harness, prefix: "d", count: 4, delay: .zero)
-        let progress = await harness.loader.prefetch(urls, options: [.avoidDecodeImage, .waitStoreCache]).run()
+        let progress = await harness.loader.prefetch(urls, options: .waitStoreCache, decodes: false).run()
         #expect(progress.finished == 4)
         #expect(harness.decodes.count == 0)
         for url in urls {

@@ -79,8 +79,8 @@ final class ThumbnailRenderer: Sendable {
         configuration.coders = CountingDecoder.wrapping(.allFormats)
         configuration.dataLoader = CurlDataLoader(configuration: transfer)
         configuration.cpuLimiter = cpuLimiter
-        configuration.maxPixelCount = options.maxInputPixels
-        configuration.maxAnimationPixelCount = options.maxAnimationPixels
+        configuration.decodingLimits.maxPixelCount = options.maxInputPixels
+        configuration.decodingLimits.maxAnimationPixelCount = options.maxAnimationPixels
         // Under load most requests wait for a CPU permit, each holding its
         // upstream body: bound those bodies in bytes, not by requests.
         let budgetMiB = options.bodyBudgetMiB ?? 2 * cpuLimiter.limit
@@ -232,7 +232,7 @@ final class ThumbnailRenderer: Sendable {
         // A side of 0 is unconstrained: a box side no image reaches.
         let unbounded = 1 << 24
         let box = PixelSize(width: target.width > 0 ? target.width : unbounded, height: target.height > 0 ? target.height : unbounded)
-        var context = ImageContext(thumbnailPixelSize: box, preserveAspectRatio: true, storeCacheType: storeCacheType)
+        var context = ImageContext(thumbnail: ThumbnailOptions(size: box), preserveAspectRatio: true, storeCacheType: storeCacheType)
         guard target.width > 0, target.height > 0 else { return context }
         switch request.resizingType {
         case .fit: break
@@ -258,7 +258,7 @@ final class ThumbnailRenderer: Sendable {
             guard index < animation.frameCount else { return nil }
             try Task.checkCancellation()
             defer { index += 1 }
-            let frame = try ImageProcessor.process(animation.frame(at: index), request)
+            let frame = try await ImageProcessor.process(animation.frame(at: index), request)
             return (frame, animation.frameDurations[index])
         }
     }
@@ -289,17 +289,17 @@ final class ThumbnailRenderer: Sendable {
             // The decoder's fit-inside thumbnail is the answer; the resize
             // only pins the rounding of the short side.
             return try await loader.image(request.url, options: .decodeFirstFrameOnly, context: ImageContext(
-                transformer: resize, thumbnailPixelSize: request.size, preserveAspectRatio: true))
+                transformer: resize, thumbnail: ThumbnailOptions(size: request.size), preserveAspectRatio: true))
         case .stretch:
             // The decoder's exact-size thumbnail is the stretched image.
             return try await loader.image(request.url, options: .decodeFirstFrameOnly, context: ImageContext(
-                transformer: resize, thumbnailPixelSize: request.size, preserveAspectRatio: false))
+                transformer: resize, thumbnail: ThumbnailOptions(size: request.size, contentMode: .stretch)))
         case .fill:
             // The decoder's thumbnail covering the target (one side exact,
             // the other beyond it, whatever the aspect ratio); the resize
             // then only cuts the centre out.
             return try await loader.image(request.url, options: .decodeFirstFrameOnly, context: ImageContext(
-                transformer: resize, thumbnailPixelSize: request.size, preserveAspectRatio: true, coversThumbnailPixelSize: true))
+                transformer: resize, thumbnail: ThumbnailOptions(size: request.size), preserveAspectRatio: true, coversThumbnailPixelSize: true))
         }
     }
 }

@@ -77,7 +77,7 @@ extension AnimatedImage {
                 let animation = animation
                 let limiter = animation.limiter
                 return try await limiter.withPermit(heavy: limiter.isHeavy(animation.canvasSize)) {
-                    try animation.frame(at: index)
+                    try animation.decodeFrame(at: index)
                 }
             }
 
@@ -96,11 +96,11 @@ extension AnimatedImage {
 }
 
 extension AnimatedImage {
-    /// One frame of a playing animation.
+    /// One frame of an animation: as it plays (``Playback``), or in ``allFrames()``.
     public struct Frame: Sendable {
         /// The frame's index in the animation.
         public let index: Int
-        /// How many times the animation had played before this frame (0 in the first play).
+        /// How many times the animation had played before this frame (0 in the first play, and in ``allFrames()``).
         public let loop: Int
         /// The full-canvas frame.
         public let image: Image

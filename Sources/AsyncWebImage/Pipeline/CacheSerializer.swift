@@ -4,18 +4,7 @@ public import Foundation
 /// instead of the downloaded bytes themselves (SDWebImage's
 /// `SDWebImageCacheSerializer`): for example a re-encoded, smaller JPEG, or
 /// the decrypted data.
-public protocol ImageCacheSerializing: Sendable {
-    /// The data to store for `image`, or `nil` to store nothing.
-    ///
-    /// - Parameters:
-    ///   - image: The decoded image (`nil` with `.avoidDecodeImage`).
-    ///   - data: The downloaded (and decrypted) data.
-    ///   - url: The URL that was loaded.
-    func cacheData(for image: Image?, originalData data: Data, url: URL) -> Data?
-}
-
-/// An ``ImageCacheSerializing`` made from a closure.
-public struct CacheSerializer: ImageCacheSerializing {
+public struct CacheSerializer: Sendable {
     private let body: @Sendable (Image?, Data, URL) -> Data?
 
     /// Creates a serializer from `body(image, downloadedData, url)`.
@@ -23,6 +12,12 @@ public struct CacheSerializer: ImageCacheSerializing {
         self.body = body
     }
 
+    /// The data to store for `image`, or `nil` to store nothing.
+    ///
+    /// - Parameters:
+    ///   - image: The decoded image (`nil` for ``ImageLoader/data(for:)``).
+    ///   - data: The downloaded (and decrypted) data.
+    ///   - url: The URL that was loaded.
     public func cacheData(for image: Image?, originalData data: Data, url: URL) -> Data? {
         body(image, data, url)
     }
