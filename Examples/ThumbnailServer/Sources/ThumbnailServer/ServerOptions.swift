@@ -93,11 +93,20 @@ struct ServerOptions: Sendable {
     /// A directory for the original upstream bytes (`DIR/originals`) and the
     /// encoded responses (`DIR/results`), or `nil` (the default) for none.
     var cacheDirectory: String?
-    /// `Cache-Control: max-age` of thumbnails, in seconds. One day by default.
+    /// The longest a thumbnail is kept and answered fresh, in seconds: its
+    /// `Cache-Control: max-age` when the origin gives no freshness, and the
+    /// cap of the origin's otherwise. One day by default.
     var maxAge = 86_400
+    /// The shortest `max-age` of a thumbnail a shared cache may keep, in
+    /// seconds, even when its original's freshness is shorter: the
+    /// operator's explicit choice; never for `private`, `no-store` or
+    /// `no-cache` originals. 0 (none) by default.
+    var minMaxAge = 0
     /// Memory for encoded responses (the result cache's memory tier), in
     /// MiB; 0 turns that tier off, and so does `--cache-mib 0`. 64 by default.
     var resultCacheMiB = 64
+    /// The most encoded responses kept in memory, whatever their bytes. 65,536 by default.
+    var resultCacheEntries = 65_536
     /// The fleet's Redis nodes (`--redis HOST:PORT`, repeatable): originals
     /// and encoded responses shared by every server, one origin fetch per
     /// image across them. None by default.
@@ -119,9 +128,17 @@ struct ServerOptions: Sendable {
     /// line other users can list. `nil` when no key is set: then every
     /// imgproxy-style request is refused unless unsigned ones are allowed.
     var signer: URLSigner?
-    /// Whether the signature `insecure` is accepted (development only).
-    /// `false` by default.
+    /// Whether the signature `insecure` is accepted, and the query form
+    /// answered unsigned (development only). `false` by default.
     var allowsUnsigned = false
+    /// Whether the query form is answered without a signature when a key is
+    /// set (imgproxy-style paths still need theirs). `false` by default.
+    var allowsUnsignedQuery = false
+
+    /// The signing rules these settings make.
+    var signatures: SignaturePolicy {
+        SignaturePolicy(signer: signer, allowsUnsigned: allowsUnsigned, allowsUnsignedQuery: allowsUnsignedQuery)
+    }
 
     static let usage = """
     usage: thumbnail-server [options]
@@ -226,11 +243,11 @@ struct ServerOptions: Sendable {
     static let valueFlags = [
         "--host", "--port", "--idle-timeout", "--max-connections", "--log-level", "--max-redirects", "--timeout",
         "--transfer-timeout", "--max-downloads", "--max-input-bytes", "--max-input-pixels", "--max-animation-pixels", "--max-dimension", "--max-url-length",
-        "--cache-mib", "--cache-dir", "--max-age", "--result-cache-mib", "--redis-timeout-ms",
+        "--cache-mib", "--result-cache-entries", "--cache-dir", "--max-age", "--min-max-age", "--result-cache-mib", "--redis-timeout-ms",
         "--result-writes", "--result-write-queue", "--heavy-decode-nice", "--body-budget-mib",
     ]
     /// The flags without a value.
-    static let bareFlags = ["--allow-loopback", "--allow-unsigned"]
+    static let bareFlags = ["--allow-loopback", "--allow-unsigned", "--allow-unsigned-query"]
 
     /// `--max-downloads` → `THUMBNAIL_MAX_DOWNLOADS`.
     static func environmentName(of flag: String) -> String {
@@ -293,8 +310,11 @@ struct ServerOptions: Sendable {
             case "--body-budget-mib": options.bodyBudgetMiB = try number(argument, atLeast: 0) as Int
             case "--cache-dir": options.cacheDirectory = try value(argument)
             case "--max-age": options.maxAge = try number(argument, atLeast: 0)
+            case "--min-max-age": options.minMaxAge = try number(argument, atLeast: 0)
             case "--result-cache-mib": options.resultCacheMiB = try number(argument, atLeast: 0)
+            case "--result-cache-entries": options.resultCacheEntries = try number(argument, atLeast: 1)
             case "--allow-unsigned": options.allowsUnsigned = true
+            case "--allow-unsigned-query": options.allowsUnsignedQuery = true
             case "--redis-timeout-ms": options.redisTimeout = .milliseconds(try number(argument, atLeast: 1) as Int)
             case "--result-writes": options.resultWrites = try number(argument, atLeast: 1)
             case "--result-write-queue": options.resultWriteQueue = try number(argument, atLeast: 0)

@@ -9,12 +9,8 @@ import NIOCore
 struct ThumbnailController: Sendable {
     let renderer: ThumbnailRenderer
     let maxOutputDimension: Int
-    /// `Cache-Control` of successful responses.
-    let cacheControl: String
-    /// Verifies imgproxy-style signatures; `nil` without a key.
-    let signer: URLSigner?
-    /// Whether the signature `insecure` is accepted.
-    let allowsUnsigned: Bool
+    /// Which requests may fetch: signatures on both URL forms.
+    let signatures: SignaturePolicy
 
     /// Adds the routes to `router`.
     func addRoutes(to router: Router<ThumbnailRequestContext>) {
@@ -40,10 +36,9 @@ struct ThumbnailController: Sendable {
             let slash = path.firstIndex(of: "/") ?? path.endIndex
             let signature = path[..<slash]
             let rest = path[slash...]
-            let signed = signer?.verify(signature: String(signature), path: String(rest)) ?? false
-            guard signed || (allowsUnsigned && signature == "insecure") else {
-                throw ThumbnailError.forbidden(signer == nil ? "unsigned requests are not allowed (no THUMBNAIL_KEY)" : "invalid signature")
-            }
+            // Not a signature and something after it: no route of ours.
+            guard slash < path.endIndex, SignaturePolicy.isSignatureShaped(signature) else { throw ThumbnailError.notFound }
+            try signatures.checkProcessing(signature: signature, path: rest)
             let parameters = try ProcessingRequest(path: rest, maxDimension: maxOutputDimension)
             let negotiated = parameters.format == nil
             let format = parameters.format ?? Self.negotiateFormat(accept: request.headers[.accept])
@@ -98,9 +93,15 @@ struct ThumbnailController: Sendable {
     func response(for thumbnail: Thumbnail, request: Request, variesByAccept: Bool) -> Response {
         var headers = HTTPFields()
         headers[.eTag] = thumbnail.entityTag.value
-        headers[.cacheControl] = cacheControl
-        // The answer depends on Accept: shared caches must key on it.
-        if variesByAccept { headers[.vary] = "Accept" }
+        // No more permissive than the origin's (ThumbnailCachePolicy).
+        headers[.cacheControl] = thumbnail.cacheControl
+        // The answer depends on Accept: shared caches must key on it. An
+        // origin's `Vary: *` says more (no stored copy ever matches).
+        if thumbnail.variesOnEverything {
+            headers[.vary] = "*"
+        } else if variesByAccept {
+            headers[.vary] = "Accept"
+        }
         if let ifNoneMatch = request.headers[.ifNoneMatch], thumbnail.entityTag.matches(ifNoneMatch: ifNoneMatch) {
             return Response(status: .notModified, headers: headers)
         }
@@ -114,6 +115,7 @@ struct ThumbnailController: Sendable {
     func respond(to request: Request, watch: ClientDisconnectWatch? = nil) async -> Response {
         let query = request.uri.queryParameters
         do {
+            try signatures.checkQuery(target: (request.head.path ?? "")[...])
             let parameters = try ThumbnailRequest(
                 values: { name in query.getAll(name) },
                 maxDimension: maxOutputDimension

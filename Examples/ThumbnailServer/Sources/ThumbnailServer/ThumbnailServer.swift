@@ -57,9 +57,7 @@ struct ThumbnailServer {
         let controller = ThumbnailController(
             renderer: renderer,
             maxOutputDimension: options.maxOutputDimension,
-            cacheControl: "public, max-age=\(options.maxAge)",
-            signer: options.signer,
-            allowsUnsigned: options.allowsUnsigned
+            signatures: options.signatures
         )
         // HEAD on every GET route (thumbnails, /health, /metrics): the GET's
         // status and headers, Content-Length included, without the body, so a

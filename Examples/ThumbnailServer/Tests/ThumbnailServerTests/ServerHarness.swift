@@ -47,9 +47,14 @@ final class ServerHarness {
         try? FileManager.default.removeItem(at: root)
     }
 
-    /// Writes `data` as the origin's file `name`.
-    func serve(_ data: Data, as name: String) throws {
-        try data.write(to: root.appendingPathComponent("www").appendingPathComponent(name))
+    /// Writes `data` as the origin's file `name`, answered with the header
+    /// `fields` (one `Name: value` each) when given.
+    func serve(_ data: Data, as name: String, fields: [String] = []) throws {
+        let file = root.appendingPathComponent("www").appendingPathComponent(name)
+        try data.write(to: file)
+        if !fields.isEmpty {
+            try Data(fields.joined(separator: "\n").utf8).write(to: file.appendingPathExtension("headers"))
+        }
     }
 
     /// Makes a 3-frame 40×30 GIF with ImageMagick (red, lime, blue, 200 ms
@@ -65,13 +70,14 @@ final class ServerHarness {
     /// Starts the origin (a static file server on a free loopback port);
     /// with a `delay`, each answer waits that many seconds after the request
     /// is logged (a slow upstream).
+    ///
+    /// Each file `NAME` is answered with the header lines of a file
+    /// `NAME.headers` beside it when there is one (`Cache-Control: private`).
     func startOrigin(delay: Double = 0) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         let www = root.appendingPathComponent("www").path
-        process.arguments = delay > 0
-            ? ["python3", "-u", "-c", Self.slowOrigin, www, String(delay)]
-            : ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", www]
+        process.arguments = ["python3", "-u", "-c", Self.scriptedOrigin, www, String(delay)]
         _ = FileManager.default.createFile(atPath: originLog.path, contents: nil)
         let log = try FileHandle(forWritingTo: originLog)
         process.standardOutput = log
@@ -85,18 +91,30 @@ final class ServerHarness {
         origin = "http://127.0.0.1:\(port)"
     }
 
-    /// A static file server that logs each GET as http.server does, then
-    /// waits before answering.
-    private static let slowOrigin = """
+    /// A static file server that logs each GET as http.server does, waits
+    /// `delay` seconds, then answers with the file (by the path's last
+    /// component, without its query) and the header lines of `NAME.headers`.
+    private static let scriptedOrigin = """
     import http.server, os, sys, time
     root, delay = sys.argv[1], float(sys.argv[2])
     class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = 'HTTP/1.1'
         def do_GET(self):
             print('"GET ' + self.path + ' HTTP/1.1"', flush=True)
             time.sleep(delay)
-            data = open(os.path.join(root, os.path.basename(self.path)), 'rb').read()
+            path = os.path.join(root, os.path.basename(self.path.split('?')[0]))
+            if not os.path.isfile(path):
+                self.send_response(404)
+                self.send_header('Content-Length', '0')
+                self.end_headers()
+                return
+            data = open(path, 'rb').read()
             self.send_response(200)
             self.send_header('Content-Length', str(len(data)))
+            if os.path.isfile(path + '.headers'):
+                for line in open(path + '.headers').read().splitlines():
+                    name, value = line.split(':', 1)
+                    self.send_header(name.strip(), value.strip())
             self.end_headers()
             self.wfile.write(data)
         def log_message(self, *arguments):
@@ -202,6 +220,11 @@ final class ServerHarness {
         return String(decoding: result, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// A query-form `target` with its signature as the last parameter.
+    static func signedQuery(_ target: String) throws -> String {
+        target + "&signature=" + (try signature(of: target))
+    }
+
     /// One response, fetched with the curl command-line tool.
     struct Reply {
         let status: Int
@@ -258,10 +281,11 @@ final class ServerHarness {
         return Reply(status: status, headers: fields, body: Data(raw[end.upperBound...]))
     }
 
-    /// `thumbnail_decodes_total` from the server's /metrics.
+    /// The decodes the server's loader made: the count of its
+    /// `awi_decode_duration_seconds` timer, from /metrics.
     func decodes() throws -> Int {
         let text = String(decoding: try get("/metrics").body, as: UTF8.self)
-        for line in text.split(separator: "\n") where line.hasPrefix("thumbnail_decodes_total ") {
+        for line in text.split(separator: "\n") where line.hasPrefix("awi_decode_duration_seconds_count ") {
             return Int(line.split(separator: " ")[1]) ?? -1
         }
         return 0
