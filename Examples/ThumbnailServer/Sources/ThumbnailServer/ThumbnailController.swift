@@ -11,25 +11,27 @@ struct ThumbnailController: Sendable {
     let maxOutputDimension: Int
     /// Which requests may fetch: signatures on both URL forms.
     let signatures: SignaturePolicy
+    /// Whether answers carry `X-Cache` (`--cache-status-header`).
+    var showsCacheStatus = false
 
     /// Adds the routes to `router`.
     func addRoutes(to router: Router<ThumbnailRequestContext>) {
         router.get("thumbnail") { request, context in
             // The work of a miss stops when the client leaves: its transfer
             // and its decode permit go back to requests someone still waits for.
-            await respond(to: request, watch: ClientDisconnectHandler.watch(for: context.channel))
+            await respond(to: request, context: context, watch: ClientDisconnectHandler.watch(for: context.channel))
         }
         router.get("health") { _, _ in
             "ok\n"
         }
         // imgproxy-style: /{signature}/{options…}/plain/{url}@{ext} or /{signature}/{options…}/{base64url}.{ext}.
         router.get("**") { request, context in
-            await respondProcessed(to: request, watch: ClientDisconnectHandler.watch(for: context.channel))
+            await respondProcessed(to: request, context: context, watch: ClientDisconnectHandler.watch(for: context.channel))
         }
     }
 
     /// Answers one imgproxy-style request: signature, options, negotiation, result.
-    func respondProcessed(to request: Request, watch: ClientDisconnectWatch? = nil) async -> Response {
+    func respondProcessed(to request: Request, context: ThumbnailRequestContext, watch: ClientDisconnectWatch? = nil) async -> Response {
         do {
             // The path as sent (still percent-encoded): what was signed.
             let path = request.uri.path.dropFirst()
@@ -47,9 +49,10 @@ struct ThumbnailController: Sendable {
             let animates = parameters.format == .webp
                 || (negotiated && Self.accepts("image/webp", accept: request.headers[.accept]))
             let thumbnail = try await renderer.render(parameters, format: format, animatesAsWebP: animates, watch: watch)
+            context.outcome.cacheStatus = thumbnail.cacheStatus
             return response(for: thumbnail, request: request, variesByAccept: negotiated)
         } catch {
-            return Self.errorResponse(for: error)
+            return Self.errorResponse(for: error, outcome: context.outcome)
         }
     }
 
@@ -107,12 +110,12 @@ struct ThumbnailController: Sendable {
         }
         headers[.contentType] = thumbnail.format.mimeType
         headers[.contentLength] = String(thumbnail.body.count)
-        headers[Self.cacheStatus] = thumbnail.cacheStatus
+        if showsCacheStatus { headers[Self.cacheStatus] = thumbnail.cacheStatus }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: thumbnail.body)))
     }
 
     /// Answers one request; every failure becomes a status with a one-line text body.
-    func respond(to request: Request, watch: ClientDisconnectWatch? = nil) async -> Response {
+    func respond(to request: Request, context: ThumbnailRequestContext, watch: ClientDisconnectWatch? = nil) async -> Response {
         let query = request.uri.queryParameters
         do {
             try signatures.checkQuery(target: (request.head.path ?? "")[...])
@@ -121,9 +124,10 @@ struct ThumbnailController: Sendable {
                 maxDimension: maxOutputDimension
             )
             let thumbnail = try await renderer.render(parameters, watch: watch)
+            context.outcome.cacheStatus = thumbnail.cacheStatus
             return response(for: thumbnail, request: request, variesByAccept: false)
         } catch {
-            return Self.errorResponse(for: error)
+            return Self.errorResponse(for: error, outcome: context.outcome)
         }
     }
 
@@ -132,8 +136,8 @@ struct ThumbnailController: Sendable {
     /// `hit-memory`, `hit-disk`).
     static let cacheStatus = HTTPField.Name("X-Cache")!
 
-    /// The status and text for `error`.
-    static func errorResponse(for error: any Error) -> Response {
+    /// The status and text for `error`; its reason goes to `outcome` (the access log).
+    static func errorResponse(for error: any Error, outcome: RequestOutcome? = nil) -> Response {
         let failure: ThumbnailError =
             switch error {
             case let error as ThumbnailError: error
@@ -142,6 +146,7 @@ struct ThumbnailController: Sendable {
             case is CancellationError: .upstreamFailed("cancelled")
             default: .internalError(String(describing: error))
             }
+        outcome?.errorReason = failure.message
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; charset=utf-8"
         // Failures are not cached: a timeout or a refused host may not last.

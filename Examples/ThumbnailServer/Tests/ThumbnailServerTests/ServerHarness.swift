@@ -1,6 +1,7 @@
 import AsyncWebImage
 import Foundation
 import HTTPTypes
+@testable import thumbnail_server
 
 /// A real `thumbnail-server` process and a real loopback origin
 /// (`python3 -m http.server`) for one test, both stopped by PID.
@@ -11,6 +12,10 @@ final class ServerHarness {
     private(set) var origin = ""
     /// The server's base URL.
     private(set) var base = ""
+    /// The server's operator listener (`/metrics`, `/health`).
+    private(set) var operatorBase = ""
+    /// Where the server writes its standard error (its logs).
+    private(set) var serverLog: URL?
     private var originProcess: Process?
     private var serverProcess: Process?
     /// Servers started before the current one (a fleet), stopped on deinit.
@@ -162,23 +167,47 @@ final class ServerHarness {
         try startServer(arguments)
     }
 
-    /// Starts the server with `arguments` (plus the signing key, `--port 0`, loopback upstreams).
-    func startServer(_ arguments: [String] = []) throws {
+    /// Starts the server with `arguments` (plus the signing key, `--port 0`,
+    /// loopback upstreams, an operator listener on a free port and, unless
+    /// `cacheStatusHeader` is false, `X-Cache`), with `environment` added to
+    /// the test's. Its standard error goes to ``serverLog``.
+    func startServer(_ arguments: [String] = [], cacheStatusHeader: Bool = true, environment extra: [String: String] = [:]) throws {
         let process = Process()
         process.executableURL = Self.binary
-        process.arguments = ["--port", "0", "--allow-loopback"] + arguments
+        process.arguments = ["--port", "0", "--allow-loopback", "--operator-port", "0"]
+            + (cacheStatusHeader ? ["--cache-status-header"] : []) + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["THUMBNAIL_KEY"] = Self.keyHex
         environment["THUMBNAIL_SALT"] = Self.saltHex
+        environment.merge(extra) { $1 }
         process.environment = environment
-        let out = root.appendingPathComponent("server-\(UUID().uuidString).out")
+        let name = "server-\(UUID().uuidString)"
+        let out = root.appendingPathComponent(name + ".out")
+        let err = root.appendingPathComponent(name + ".err")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: err)
         try process.run()
         serverProcess = process
-        let line = try waitForLine(in: out, containing: "listening on ")
+        serverLog = err
+        let line = try waitForLine(in: out, containing: "listening on ", excluding: "operator")
         base = String(line.split(separator: " ").last ?? "")
+        let operatorLine = try waitForLine(in: out, containing: "operator listening on ")
+        operatorBase = String(operatorLine.split(separator: " ").last ?? "")
+    }
+
+    /// The running server's process identifier.
+    var serverPID: Int32? { serverProcess?.processIdentifier }
+
+    /// What the server wrote on standard error so far.
+    var serverErrors: String {
+        serverLog.flatMap { try? String(contentsOf: $0, encoding: .utf8) } ?? ""
+    }
+
+    /// The server's /metrics, from its operator listener.
+    func metricsText() throws -> String {
+        String(decoding: try get("/metrics", at: operatorBase).body, as: UTF8.self)
     }
 
     /// Sends `signal` to the server process, by its PID.
@@ -233,8 +262,9 @@ final class ServerHarness {
         let body: Data
     }
 
-    /// GETs `path` from the server with `headers`.
-    func get(_ path: String, headers: HTTPFields = [:]) throws -> Reply {
+    /// GETs `path` from the server (or from `base`) with `headers`.
+    func get(_ path: String, headers: HTTPFields = [:], at base: String? = nil) throws -> Reply {
+        let base = base ?? self.base
         let headerFile = root.appendingPathComponent("headers-\(UUID().uuidString)")
         let bodyFile = root.appendingPathComponent("body-\(UUID().uuidString)")
         var arguments = ["-s", "--max-time", "60", "-D", headerFile.path, "-o", bodyFile.path, "-w", "%{http_code}"]
@@ -255,7 +285,8 @@ final class ServerHarness {
     /// Sends `HEAD path` on a raw socket (Python's, not curl, which would
     /// never read a body after HEAD) and reads to the connection's close:
     /// whatever follows the header block is a body the server should not have sent.
-    func head(_ path: String) throws -> Reply {
+    func head(_ path: String, at base: String? = nil) throws -> Reply {
+        let base = base ?? self.base
         let script = """
         import socket, sys
         host, port = sys.argv[1].rsplit(":", 1)
@@ -284,7 +315,7 @@ final class ServerHarness {
     /// The decodes the server's loader made: the count of its
     /// `awi_decode_duration_seconds` timer, from /metrics.
     func decodes() throws -> Int {
-        let text = String(decoding: try get("/metrics").body, as: UTF8.self)
+        let text = try metricsText()
         for line in text.split(separator: "\n") where line.hasPrefix("awi_decode_duration_seconds_count ") {
             return Int(line.split(separator: " ")[1]) ?? -1
         }
@@ -304,12 +335,17 @@ final class ServerHarness {
         return data
     }
 
-    /// Waits (at most 30 s) for a line containing `text` in `file`.
-    private func waitForLine(in file: URL, containing text: String) throws -> String {
+    /// Waits (at most 30 s) for a line containing `text` (and not `excluded`) in `file`.
+    func waitForLine(in file: URL, containing text: String, excluding excluded: String? = nil) throws -> String {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             let content = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
-            if let line = content.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
+            let match = content.split(separator: "\n").first { line in
+                line.contains(text) && !(excluded.map { line.contains($0) } ?? false)
+            }
+            if let line = match {
+                return String(line)
+            }
             Thread.sleep(forTimeInterval: 0.05)
         }
         throw HarnessError("timed out waiting for '\(text)' in \(file.path)")
@@ -360,6 +396,16 @@ enum TestImages {
         }
         let image = try Image(width: width, height: height, pixelFormat: .rgb8, pixels: pixels)
         return try ImageCoderRegistry.builtIn.encode(image, as: .png)
+    }
+}
+
+extension ServerOptions {
+    /// The settings `arguments` and `environment` give, for a run.
+    static func parsed(_ arguments: [String], environment: [String: String] = [:]) async throws -> ServerOptions {
+        guard case .run(let options) = try await parse(arguments, environment: environment) else {
+            throw HarnessError("\(arguments) asks for help, not a run")
+        }
+        return options
     }
 }
 
