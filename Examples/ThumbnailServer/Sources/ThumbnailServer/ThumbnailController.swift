@@ -38,7 +38,8 @@ struct ThumbnailController: Sendable {
             let slash = path.firstIndex(of: "/") ?? path.endIndex
             let signature = path[..<slash]
             let rest = path[slash...]
-            // Not a signature and something after it: no route of ours.
+            // A first segment that cannot be a signature, or nothing after
+            // it: no route of ours, a 404 rather than a 403.
             guard slash < path.endIndex, SignaturePolicy.isSignatureShaped(signature) else { throw ThumbnailError.notFound }
             try signatures.checkProcessing(signature: signature, path: rest)
             let parameters = try ProcessingRequest(path: rest, maxDimension: maxOutputDimension)

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Every in-memory map keyed by client input holds its bound: 100,000
+/// Every in-memory map keyed by client input holds its bound: up to 100,000
 /// distinct source URLs of 7.5 KB each (1×1 PNG answers, the worst ratio of
 /// key to value) through a real server process, whose resident memory is
 /// read from /proc as the load goes.
@@ -12,12 +12,16 @@ struct MemoryBoundTests {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Support/\(name)").path
     }
 
-    /// Requests sent: 100,000, or `THUMBNAIL_BOUND_REQUESTS`.
+    /// Requests sent: `THUMBNAIL_BOUND_REQUESTS`, else 4,000 (the issue's
+    /// first measurement: +38 MiB before keys counted). A debug build answers
+    /// about 70 of these a second on 2 cores, so the 100,000 run is
+    /// `scripts/smoke-thumbnail-server`'s, against its release build
+    /// (`THUMBNAIL_SERVER_BIN`).
     static var requests: Int {
-        ProcessInfo.processInfo.environment["THUMBNAIL_BOUND_REQUESTS"].flatMap { Int($0) } ?? 100_000
+        ProcessInfo.processInfo.environment["THUMBNAIL_BOUND_REQUESTS"].flatMap { Int($0) } ?? 4_000
     }
 
-    @Test("100k distinct long URLs: resident memory grows by less than the configured caches after the first 10%", .timeLimit(.minutes(15)))
+    @Test("distinct long URLs (100k in the smoke test): resident memory grows by less than the configured caches after the first 10%", .timeLimit(.minutes(15)))
     func distinctLongURLs() throws {
         // Given a server with 8 MiB of decoded-image cache and 4 MiB of
         // result cache, in front of an origin answering every URL with a 1×1 PNG
@@ -37,7 +41,7 @@ struct MemoryBoundTests {
         try harness.startServer(["--allow-unsigned", "--cache-mib", "8", "--result-cache-mib", "4", "--max-downloads", "8"])
         let pid = try #require(harness.serverPID)
 
-        // When 100,000 distinct URLs of 7.5 KB are asked for, 4 at a time
+        // When that many distinct URLs of 7.5 KB are asked for, 4 at a time (at most 13 minutes)
         let output = try ServerHarness.run("/usr/bin/env", [
             "python3", Self.support("distinct_urls.py"), harness.base, "http://127.0.0.1:\(originPort)", String(pid),
             String(Self.requests), "4", "7500", "780",
