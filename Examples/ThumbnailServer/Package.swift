@@ -19,6 +19,14 @@ let swiftSettings: [SwiftSetting] = [
 let package = Package(
     name: "ThumbnailServer",
     platforms: [.macOS(.v14)],
+    traits: [
+        // On by default. Without it (`--disable-default-traits`) swift-otel and
+        // what it brings (async-http-client, BoringSSL, swift-protobuf) are not
+        // built and --otel-endpoint does not exist: the smoke test's release
+        // build, which does not test the export, saves their compile time.
+        .trait(name: "OpenTelemetry", description: "OTLP/HTTP export of spans and metrics (--otel-endpoint), with swift-otel"),
+        .default(enabledTraits: ["OpenTelemetry"]),
+    ],
     dependencies: [
         // The library, from this repository. Named, because a path
         // dependency's identity is otherwise its folder's name (the clone's).
@@ -62,7 +70,7 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OpenTelemetry"])),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "CCrypto",
             ],

@@ -1,7 +1,9 @@
 import Foundation
 import Logging
 import Metrics
+#if OpenTelemetry
 import OTel
+#endif
 import Prometheus
 import ServiceLifecycle
 import Tracing
@@ -27,10 +29,21 @@ struct Observability {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         let registry = PrometheusCollectorRegistry()
         let prometheus = PrometheusMetricsFactory(registry: registry)
-        guard let endpoint = options.otelEndpoint else {
-            MetricsSystem.bootstrap(prometheus)
-            return Observability(registry: registry, services: [])
+        #if OpenTelemetry
+        if let endpoint = options.otelEndpoint {
+            return try exporting(to: endpoint, registry: registry, prometheus: prometheus)
         }
+        #endif
+        MetricsSystem.bootstrap(prometheus)
+        return Observability(registry: registry, services: [])
+    }
+
+    #if OpenTelemetry
+    /// Bootstraps metrics into both Prometheus and swift-otel's OTLP/HTTP
+    /// exporter at `endpoint`, and tracing into swift-otel's.
+    private static func exporting(
+        to endpoint: String, registry: PrometheusCollectorRegistry, prometheus: PrometheusMetricsFactory
+    ) throws -> Observability {
         var diagnostics = Logger(label: "thumbnail-server.otel")
         diagnostics.logLevel = .warning
         let base = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
@@ -49,4 +62,5 @@ struct Observability {
         InstrumentationSystem.bootstrap(tracing.factory)
         return Observability(registry: registry, services: [metrics.service, tracing.service])
     }
+    #endif
 }

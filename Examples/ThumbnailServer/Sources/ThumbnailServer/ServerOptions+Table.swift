@@ -128,7 +128,7 @@ extension ServerOptions {
         },
     ]
 
-    private static let operating: [OptionSpec] = [
+    private static let operating: [OptionSpec] = openTelemetry + [
         spec("logLevel", .value("LEVEL"), "warning", "`trace`, `debug`, `info` (an access-log line per request), `notice`, `warning`, `error`, `critical`", .observability,
              environment: ["THUMBNAIL_LOG_LEVEL", "LOG_LEVEL"]) {
             guard let level = Logger.Level(rawValue: try text($0).lowercased()) else {
@@ -139,15 +139,23 @@ extension ServerOptions {
         spec("cacheStatusHeader", .flag, "off", "say in `X-Cache` where each answer came from (tells anyone what the server has seen)", .observability) {
             $1.showsCacheStatus = try flag($0)
         },
-        spec("otelEndpoint", .value("URL"), "none", "export spans and metrics over OTLP/HTTP to this collector (`http://127.0.0.1:4318`)", .observability) {
-            let value = try text($0)
-            guard value.hasPrefix("http://") || value.hasPrefix("https://") else { throw OptionValueError("an http or https URL") }
-            $1.otelEndpoint = value
-        },
         spec("config", .value("FILE"), "none", "a JSON file of settings by key (`{\"maxDownloads\": 4, \"allowHost\": [\"a.com\"]}`); flags and the environment win over it", .observability) { _, _ in
             // Read before every other setting (ServerOptions.parse).
         },
     ]
+
+    #if OpenTelemetry
+    private static let openTelemetry: [OptionSpec] = [
+        spec("otelEndpoint", .value("URL"), "none", "export spans and metrics over OTLP/HTTP to this collector (`http://127.0.0.1:4318`); swift-otel's `OTEL_*` variables apply too", .observability) {
+            let value = try text($0)
+            guard value.hasPrefix("http://") || value.hasPrefix("https://") else { throw OptionValueError("an http or https URL") }
+            $1.otelEndpoint = value
+        },
+    ]
+    #else
+    /// Built without the OpenTelemetry trait: no export, so no setting for it.
+    private static let openTelemetry: [OptionSpec] = []
+    #endif
 
     /// A table row; the environment variable is `THUMBNAIL_` and the key in
     /// capitals (`maxDownloads` → `THUMBNAIL_MAX_DOWNLOADS`) unless given.

@@ -1,3 +1,4 @@
+#if OpenTelemetry
 import AsyncWebImage
 import Foundation
 import Testing
@@ -79,3 +80,4 @@ struct OTelExportTests {
         #expect(metrics().isSuperset(of: ["awi_encode_duration_seconds", "awi_decode_duration_seconds", "hb.requests"]), "\(metrics())")
     }
 }
+#endif

@@ -104,6 +104,7 @@ final class ServerHarness {
     root, delay = sys.argv[1], float(sys.argv[2])
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = 'HTTP/1.1'
+        disable_nagle_algorithm = True
         def do_GET(self):
             print('"GET ' + self.path + ' HTTP/1.1"', flush=True)
             time.sleep(delay)

@@ -50,12 +50,21 @@ struct ServerOptionsTests {
         ([], ["THUMBNAIL_KEY": "xyz"], "THUMBNAIL_KEY and THUMBNAIL_SALT must be hex, and the key not empty"),
         (["--min-max-age", "100", "--max-age", "10"], [:], "--min-max-age (100) is more than --max-age (10)"),
         (["--redis", "nohost"], [:], "--redis: expects HOST:PORT"),
-        (["--otel-endpoint", "127.0.0.1:4318"], [:], "--otel-endpoint: expects an http or https URL"),
         (["--config", "/nonexistent/thumbnail.json"], [:], "/nonexistent/thumbnail.json: cannot be read"),
     ] as [([String], [String: String], String)])
     func badInput(arguments: [String], environment: [String: String], message: String) async {
         await #expect(throws: UsageError(message)) { try await ServerOptions.parse(arguments, environment: environment) }
     }
+
+    #if OpenTelemetry
+    @Test("--otel-endpoint takes an http or https URL")
+    func otelEndpoint() async throws {
+        await #expect(throws: UsageError("--otel-endpoint: expects an http or https URL")) {
+            try await ServerOptions.parse(["--otel-endpoint", "127.0.0.1:4318"], environment: [:])
+        }
+        #expect(try await ServerOptions.parsed(["--otel-endpoint", "http://127.0.0.1:4318"]).otelEndpoint == "http://127.0.0.1:4318")
+    }
+    #endif
 
     @Test("a file's unknown key or wrong type is refused, naming the file and the key")
     func badFile() async throws {
