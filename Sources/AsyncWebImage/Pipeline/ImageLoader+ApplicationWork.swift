@@ -21,7 +21,10 @@ extension ImageLoader {
     /// limiter, timed in `awi_encode_duration_seconds` and traced as an
     /// `image.encode` span.
     ///
-    /// - Parameter quality: 0...1, for the lossy formats.
+    /// - Parameters:
+    ///   - image: The image to encode.
+    ///   - format: The format to write, by the loader's coders.
+    ///   - quality: 0...1, for the lossy formats.
     /// - Throws: ``ImageError/encodingFailed(_:_:)`` and the encoders' other errors.
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) async throws -> Data {
         let coders = configuration.coders
