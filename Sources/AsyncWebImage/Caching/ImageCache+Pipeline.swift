@@ -28,7 +28,7 @@ extension ImageCache {
             let image: Image
             if let telemetry {
                 image = try await telemetry.withChildSpan("image.decode") {
-                    try await telemetry.timed(telemetry.decodeTimer) { try await coders.decode(entry.data, options: options, limiter: limiter) }
+                    try await telemetry.timedDecode { try await coders.decode(entry.data, options: options, limiter: limiter) }
                 }
             } else {
                 image = try await coders.decode(entry.data, options: options, limiter: limiter)

@@ -382,7 +382,7 @@ extension ImageLoader {
     ) async throws -> LoadResult {
         let original = request.wantsPixels
             ? try await telemetry.withChildSpan("image.decode") {
-                try await telemetry.timed(telemetry.decodeTimer) {
+                try await telemetry.timedDecode {
                     try await configuration.coders.decode(data, options: request.decodingOptions, limiter: configuration.cpuLimiter)
                 }
             }
@@ -490,7 +490,7 @@ extension ImageLoader {
     }
 
     /// Runs `transformer` on the bounded pool, in a span and timed.
-    private func transform(_ image: Image, with transformer: any ImageTransformer, limiter: ConcurrencyLimiter) async throws -> Image {
+    func transform(_ image: Image, with transformer: any ImageTransformer, limiter: ConcurrencyLimiter) async throws -> Image {
         try await telemetry.withChildSpan("image.transform") {
             try await telemetry.timed(telemetry.transformTimer) {
                 try await limiter.withPermit { try Self.apply(transformer, to: image) }

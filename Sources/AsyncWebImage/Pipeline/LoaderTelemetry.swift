@@ -39,6 +39,9 @@ final class LoaderTelemetry: Sendable {
     let decodeTimer: Metrics.Timer
     let transformTimer: Metrics.Timer
     let encodeTimer: Metrics.Timer
+    /// Pixels decoded (width × height of each decode's result): what a
+    /// reduced decode saved shows here.
+    let decodedPixels: Counter
 
     private let activeTransfers: Gauge
     private let queuedTransfers: Gauge
@@ -67,6 +70,7 @@ final class LoaderTelemetry: Sendable {
         decodeTimer = Metrics.Timer(label: "awi_decode_duration_seconds", factory: factory)
         transformTimer = Metrics.Timer(label: "awi_transform_duration_seconds", factory: factory)
         encodeTimer = Metrics.Timer(label: "awi_encode_duration_seconds", factory: factory)
+        decodedPixels = Counter(label: "awi_decoded_pixels_total", factory: factory)
         activeTransfers = Gauge(label: "awi_active_transfers", factory: factory)
         queuedTransfers = Gauge(label: "awi_queued_transfers", factory: factory)
         memoryCost = Gauge(label: "awi_memory_cache_cost_bytes", factory: factory)
@@ -120,6 +124,13 @@ final class LoaderTelemetry: Sendable {
         // Failures are rare; the factory caches handles by label and dimensions where it can.
         Counter(label: "awi_loads_total", dimensions: [("outcome", Outcome.error.rawValue), ("error_kind", kind)], factory: factory)
             .increment()
+    }
+
+    /// Runs a decode, recording its duration and the pixels it produced.
+    func timedDecode(_ body: () async throws -> Image) async rethrows -> Image {
+        let image = try await timed(decodeTimer, body)
+        decodedPixels.increment(by: Int64(image.width) * Int64(image.height))
+        return image
     }
 
     /// Runs `body`, recording its duration in `timer`.

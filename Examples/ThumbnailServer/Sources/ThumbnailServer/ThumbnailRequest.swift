@@ -53,10 +53,7 @@ struct ThumbnailRequest: Sendable, Hashable {
     /// (percent-decoded); see ``init(values:maxDimension:)``.
     init(parameter: (String) -> String?, maxDimension: Int) throws(ThumbnailError) {
         guard let text = parameter("url"), !text.isEmpty else { throw .badRequest("url is required") }
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else {
-            throw .badRequest("url must be an absolute http or https URL")
-        }
+        let url = try SourceURL.parse(text)
         func dimension(_ name: String) throws(ThumbnailError) -> Int {
             guard let text = parameter(name) else { throw .badRequest("\(name) is required") }
             guard let value = Int(text), (1...maxDimension).contains(value) else {

@@ -169,9 +169,13 @@ public final class AnimatedImage: Sendable {
         return frames
     }
 
-    /// ``frame(at:)`` on the calling thread, with no permit: for code that
-    /// already holds one (a decode, playback's own decode task).
-    package func decodeFrame(at index: Int) throws -> Image {
+    /// ``frame(at:)`` on the calling thread, taking no permit: for work that
+    /// already holds a permit of ``limiter`` (an encoder fed one frame at a
+    /// time inside it, playback's own decode). Elsewhere call ``frame(at:)``,
+    /// which waits its turn for a core.
+    ///
+    /// - Throws: as ``frame(at:)``.
+    public func decodeFrame(at index: Int) throws -> Image {
         guard (0..<frameCount).contains(index) else {
             throw ImageError.invalidImage("frame \(index) of an animation of \(frameCount)")
         }
