@@ -14,6 +14,9 @@ struct ImageLoadRequest: Sendable {
     /// The request as it will be sent (after the request modifier).
     private(set) var dataRequest: DataRequest
     let cache: ImageCache
+    /// The secondary key of the `Vary` variant this load selects, when it is
+    /// not the one under the primary keys (``ImageRequestKeys``'s `varyKey`).
+    private(set) var varyKey: String?
 
     init(url: URL, options: ImageOptions, context: ImageContext, decodingOptions: ImageDecodingOptions, dataRequest: DataRequest, cache: ImageCache) {
         self.url = url
@@ -22,16 +25,17 @@ struct ImageLoadRequest: Sendable {
         self.decodingOptions = decodingOptions
         self.dataRequest = dataRequest
         self.cache = cache
-        keys = Self.keys(url: url, options: options, context: context, decodingOptions: decodingOptions, dataRequest: dataRequest)
+        keys = Self.keys(url: url, options: options, context: context, decodingOptions: decodingOptions, dataRequest: dataRequest, varyKey: nil)
     }
 
     private static func keys(
-        url: URL, options: ImageOptions, context: ImageContext, decodingOptions: ImageDecodingOptions, dataRequest: DataRequest
+        url: URL, options: ImageOptions, context: ImageContext, decodingOptions: ImageDecodingOptions, dataRequest: DataRequest,
+        varyKey: String?
     ) -> ImageRequestKeys {
         ImageRequestKeys(
             url: url, filter: context.cacheKeyFilter, variant: dataRequest.key.variant,
             decodingSuffix: decodingOptions.cacheKeySuffix, transformer: context.transformer,
-            transformsAnimation: options.contains(.transformAnimatedImage)
+            transformsAnimation: options.contains(.transformAnimatedImage), varyKey: varyKey
         )
     }
 
@@ -57,7 +61,21 @@ extension ImageLoadRequest {
     func with(dataRequest: DataRequest) -> ImageLoadRequest {
         var copy = self
         copy.dataRequest = dataRequest
-        copy.keys = Self.keys(url: url, options: options, context: context, decodingOptions: decodingOptions, dataRequest: dataRequest)
+        copy.keys = Self.keys(
+            url: url, options: options, context: context, decodingOptions: decodingOptions, dataRequest: dataRequest, varyKey: varyKey
+        )
+        return copy
+    }
+
+    /// This request on the keys of the `Vary` variant it selects among
+    /// responses that vary on `names` (RFC 9111 §4.1): every tier looks up
+    /// and stores that variant under its own keys.
+    func selectingVariant(varyingOn names: [String]) -> ImageLoadRequest {
+        var copy = self
+        copy.varyKey = HTTPVary.secondaryKey(names: names, headers: dataRequest.headers)
+        copy.keys = Self.keys(
+            url: url, options: options, context: context, decodingOptions: decodingOptions, dataRequest: dataRequest, varyKey: copy.varyKey
+        )
         return copy
     }
 }

@@ -9,6 +9,11 @@ extension ImageLoader {
         case stale(StaleEntry)
         /// Nothing usable (absent, or stored for other `Vary` values).
         case miss
+        /// Under the load's primary keys is a response that varies on these
+        /// fields and was selected by other values of them: this request's
+        /// variant, if stored, is under its own keys
+        /// (``ImageLoadRequest/selectingVariant(varyingOn:)``).
+        case otherVariant([String])
     }
 
     /// A stored response that must be revalidated before use.
@@ -35,17 +40,18 @@ extension ImageLoader {
     /// Whether the loader follows cache headers at all.
     var followsHTTPCaching: Bool { configuration.httpCacheMode != .ignoringHeaders }
 
-    /// How the response `head` to `request`, arriving now, is kept. Ignoring
-    /// headers stores every response with its validators only, as before.
-    func storage(for head: DataResponseHead?, request: ImageLoadRequest) -> ResponseStorage {
+    /// How the response `head` to `request`, sent at `requestTime` and
+    /// arriving now, is kept. Ignoring headers stores every response, with
+    /// a record that is always fresh (its head and validators only count).
+    func storage(for head: DataResponseHead?, request: ImageLoadRequest, requestTime: Date? = nil) -> ResponseStorage {
         guard let head else { return ResponseStorage() }
-        guard followsHTTPCaching else {
-            return ResponseStorage(extendedData: CacheValidators(head: head)?.encoded)
-        }
-        let metadata = HTTPCacheMetadata(head: head, request: request.dataRequest, responseTime: Date())
+        let mode = configuration.httpCacheMode
+        let metadata = HTTPCacheMetadata(
+            head: head, request: request.dataRequest, requestTime: requestTime, responseTime: Date(), mode: mode
+        )
         return ResponseStorage(
-            isStorable: metadata.isStorable(mode: configuration.httpCacheMode, request: request.dataRequest),
-            record: HTTPCacheRecord(metadata, mode: configuration.httpCacheMode),
+            isStorable: metadata.isStorable(mode: mode, request: request.dataRequest),
+            record: HTTPCacheRecord(metadata, mode: mode),
             extendedData: metadata.encoded
         )
     }
@@ -68,7 +74,9 @@ extension ImageLoader {
               let entry = request.cache.memory.entry(forKey: request.keys.resultKey) else { return .miss }
         let image = entry.image
         if let record = entry.http, followsHTTPCaching {
-            guard record.metadata.matchesVary(request.dataRequest) else { return .miss }
+            guard record.metadata.matchesVary(request.dataRequest) else {
+                return request.varyKey == nil ? .otherVariant(record.metadata.varyNames) : .miss
+            }
             let now = Date()
             if !record.freshness.isFresh(at: now) && !acceptingStale {
                 guard record.freshness.mayServeWhileRevalidating(at: now) else {
@@ -81,7 +89,9 @@ extension ImageLoader {
         if request.options.contains(.queryMemoryData), let disk = request.cache.disk {
             data = try? await disk.data(forKey: request.transformer == nil ? request.keys.dataKey : request.keys.resultKey)
         }
-        return .hit(ImageResponse(image: image, data: data, cacheType: .memory, url: request.url))
+        var response = ImageResponse(image: image, data: data, cacheType: .memory, url: request.url)
+        response.headSource = entry.http.map { .stored($0, tier: .memory) }
+        return .hit(response)
     }
 
     /// The HTTP metadata stored with the data entry of `request` (disk first,
@@ -104,7 +114,6 @@ extension ImageLoader {
             if let disk = cache.disk { _ = try? await disk.setExtendedData(encoded, forKey: keys.dataKey) }
             if let shared = cache.sharedTier { _ = try? await shared.setExtendedData(encoded, forKey: keys.dataKey) }
         }
-        guard followsHTTPCaching else { return }
         let record = HTTPCacheRecord(metadata, mode: configuration.httpCacheMode)
         await cache.memory.setHTTPRecord(record, forKey: keys.resultKey)
         if keys.originalImageKey != keys.resultKey {
@@ -165,7 +174,8 @@ extension ImageLoader {
                 guard let self, let head, let body, !Task.isCancelled else { return }
                 if head.statusCode == 304 {
                     guard record.metadata.isSelected(by: head) else { continue }
-                    await self.storeRefreshed(record.metadata.refreshed(by: head, responseTime: Date()), for: request)
+                    let mode = self.configuration.httpCacheMode
+                    await self.storeRefreshed(record.metadata.refreshed(by: head, responseTime: Date(), mode: mode), for: request)
                     return
                 }
                 _ = try? await self.process(request, data: body, head: head, storage: self.storage(for: head, request: request))
