@@ -94,6 +94,12 @@ extension ImageLoader {
             entry.extendedData.flatMap(CacheValidators.init(encoded:))?.apply(to: &dataRequest)
             storedMetadata = entry.extendedData.flatMap(HTTPCacheMetadata.init(encoded:))
         }
+        if revalidating, !dataRequest.headers.contains(.cacheControl) {
+            // `.refreshCached` asks the origin, not a cache on the way: as
+            // Fetch's "no-cache" mode (and a browser's reload) does, tell any
+            // intermediary to revalidate too (RFC 9111 §5.2.1.1).
+            dataRequest.headers[.cacheControl] = "max-age=0"
+        }
         // Counted from before the download (waiting here while the bodies
         // held fill the budget) until this load's processing is done.
         let reservation = try await bodyBudget?.reserve()
