@@ -223,7 +223,18 @@ struct CacheTestClient: Sendable {
     }
 
     /// The suite's `checkServerRequests`: what the origin saw, request by request.
+    ///
+    /// First, stricter than the suite: no request of the test reached the
+    /// origin twice. The suite sees a re-sent request only in the
+    /// `Request-Numbers` of a response the client gets; a cache that re-sends
+    /// a request the origin dropped, then serves a stored response, would
+    /// hide it. Counted as the suite counts a retry it sees (a set-up failure).
     private func checkServerRequests(_ answers: [Answer], seen: [CacheTestOrigin.Seen]) throws {
+        let numbers = seen.compactMap(\.requestNumber)
+        for number in Set(numbers) {
+            let count = numbers.filter { $0 == number }.count
+            try assert(true, count == 1, "retry: the origin saw request \(number) \(count) times")
+        }
         var serverIndex = 0
         for (index, config) in test.requests.enumerated() {
             let number = index + 1
