@@ -61,6 +61,8 @@ extension DownloadEvents {
         for try await event in self {
             switch event {
             case .head(let head):
+                // A second head restarts the body (DownloadEvent).
+                if result.head != nil { result.chunks = Data() }
                 result.head = head
                 result.events.append("head")
             case .chunk(let data, let accumulated):
