@@ -408,6 +408,13 @@ extension ImageLoader {
             for try await event in coalescer.download(dataRequest, modifiers: modifiers) {
                 switch event {
                 case .head(let received):
+                    if head != nil {
+                        // The body restarts (a resumed transfer got another
+                        // representation): previews start again with it.
+                        throttle?.stop()
+                        throttle = nil
+                        previewsUnavailable = !request.wantsPixels
+                    }
                     head = received
                 case .progress(let received, let expected):
                     handle.progress(received: received, expected: expected)
