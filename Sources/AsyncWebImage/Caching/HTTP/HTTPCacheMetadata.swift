@@ -176,12 +176,14 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
     /// - it has none of: `public`; `private` in a private cache; `Expires`;
     ///   `max-age`; `s-maxage` in a shared cache; a heuristically cacheable
     ///   status (`201 Created`, `202 Accepted` with no explicit freshness are
-    ///   not stored).
+    ///   not stored);
+    /// - the request said `no-store` (§5.2.1.5).
     ///
     /// `.ignoringHeaders` stores everything.
     func isStorable(mode: HTTPCacheMode, request: DataRequest) -> Bool {
         guard mode != .ignoringHeaders else { return true }
         if isOversized == true { return false }
+        if RequestCacheControl(request.headers)?.noStore == true { return false }
         let status = statusCode
         guard HTTPStatusCaching.isFinal(status), status != 206, status != 304 else { return false }
         let control = cacheControl

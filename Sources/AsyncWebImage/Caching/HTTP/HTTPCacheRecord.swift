@@ -26,6 +26,41 @@ final class HTTPCacheRecord: Sendable {
         return !hasVary || metadata.matchesVary(request())
     }
 
+    /// How the stored response may serve a request.
+    enum Reuse: Equatable, Sendable {
+        /// As it is, without asking the origin.
+        case fresh
+        /// At once, while a background revalidation runs (`stale-while-revalidate`).
+        case staleWhileRevalidate
+        /// Not without asking the origin.
+        case stale
+    }
+
+    /// How the stored response may serve `request` at `now`: by its
+    /// freshness (RFC 9111 §4.2), narrowed or widened by the request's own
+    /// `Cache-Control` (§5.2.1): `no-cache` and a `max-age` it is older than
+    /// send it to the origin, `min-fresh` asks for a margin of freshness,
+    /// `max-stale` accepts a stale response (not one that forbids it).
+    /// `Vary` is not checked here (``HTTPCacheMetadata/matchesVary(_:)``).
+    func reuse(for request: DataRequest, at now: Date) -> Reuse {
+        guard let lifetime = freshness.lifetime else { return .fresh }
+        if let directives = RequestCacheControl(request.headers) {
+            if directives.noCache { return .stale }
+            let age = freshness.currentAge(at: now)
+            if let maxAge = directives.maxAge, age > Double(maxAge) { return .stale }
+            if freshness.isFresh(at: now) {
+                if let minFresh = directives.minFresh, lifetime - age < Double(minFresh) { return .stale }
+                return .fresh
+            }
+            if let maxStale = directives.maxStale, freshness.mayServeStale, age - lifetime <= Double(maxStale) {
+                return .fresh
+            }
+        } else if freshness.isFresh(at: now) {
+            return .fresh
+        }
+        return freshness.mayServeWhileRevalidating(at: now) ? .staleWhileRevalidate : .stale
+    }
+
     /// Whether reusing the image depends on this record (an expiry or a
     /// `Vary`), so that it must not be served without it.
     var constrainsReuse: Bool {
