@@ -61,7 +61,7 @@ extension ImageLoader {
     /// the same `Vary` values.
     func isUsableWithoutRevalidation(_ record: HTTPCacheRecord?, for request: DataRequest) -> Bool {
         guard let record, followsHTTPCaching else { return true }
-        return record.allowsReuse { request }
+        return record.metadata.matchesVary(request) && record.reuse(for: request, at: Date()) == .fresh
     }
 
     /// The final image in memory under the result key, judged by the HTTP
@@ -77,12 +77,12 @@ extension ImageLoader {
             guard record.metadata.matchesVary(request.dataRequest) else {
                 return request.varyKey == nil ? .otherVariant(record.metadata.varyNames) : .miss
             }
-            let now = Date()
-            if !record.freshness.isFresh(at: now) && !acceptingStale {
-                guard record.freshness.mayServeWhileRevalidating(at: now) else {
-                    return .stale(StaleEntry(record: record, image: image))
+            if !acceptingStale {
+                switch record.reuse(for: request.dataRequest, at: Date()) {
+                case .fresh: break
+                case .staleWhileRevalidate: revalidateInBackground(request, record: record)
+                case .stale: return .stale(StaleEntry(record: record, image: image))
                 }
-                revalidateInBackground(request, record: record)
             }
         }
         var data: Data?

@@ -337,12 +337,12 @@ extension ImageLoader {
                 guard metadata.matchesVary(request.dataRequest) else {
                     return request.varyKey == nil ? .otherVariant(metadata.varyNames) : .miss
                 }
-                let now = Date()
-                if !found.freshness.isFresh(at: now) && !acceptingStale {
-                    guard found.freshness.mayServeWhileRevalidating(at: now) else {
-                        return .stale(StaleEntry(record: found, image: nil))
+                if !acceptingStale {
+                    switch found.reuse(for: request.dataRequest, at: Date()) {
+                    case .fresh: break
+                    case .staleWhileRevalidate: revalidatesLater = true
+                    case .stale: return .stale(StaleEntry(record: found, image: nil))
                     }
-                    revalidatesLater = true
                 }
             }
             record = found
