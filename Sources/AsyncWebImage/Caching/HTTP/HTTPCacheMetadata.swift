@@ -266,6 +266,45 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
     }
 }
 
+extension HTTPCacheMetadata {
+    /// The most other variants a primary entry lists.
+    static let maxVariants = 8
+
+    /// This metadata (a URL's primary entry) listing `variant` among the
+    /// other variants stored: replacing the one under the same key, the
+    /// oldest dropped past ``maxVariants``.
+    func listing(_ variant: Variant) -> HTTPCacheMetadata {
+        var copy = self
+        var list = (variants ?? []).filter { $0.secondaryKey != variant.secondaryKey }
+        list.append(variant)
+        copy.variants = Array(list.suffix(Self.maxVariants))
+        return copy
+    }
+
+    /// This metadata as the stored response selected for `request` (a
+    /// stored variant a `304` chose for a request with other values of the
+    /// fields `Vary` names, RFC 9111 §4.3.4): the request's values recorded,
+    /// and no list of other variants (only a primary entry has one).
+    func selected(for request: DataRequest) -> HTTPCacheMetadata {
+        var copy = self
+        copy.varyValues = HTTPVary.values(of: varyNames, in: request.headers)
+        copy.variants = nil
+        return copy
+    }
+
+    /// The entity tags of the responses stored for this URL that a
+    /// conditional request can name (§4.3.1): this entry's and its listed
+    /// variants', each with the secondary key it is stored under (nil: this entry).
+    var storedTags: [(secondaryKey: String?, etag: String)] {
+        var tags: [(secondaryKey: String?, etag: String)] = []
+        if let etag { tags.append((nil, etag)) }
+        for variant in variants ?? [] where !tags.contains(where: { $0.etag == variant.etag }) {
+            tags.append((variant.secondaryKey, variant.etag))
+        }
+        return tags
+    }
+}
+
 extension CacheValidators {
     /// Validators with these values.
     init(etag: String?, lastModified: String?) {

@@ -49,6 +49,25 @@ struct HTTPCacheMetadataTests {
         #expect(Self.metadata(200, [.cacheControl: "max-age=60, must-revalidate"], request: request).isStorable(mode: .shared, request: request))
     }
 
+    @Test("a primary entry lists its other variants (one per key, at most 8) and names every stored ETag once")
+    func variants() {
+        var metadata = Self.metadata(200, [.eTag: #""a""#, .vary: "X-V"])
+        for index in 0..<10 { metadata = metadata.listing(.init(secondaryKey: "#vary=\(index)", etag: #""e\#(index)""#)) }
+        metadata = metadata.listing(.init(secondaryKey: "#vary=9", etag: #""a""#))
+        #expect(metadata.variants?.count == HTTPCacheMetadata.maxVariants)
+        #expect(metadata.variants?.last?.secondaryKey == "#vary=9")
+        let tags = metadata.storedTags
+        #expect(tags.first?.secondaryKey == nil && tags.first?.etag == #""a""#)
+        #expect(tags.filter { $0.etag == #""a""# }.count == 1)
+        #expect(tags.count == 8)
+        // Selected for another request: that request's values, no list.
+        var request = Self.request
+        request.headers[HTTPField.Name("X-V")!] = "2"
+        let selected = metadata.selected(for: request)
+        #expect(selected.variants == nil)
+        #expect(selected.matchesVary(request) && !metadata.matchesVary(request))
+    }
+
     @Test("the status and the stored fields survive encoding; entries written before decode as a 200 with their policy fields")
     func encoding() throws {
         let metadata = Self.metadata(203, [.cacheControl: "max-age=60", HTTPField.Name("X-A")!: "1", .eTag: "abc"])
