@@ -9,11 +9,13 @@ extension ImageLoader {
         case stale(StaleEntry)
         /// Nothing usable (absent, or stored for other `Vary` values).
         case miss
-        /// Under the load's primary keys is a response that varies on these
-        /// fields and was selected by other values of them: this request's
-        /// variant, if stored, is under its own keys
-        /// (``ImageLoadRequest/selectingVariant(varyingOn:)``).
-        case otherVariant([String])
+        /// Under the load's primary keys is a response that varies and was
+        /// selected by other values of the fields its `Vary` names: this
+        /// request's variant, if stored, is under its own keys
+        /// (``ImageLoadRequest/selectingVariant(varyingOn:)``), and the
+        /// stored one's validators may still name it in a conditional
+        /// request (RFC 9111 §4.3.1).
+        case otherVariant(StaleEntry)
     }
 
     /// A stored response that must be revalidated before use.
@@ -75,7 +77,7 @@ extension ImageLoader {
         let image = entry.image
         if let record = entry.http, followsHTTPCaching {
             guard record.metadata.matchesVary(request.dataRequest) else {
-                return request.varyKey == nil ? .otherVariant(record.metadata.varyNames) : .miss
+                return request.varyKey == nil ? .otherVariant(StaleEntry(record: record, image: image)) : .miss
             }
             if !acceptingStale {
                 switch record.reuse(for: request.dataRequest, at: Date()) {
@@ -131,6 +133,71 @@ extension ImageLoader {
         }
         guard let record else { return false }
         return record.freshness.immutable && record.freshness.freshUntil != nil && record.freshness.isFresh(at: Date())
+    }
+
+    /// A stored response of the URL that a conditional request for another
+    /// variant names (RFC 9111 §4.3.1), and where its body is.
+    struct VariantCandidate {
+        let etag: String
+        /// The data key of its entry.
+        let dataKey: String
+        let metadata: HTTPCacheMetadata?
+        /// Its image, when it is the primary entry found in memory.
+        let image: Image?
+    }
+
+    /// The stored responses a conditional request for another variant of
+    /// `primary` (the entry under the primary keys of `request`) names: the
+    /// primary itself and the variants its metadata on disk lists (a memory
+    /// entry's record does not follow that list).
+    func variantCandidates(of primary: StaleEntry, for request: ImageLoadRequest) async -> [VariantCandidate] {
+        guard followsHTTPCaching else { return [] }
+        let primaryDataKey = request.keys.dataKey
+        var metadata = primary.record.metadata
+        if primary.image != nil, let stored = await storedMetadata(for: request), stored.etag == metadata.etag {
+            metadata.variants = stored.variants
+        }
+        return metadata.storedTags.map { tag in
+            guard let secondaryKey = tag.secondaryKey else {
+                return VariantCandidate(etag: tag.etag, dataKey: primaryDataKey, metadata: primary.record.metadata, image: primary.image)
+            }
+            return VariantCandidate(etag: tag.etag, dataKey: primaryDataKey + secondaryKey, metadata: nil, image: nil)
+        }
+    }
+
+    /// After a `304` to a conditional request that named the stored variants
+    /// `candidates`: the one its `ETag` selects (§4.3.4), served for
+    /// `request` and stored under `request`'s variant keys with the 304's
+    /// fields and the request's `Vary` values; nil when the 304 selects none
+    /// or its body is gone (the caller then downloads the image whole).
+    func serveSelectedVariant(
+        _ request: ImageLoadRequest, among candidates: [VariantCandidate], notModified head: DataResponseHead, requestTime: Date
+    ) async throws -> ImageResponse? {
+        guard let received = HTTPCacheMetadata.value(of: .eTag, in: head),
+              let candidate = candidates.first(where: { EntityTag.matches(received, $0.etag, weakly: true) }) else { return nil }
+        let entry = try? await request.cache.readEntry(forKey: candidate.dataKey, includeExtendedData: candidate.metadata == nil)
+        guard let data = entry?.data,
+              let metadata = candidate.metadata ?? entry?.extendedData.flatMap(HTTPCacheMetadata.init(encoded:)) else { return nil }
+        let mode = configuration.httpCacheMode
+        let selected = metadata.refreshed(by: head, requestTime: requestTime, responseTime: Date(), mode: mode).selected(for: request.dataRequest)
+        let storage = ResponseStorage(
+            isStorable: selected.isStorable(mode: mode, request: request.dataRequest),
+            record: HTTPCacheRecord(selected, mode: mode), extendedData: selected.encoded
+        )
+        var response = try await process(request, data: data, head: nil, storage: storage)
+        if let record = storage.record { response.headSource = .stored(record, tier: .disk, validated: true) }
+        return response
+    }
+
+    /// Lists the variant `request` just stored (its secondary key and
+    /// `etag`) in the metadata of the URL's primary entry on disk, so that a
+    /// conditional request for yet another variant can name it (§4.3.1).
+    func listStoredVariant(_ request: ImageLoadRequest, primaryDataKey: String, etag: String) async {
+        guard followsHTTPCaching, let varyKey = request.varyKey, let disk = request.cache.disk,
+              let data = try? await disk.extendedData(forKey: primaryDataKey),
+              let primary = HTTPCacheMetadata(encoded: data),
+              let encoded = primary.listing(.init(secondaryKey: varyKey, etag: etag)).encoded else { return }
+        _ = try? await disk.setExtendedData(encoded, forKey: primaryDataKey)
     }
 
     /// Revalidates a stale entry that was just served

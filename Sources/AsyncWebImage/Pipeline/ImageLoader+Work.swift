@@ -37,40 +37,51 @@ extension ImageLoader {
         let logger = logger(for: request.context)
         // Switched to a `Vary` variant's own keys by the lookups below when
         // the URL's stored response is another variant.
+        let primaryRequest = request
         var request = request
         var stale: StaleEntry?
+        // The stored variants a request for another one names (RFC 9111 §4.3.1).
+        var candidates: [VariantCandidate] = []
         if !revalidating && !request.options.contains(.fromLoaderOnly) {
             // A caller can miss memory just before an earlier piece of work
             // for the same result stores it and leaves the table; look once
             // more here, so that race costs one lookup instead of a download.
-            let found = try await telemetry.withChildSpan("image.cache_lookup") { [request] () async throws -> (ImageResponse?, StaleEntry?, ImageLoadRequest) in
+            typealias Found = (response: ImageResponse?, stale: StaleEntry?, request: ImageLoadRequest, other: StaleEntry?)
+            let found = try await telemetry.withChildSpan("image.cache_lookup") { [request] () async throws -> Found in
                 var request = request
+                var other: StaleEntry?
                 // Two rounds at most: the primary keys, then (when they hold
                 // another variant) the keys of this request's variant.
                 for _ in 0..<2 {
                     switch try await memoryLookup(for: request) {
-                    case .hit(let response): return (response, nil, request)
-                    case .stale(let entry): return (nil, entry, request)
-                    case .otherVariant(let names):
-                        request = request.selectingVariant(varyingOn: names)
+                    case .hit(let response): return (response, nil, request, other)
+                    case .stale(let entry): return (nil, entry, request, other)
+                    case .otherVariant(let entry):
+                        other = entry
+                        request = request.selectingVariant(varyingOn: entry.record.metadata.varyNames)
                         continue
                     case .miss: break
                     }
                     switch try await diskLookup(for: request) {
-                    case .hit(let response): return (response, nil, request)
-                    case .stale(let entry): return (nil, entry, request)
-                    case .otherVariant(let names): request = request.selectingVariant(varyingOn: names)
-                    case .miss: return (nil, nil, request)
+                    case .hit(let response): return (response, nil, request, other)
+                    case .stale(let entry): return (nil, entry, request, other)
+                    case .otherVariant(let entry):
+                        other = entry
+                        request = request.selectingVariant(varyingOn: entry.record.metadata.varyNames)
+                    case .miss: return (nil, nil, request, other)
                     }
                 }
-                return (nil, nil, request)
+                return (nil, nil, request, other)
             }
-            request = found.2
-            if let cached = found.0 {
+            request = found.request
+            if found.stale == nil, let other = found.other {
+                candidates = await variantCandidates(of: other, for: primaryRequest)
+            }
+            if let cached = found.response {
                 logger.debug("cache hit", metadata: ["awi.id": request.logID, "awi.tier": .stringConvertible(cached.cacheType)])
                 return (cached, cached.cacheType == .memory ? .memory : .disk)
             }
-            stale = found.1
+            stale = found.stale
             if request.options.contains(.fromCacheOnly) {
                 // The caller forbids the network: a stale entry is served
                 // unless its response forbade serving it stale.
@@ -93,6 +104,11 @@ extension ImageLoader {
             cachedData = entry.data
             entry.extendedData.flatMap(CacheValidators.init(encoded:))?.apply(to: &dataRequest)
             storedMetadata = entry.extendedData.flatMap(HTTPCacheMetadata.init(encoded:))
+        }
+        if !candidates.isEmpty, !dataRequest.headers.contains(.ifNoneMatch) {
+            // No stored response for this variant, but others: name them, so
+            // that a 304 can select one (§4.3.1, §4.3.4).
+            dataRequest.headers[.ifNoneMatch] = candidates.map(\.etag).joined(separator: ", ")
         }
         if revalidating, !dataRequest.headers.contains(.cacheControl) {
             // `.refreshCached` asks the origin, not a cache on the way: as
@@ -129,6 +145,13 @@ extension ImageLoader {
             throw error
         }
         if let head, head.statusCode == 304 {
+            if !candidates.isEmpty {
+                if let response = try await serveSelectedVariant(request, among: candidates, notModified: head, requestTime: requestTime) {
+                    return (response, .notModified)
+                }
+                logger.warning("304 selecting no stored variant; fetching it whole", metadata: ["awi.id": request.logID])
+                return try await downloadWhole(request, handle: handle, reservation: reservation)
+            }
             if let held = stale?.record.metadata ?? storedMetadata, !held.isSelected(by: head) {
                 // The 304 names a representation other than the one stored
                 // (§4.3.4): it refreshes nothing, and the stored body is no
@@ -168,7 +191,11 @@ extension ImageLoader {
             }
             await leasing.releaseLease(lease)
         }
-        return (try await process(request, data: data, head: head, storage: storage, sharedWritten: lease != nil), .network)
+        let response = try await process(request, data: data, head: head, storage: storage, sharedWritten: lease != nil)
+        if storage.isStorable, let etag = storage.record?.metadata.etag {
+            await listStoredVariant(request, primaryDataKey: primaryRequest.keys.dataKey, etag: etag)
+        }
+        return (response, .network)
     }
 
     /// The response to the request without validators, processed as a
@@ -335,7 +362,7 @@ extension ImageLoader {
             let found = HTTPCacheRecord(metadata, mode: configuration.httpCacheMode)
             if followsHTTPCaching {
                 guard metadata.matchesVary(request.dataRequest) else {
-                    return request.varyKey == nil ? .otherVariant(metadata.varyNames) : .miss
+                    return request.varyKey == nil ? .otherVariant(StaleEntry(record: found, image: nil)) : .miss
                 }
                 if !acceptingStale {
                     switch found.reuse(for: request.dataRequest, at: Date()) {

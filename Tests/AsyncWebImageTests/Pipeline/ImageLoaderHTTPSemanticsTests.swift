@@ -168,6 +168,49 @@ struct ImageLoaderHTTPSemanticsTests {
         #expect(harness.server.statistics("/head304.png").notModifiedResponses == 1)
     }
 
+    @Test("Vary: a request for a variant not stored names the stored ones' ETags; a 304 selects one, which then serves it (RFC 9111 §4.3.1, §4.3.4)")
+    func conditionalVariants() async throws {
+        let harness = try Self.harness()
+        let path = "/cv.png"
+        let url = harness.server.url(path)
+        let png = try fixture("png", "rgb8.png")
+        let other = try fixture("png", "gray1.png")
+        let variant = HTTPField.Name("X-Variant")!
+        // The origin: variant "1" has ETag "a", variant "2" has ETag "b" and the other image;
+        // variant "3" is the same representation as "a": If-None-Match naming "a" gets a 304.
+        let notModified = Locked(0)
+        harness.server.route(path) { request in
+            let tags = request[header: "If-None-Match"] ?? ""
+            let headers: [(String, String)] = [("Content-Type", "image/png"), ("Cache-Control", "max-age=600"), ("Vary", "X-Variant")]
+            switch request[header: "X-Variant"] {
+            case "2": return .init(headers: headers + [("ETag", "\"b\"")], body: other)
+            case "3" where tags.contains("\"a\""):
+                notModified.withLock { $0 += 1 }
+                return .init(status: 304, headers: headers + [("ETag", "\"a\"")])
+            default: return .init(headers: headers + [("ETag", "\"a\"")], body: png)
+            }
+        }
+        func context(_ value: String) -> ImageContext {
+            var context = ImageContext()
+            context.cacheKeyFilter = CacheKeyFilter(ignoringHeaders: [variant])
+            context.requestModifier = RequestModifier.headers([variant: value])
+            return context
+        }
+        let first = try await harness.loader.image(url, options: .waitStoreCache, context: context("1"))
+        let second = try await harness.loader.image(url, options: .waitStoreCache, context: context("2"))
+        #expect(harness.server.statistics(path).requestHeaders.last?["if-none-match"] == "\"a\"")
+        #expect(second.image?.pixels != first.image?.pixels)
+        // A third variant names both stored responses; the 304 selects "a".
+        let third = try await harness.loader.image(url, options: .waitStoreCache, context: context("3"))
+        #expect(harness.server.statistics(path).requestHeaders.last?["if-none-match"] == "\"a\", \"b\"")
+        #expect(notModified.withLock { $0 } == 1)
+        #expect(third.image?.pixels == first.image?.pixels)
+        #expect(third.head?.isValidated == true)
+        // Stored under its own keys now: fresh, no request, from a new loader too.
+        #expect(try await harness.restartedLoader().image(url, context: context("3")).cacheType == .disk)
+        #expect(harness.requests(path) == 3)
+    }
+
     @Test("Vary: values are compared normalised (case of Accept-Language, spaces, lines combined)")
     func varyNormalised() async throws {
         let harness = try Self.harness()
