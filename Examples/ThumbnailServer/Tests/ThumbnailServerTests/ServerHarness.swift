@@ -71,7 +71,7 @@ final class ServerHarness {
         let www = root.appendingPathComponent("www").path
         process.arguments = delay > 0
             ? ["python3", "-u", "-c", Self.slowOrigin, www, String(delay)]
-            : ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", www]
+            : ["python3", "-u", "-c", Self.cacheableOrigin, www]
         _ = FileManager.default.createFile(atPath: originLog.path, contents: nil)
         let log = try FileHandle(forWritingTo: originLog)
         process.standardOutput = log
@@ -84,6 +84,23 @@ final class ServerHarness {
         }
         origin = "http://127.0.0.1:\(port)"
     }
+
+    /// `python3 -m http.server` (its answers, its log lines), whose answers
+    /// also say `Cache-Control: public, max-age=86400`, as an image origin's
+    /// do: the loader follows RFC 9111, and a response with no freshness but
+    /// `Last-Modified` (all that http.server sends) is fresh for a tenth of
+    /// its age — a freshly written file's, for well under a second — so the
+    /// tests that count origin requests would count revalidations.
+    private static let cacheableOrigin = """
+    import functools, http.server, sys
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def end_headers(self):
+            self.send_header('Cache-Control', 'public, max-age=86400')
+            super().end_headers()
+    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), functools.partial(Handler, directory=sys.argv[1]))
+    print('Serving HTTP on 127.0.0.1 port', server.server_address[1], flush=True)
+    server.serve_forever()
+    """
 
     /// A static file server that logs each GET as http.server does, then
     /// waits before answering.
