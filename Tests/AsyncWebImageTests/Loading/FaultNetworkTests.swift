@@ -39,15 +39,25 @@ struct FaultNetworkTests {
 
     @Test("an origin that drops the connection before any response sees one request, however many idle connections the pool holds")
     func dropSeesOneRequest() async throws {
-        // Given four idle pooled connections to the origin (four loads at once)
+        // Given four idle pooled connections to the origin: four loads held
+        // by the origin until all four have arrived, so each has a connection
+        // of its own (bounded: 10 s)
         let rig = try await FaultRig.make()
         let png = try fixture("png", "rgb8.png")
-        let warm = (0..<4).map { rig.harness.serve("/warm\($0).png", png) }
+        let arrived = Locked(0)
+        for index in 0..<4 {
+            rig.server.route("/warm\(index).png") { _ in
+                arrived.withLock { $0 += 1 }
+                for _ in 0..<1000 where arrived.withLock({ $0 }) < 4 { Thread.sleep(forTimeInterval: 0.01) }
+                return .ok(png, contentType: "image/png")
+            }
+        }
+        let before = rig.server.connectionsAccepted
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for url in warm { group.addTask { _ = try await rig.loader.image(url) } }
+            for index in 0..<4 { group.addTask { _ = try await rig.loader.image(rig.server.url("/warm\(index).png")) } }
             try await group.waitForAll()
         }
-        #expect(rig.server.connectionsAccepted >= 2)
+        #expect(rig.server.connectionsAccepted - before >= 3)
         // and an origin that reads the request and closes the connection, sending nothing
         rig.server.route("/drop.png", .init(headers: [("Content-Type", "image/png")], body: png, fault: .raw(Data())))
         let url = rig.server.url("/drop.png")
