@@ -15,6 +15,9 @@ extension ImageLoader {
     /// method derives those keys as the load would. Other results of the
     /// same URL (another thumbnail size, another transformer) keep theirs.
     ///
+    /// When the URL's responses vary (`Vary`), the entries of the variant
+    /// this request selects go, and the others stay.
+    ///
     /// A load already running when this is called may store its result
     /// afterwards; the failed-URL list is not changed (``unblock(_:)``).
     ///
@@ -35,8 +38,19 @@ extension ImageLoader {
         if let modifier = request.context.requestModifier {
             request = request.with(dataRequest: try await modifier.resolvedRequest(for: request.dataRequest))
         }
-        let keys = request.keys
-        for key in Set([keys.resultKey, keys.originalImageKey, keys.dataKey]) {
+        var keys = [request.keys]
+        // A response that varies keeps each variant under keys of its own
+        // (RFC 9111 §4.1), the primary keys holding one of them: this
+        // request's variant goes, wherever it is, and no other.
+        if followsHTTPCaching {
+            var stored = request.cache.memory.entry(forKey: request.keys.resultKey)?.http?.metadata
+            if stored == nil { stored = await storedMetadata(for: request) }
+            if let stored, !stored.varyNames.isEmpty, !stored.varyNames.contains("*") {
+                let variant = request.selectingVariant(varyingOn: stored.varyNames).keys
+                keys = stored.matchesVary(request.dataRequest) ? [request.keys, variant] : [variant]
+            }
+        }
+        for key in Set(keys.flatMap { [$0.resultKey, $0.originalImageKey, $0.dataKey] }) {
             try await request.cache.removeImage(forKey: key, cacheType: cacheType)
         }
     }

@@ -211,6 +211,23 @@ struct ImageLoaderHTTPSemanticsTests {
         #expect(harness.requests(path) == 3)
     }
 
+    @Test("Vary: removing a variant's cached image removes that variant only")
+    func removeVariant() async throws {
+        let harness = try Self.harness()
+        let url = try Self.route(harness, "/rv.png", [("Cache-Control", "max-age=600"), ("Vary", "Accept-Language")])
+        func context(_ language: String) -> ImageContext {
+            var context = ImageContext()
+            context.cacheKeyFilter = CacheKeyFilter(ignoringHeaders: [.acceptLanguage])
+            context.requestModifier = RequestModifier.headers([.acceptLanguage: language])
+            return context
+        }
+        for language in ["fr", "de"] { _ = try await harness.loader.image(url, options: .waitStoreCache, context: context(language)) }
+        try await harness.loader.removeCachedImage(url, context: context("de"))
+        #expect(try await harness.loader.image(url, context: context("fr")).cacheType == .memory)
+        #expect(try await harness.loader.image(url, options: .waitStoreCache, context: context("de")).cacheType == .none)
+        #expect(harness.requests("/rv.png") == 3)
+    }
+
     @Test("Vary: values are compared normalised (case of Accept-Language, spaces, lines combined)")
     func varyNormalised() async throws {
         let harness = try Self.harness()
