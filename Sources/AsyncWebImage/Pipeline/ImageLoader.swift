@@ -190,7 +190,7 @@ public final class ImageLoader: Sendable {
         }
         // A data load always ends with its bytes; a result without them is a bug, reported not trapped.
         guard let data = result.data else { throw ImageError.invalidImage("the load ended without its data") }
-        return ImageDataResponse(data: data, head: result.head, cacheType: result.cacheType, url: result.url)
+        return ImageDataResponse(data: data, head: result.headSource?.head, cacheType: result.cacheType, url: result.url)
     }
 
     /// The images of `request`: previews while bytes arrive (with

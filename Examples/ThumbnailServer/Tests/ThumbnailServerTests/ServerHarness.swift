@@ -99,7 +99,12 @@ final class ServerHarness {
 
     /// A static file server that logs each GET as http.server does, waits
     /// `delay` seconds, then answers with the file (by the path's last
-    /// component, without its query) and the header lines of `NAME.headers`.
+    /// component, without its query) and the header lines of `NAME.headers`;
+    /// without a `Cache-Control` line there, `Cache-Control: public,
+    /// max-age=86400`, as an image origin's answers say: the loader follows
+    /// RFC 9111, and a response with no freshness information is asked for
+    /// again on every load, so the tests that count origin requests would
+    /// count those.
     private static let scriptedOrigin = """
     import http.server, os, sys, time
     root, delay = sys.argv[1], float(sys.argv[2])
@@ -118,10 +123,15 @@ final class ServerHarness {
             data = open(path, 'rb').read()
             self.send_response(200)
             self.send_header('Content-Length', str(len(data)))
+            fields = []
             if os.path.isfile(path + '.headers'):
                 for line in open(path + '.headers').read().splitlines():
                     name, value = line.split(':', 1)
-                    self.send_header(name.strip(), value.strip())
+                    fields.append((name.strip(), value.strip()))
+            if not any(name.lower() == 'cache-control' for name, _ in fields):
+                fields.append(('Cache-Control', 'public, max-age=86400'))
+            for name, value in fields:
+                self.send_header(name, value)
             self.end_headers()
             self.wfile.write(data)
         def log_message(self, *arguments):
