@@ -16,6 +16,9 @@ let package = Package(
     // products a dependent could link or would build.
     products: [
         .library(name: "AsyncWebImage", targets: ["AsyncWebImage"]),
+        // The fleet's shared tier on Redis (issue 29): a product of its own,
+        // so SwiftNIO and its TLS reach only the users who link it.
+        .library(name: "AsyncWebImageRedis", targets: ["AsyncWebImageRedis"]),
     ],
     // swift-collections and the observability packages (swift-log, swift-metrics,
     // swift-distributed-tracing, swift-service-lifecycle) are the library's
@@ -34,6 +37,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // HTTPFields: the one header type of requests and responses (issue 11).
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // The Redis product's RESP client: sockets, deadlines and TLS (issue 29).
+        // Only AsyncWebImageRedis depends on them, never the core.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         .systemLibrary(
@@ -125,13 +132,26 @@ let package = Package(
             name: "AsyncWebImage",
             dependencies: [
                 "AWILocking", "CCurl", "COpenSSL", "CTurboJPEG", "CSpng", "CXattr", "CWebP", "CGif", "CAvif", "CHeif",
-                "CDeflate", "CHiredis", "CLcms2", "CXXHash", "CImageQuant", "CMalloc", "CIsal",
+                "CDeflate", "CLcms2", "CXXHash", "CImageQuant", "CMalloc", "CIsal",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The fleet's shared tier: RedisStore and its RESP client on SwiftNIO
+        // (plain TCP, TLS, Unix sockets; independent nodes or Redis Cluster).
+        .target(
+            name: "AsyncWebImageRedis",
+            dependencies: [
+                "AsyncWebImage", "AWILocking",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -152,7 +172,9 @@ let package = Package(
         .executableTarget(
             name: "awi-bench",
             dependencies: [
-                "AsyncWebImage", "LoopbackServer", "CTurboJPEG", "CSpng", "CCurl", "CWebP", "CAvif", "CHeif", "CXXHash", "CMalloc", "CGif",
+                "AsyncWebImage", "AsyncWebImageRedis", "AWILocking", "LoopbackServer", "CTurboJPEG", "CSpng", "CCurl", "CWebP", "CAvif", "CHeif", "CXXHash", "CMalloc", "CGif",
+                // hiredis: only the shared-tier scenario's baseline (the client the Redis tier had before issue 29).
+                "CHiredis",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -197,6 +219,19 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        // The Redis product's tests, against real redis-server processes
+        // (plain, ACL, TLS, a 6-node Redis Cluster) started on loopback.
+        .testTarget(
+            name: "AsyncWebImageRedisTests",
+            dependencies: [
+                "AsyncWebImageRedis", "AsyncWebImage", "AWILocking", "LoopbackServer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings

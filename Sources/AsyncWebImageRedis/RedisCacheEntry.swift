@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import AsyncWebImage
 
 /// How an entry is laid out in one Redis value: a header, the entry's own
 /// key, the extended data, then the data — so one `GET` reads it all and one
@@ -55,23 +57,38 @@ struct RedisCacheEntry: Sendable, Equatable {
 
     /// Parses a value; `nil` when it is not a whole entry of this layout.
     init?(decoding bytes: [UInt8]) {
-        guard bytes.count >= Self.headerCount, Array(bytes[0..<4]) == Self.magic else { return nil }
-        let keyCount = Int(Self.read(UInt32.self, bytes, at: 4))
-        let extendedRaw = Self.read(UInt32.self, bytes, at: 8)
-        let dataCount = Self.read(UInt64.self, bytes, at: 12)
-        let extendedCount = extendedRaw == Self.noExtendedData ? 0 : Int(extendedRaw)
+        guard let entry = bytes.withUnsafeBytes({ Self.decode($0) }) else { return nil }
+        self = entry
+    }
+
+    /// Parses a value as it arrived (a slice of the connection's buffer),
+    /// copying the data out of it once.
+    init?(decoding buffer: ByteBuffer) {
+        guard let entry = buffer.withUnsafeReadableBytes({ Self.decode($0) }) else { return nil }
+        self = entry
+    }
+
+    /// The entry in `bytes`, or `nil` when they are not a whole entry.
+    private static func decode(_ bytes: UnsafeRawBufferPointer) -> RedisCacheEntry? {
+        guard bytes.count >= headerCount, bytes.prefix(4).elementsEqual(magic) else { return nil }
+        let keyCount = Int(read(UInt32.self, bytes, at: 4))
+        let extendedRaw = read(UInt32.self, bytes, at: 8)
+        let dataCount = read(UInt64.self, bytes, at: 12)
+        let extendedCount = extendedRaw == noExtendedData ? 0 : Int(extendedRaw)
         // Every length is checked against what is there, so a lying header
         // can neither read past the value nor leave bytes unaccounted for.
         guard dataCount <= UInt64(bytes.count),
-              Self.headerCount + keyCount + extendedCount + Int(dataCount) == bytes.count,
-              bytes.withUnsafeBytes({ Self.checksum(ofBodyIn: $0) }) == Self.read(UInt64.self, bytes, at: 20),
-              let key = String(validating: bytes[Self.headerCount..<(Self.headerCount + keyCount)], as: UTF8.self)
+              headerCount + keyCount + extendedCount + Int(dataCount) == bytes.count,
+              checksum(ofBodyIn: bytes) == read(UInt64.self, bytes, at: 20),
+              let key = String(validating: UnsafeRawBufferPointer(rebasing: bytes[headerCount..<(headerCount + keyCount)]), as: UTF8.self)
         else { return nil }
-        let extendedStart = Self.headerCount + keyCount
+        let extendedStart = headerCount + keyCount
         let dataStart = extendedStart + extendedCount
-        self.key = key
-        self.extendedData = extendedRaw == Self.noExtendedData ? nil : Data(bytes[extendedStart..<dataStart])
-        self.data = Data(bytes[dataStart...])
+        return RedisCacheEntry(
+            key: key,
+            data: Data(UnsafeRawBufferPointer(rebasing: bytes[dataStart...])),
+            extendedData: extendedRaw == noExtendedData ? nil : Data(UnsafeRawBufferPointer(rebasing: bytes[extendedStart..<dataStart]))
+        )
     }
 
     init(key: String, data: Data, extendedData: Data?) {
@@ -89,7 +106,7 @@ struct RedisCacheEntry: Sendable, Equatable {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
-    private static func read<T: FixedWidthInteger>(_ type: T.Type, _ bytes: [UInt8], at offset: Int) -> T {
+    private static func read<T: FixedWidthInteger>(_ type: T.Type, _ bytes: UnsafeRawBufferPointer, at offset: Int) -> T {
         var value: T = 0
         for index in 0..<MemoryLayout<T>.size {
             value |= T(bytes[offset + index]) << (8 * index)

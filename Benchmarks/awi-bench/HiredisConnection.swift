@@ -1,11 +1,14 @@
 import CHiredis
 import Glibc
 
-/// One synchronous hiredis connection to one Redis node.
+/// One synchronous hiredis connection to one Redis node: the client the
+/// shared tier had before issue 29 (`RedisConnection` of the library then),
+/// kept here only as the shared-tier scenario's baseline.
 ///
 /// Blocking: every call waits for the node, bounded by the connect and
-/// command timeouts. Callers run it on ``BlockingThreadPool``'s threads.
-final class RedisConnection {
+/// per-read timeouts (no total deadline). Callers run it on
+/// ``BlockingThreadPool``'s threads, as the library did.
+final class HiredisConnection {
     /// Why a call failed: the link (refused, reset, timed out, a reply
     /// hiredis could not parse). The connection is unusable afterwards.
     struct Failure: Error, Sendable, CustomStringConvertible {
@@ -41,18 +44,19 @@ final class RedisConnection {
         redisFree(context)
     }
 
-    /// Sends one command and waits for its reply.
+    /// Sends one command and waits for its reply: the bytes of a bulk
+    /// string reply (copied out of hiredis's reply object, as the library
+    /// did), `nil` for any other reply.
     ///
-    /// - Throws: ``Failure`` when the link fails; a command the server
-    ///   refuses comes back as ``RedisReply/error(_:)`` instead.
-    func command(_ arguments: [[UInt8]]) throws(Failure) -> RedisReply {
+    /// - Throws: ``Failure`` when the link fails.
+    func command(_ arguments: [[UInt8]]) throws(Failure) -> [UInt8]? {
         try pipeline([arguments])[0]
     }
 
     /// Sends every command, then reads every reply: one round trip for all.
     ///
     /// - Throws: ``Failure`` when the link fails.
-    func pipeline(_ commands: [[[UInt8]]]) throws(Failure) -> [RedisReply] {
+    func pipeline(_ commands: [[[UInt8]]]) throws(Failure) -> [[UInt8]?] {
         guard !isBroken else { throw Failure(description: "connection already failed") }
         for arguments in commands {
             let status = Self.withArgv(arguments) { count, argv, lengths in
@@ -60,13 +64,17 @@ final class RedisConnection {
             }
             guard status == REDIS_OK else { throw fail() }
         }
-        var replies: [RedisReply] = []
+        var replies: [[UInt8]?] = []
         replies.reserveCapacity(commands.count)
         for _ in commands {
             var raw: UnsafeMutableRawPointer?
             guard redisGetReply(context, &raw) == REDIS_OK, let raw else { throw fail() }
-            let reply = raw.assumingMemoryBound(to: redisReply.self)
-            replies.append(RedisReply(reply))
+            let reply = raw.assumingMemoryBound(to: redisReply.self).pointee
+            if reply.type == CHiredis_REPLY_STRING, let pointer = reply.str {
+                replies.append(Array(UnsafeRawBufferPointer(start: pointer, count: reply.len)))
+            } else {
+                replies.append(reply.type == CHiredis_REPLY_STRING ? [] : nil)
+            }
             freeReplyObject(raw)
         }
         return replies
@@ -110,8 +118,7 @@ final class RedisConnection {
     }
 }
 
-// Safe: a connection is used by one thread at a time. It is either in its
-// node's idle list (under that node's lock, untouched) or checked out by the
-// one pool job that took it from the list, which returns it (or drops it)
-// when done; hiredis keeps no thread-local or global state per context.
-extension RedisConnection: @unchecked Sendable {}
+// Safe: a connection is used by one thread at a time: the benchmark hands
+// each one to a single pool job at a time (see SharedTierScenario), and
+// hiredis keeps no thread-local or global state per context.
+extension HiredisConnection: @unchecked Sendable {}

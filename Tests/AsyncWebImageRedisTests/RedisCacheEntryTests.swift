@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import AsyncWebImage
+@testable import AsyncWebImageRedis
 
 @Suite("RedisCacheEntry")
 struct RedisCacheEntryTests {

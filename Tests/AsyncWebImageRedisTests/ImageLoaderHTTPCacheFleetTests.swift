@@ -2,39 +2,29 @@ import Foundation
 import LoopbackServer
 import Testing
 @testable import AsyncWebImage
+@testable import AsyncWebImageRedis
 
 /// HTTP caching with the shared tier: two loaders (two servers of a fleet,
 /// each with its own memory and disk) over one real Redis.
 @Suite("ImageLoader: HTTP caching across a shared tier", .serialized, .timeLimit(.minutes(2)))
 struct ImageLoaderHTTPCacheFleetTests {
-    private struct Node {
-        let loader: ImageLoader
-        let shared: RedisStore
-        let directory: URL
-    }
-
-    private func node(_ redis: RedisServer) -> Node {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("awi-http-fleet-\(UUID().uuidString)")
-        let shared = RedisStore(configuration: RedisStore.Configuration(endpoints: [redis.endpoint]))
-        let cache = ImageCache(memory: MemoryCache(), disk: DiskStore(directory: directory), sharedTier: shared)
-        var configuration = ImageLoader.Configuration(cache: cache)
-        configuration.dataLoader = CurlDataLoader()
-        configuration.httpCacheMode = .shared
-        return Node(loader: ImageLoader(configuration: configuration), shared: shared, directory: directory)
+    private func node(_ redis: RedisServer) throws -> FleetNode {
+        try FleetFixture.loader(shared: RedisStore(configuration: RedisStore.Configuration(endpoints: [redis.endpoint])), httpCacheMode: .shared)
     }
 
     @Test("no-store and private are not written to the shared tier; a max-age entry is, with its freshness, and serves the other node")
     func sharedTier() async throws {
         let redis = try await RedisServer()
-        let server = try startedServer()
+        let server = LoopbackServer()
+        try server.start()
         defer { server.stop() }
-        let png = try fixture("png", "rgb8.png")
+        let png = try FleetFixture.png()
         for (path, control) in [("/ns.png", "no-store"), ("/p.png", "private, max-age=60"), ("/f.png", "max-age=60")] {
             server.route(path, LoopbackServer.Response(headers: [("Content-Type", "image/png"), ("Cache-Control", control)], body: png))
         }
-        let first = node(redis)
-        let second = node(redis)
-        defer { for node in [first, second] { try? FileManager.default.removeItem(at: node.directory) } }
+        let first = try node(redis)
+        let second = try node(redis)
+        defer { for node in [first, second] { node.removeDirectory() } }
 
         for path in ["/ns.png", "/p.png", "/f.png"] {
             _ = try await first.loader.image(server.url(path), options: .waitStoreCache)

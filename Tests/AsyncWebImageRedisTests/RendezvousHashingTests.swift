@@ -1,5 +1,5 @@
 import Testing
-@testable import AsyncWebImage
+@testable import AsyncWebImageRedis
 
 @Suite("RendezvousHashing")
 struct RendezvousHashingTests {

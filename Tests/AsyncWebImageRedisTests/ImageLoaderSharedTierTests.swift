@@ -2,31 +2,26 @@ import Foundation
 import LoopbackServer
 import Testing
 @testable import AsyncWebImage
+@testable import AsyncWebImageRedis
 
 /// Loaders of a fleet (here: several loaders in one process, each with its
 /// own memory and disk, as separate servers would have) sharing one real Redis.
 @Suite("ImageLoader with a shared tier", .serialized, .timeLimit(.minutes(2)))
 struct ImageLoaderSharedTierTests {
-    /// One server of the fleet: its own memory and disk, the shared Redis.
-    private struct Node {
-        let loader: ImageLoader
-        let disk: DiskStore
-        let directory: URL
-    }
-
-    private func node(_ redis: RedisServer, configure: (inout RedisStore.Configuration) -> Void = { _ in }) -> Node {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("awi-fleet-\(UUID().uuidString)")
-        let disk = DiskStore(directory: directory)
+    private func node(_ redis: RedisServer, configure: (inout RedisStore.Configuration) -> Void = { _ in }) throws -> FleetNode {
         var redisConfiguration = RedisStore.Configuration(endpoints: [redis.endpoint])
         configure(&redisConfiguration)
-        let cache = ImageCache(memory: MemoryCache(), disk: disk, sharedTier: RedisStore(configuration: redisConfiguration))
-        var configuration = ImageLoader.Configuration(cache: cache)
-        configuration.dataLoader = CurlDataLoader()
-        return Node(loader: ImageLoader(configuration: configuration), disk: disk, directory: directory)
+        return try FleetFixture.loader(shared: RedisStore(configuration: redisConfiguration))
     }
 
     private func png() throws -> Data {
-        try fixture("png", "rgb8.png")
+        try FleetFixture.png()
+    }
+
+    private func startedServer() throws -> LoopbackServer {
+        let server = LoopbackServer()
+        try server.start()
+        return server
     }
 
     @Test("a second server's load is a shared-tier hit: the origin sees one request, and the hit fills the second server's disk")
@@ -36,9 +31,9 @@ struct ImageLoaderSharedTierTests {
         defer { server.stop() }
         let image = try png()
         server.route("/a.png", .ok(image, contentType: "image/png"))
-        let first = node(redis)
-        let second = node(redis)
-        defer { for node in [first, second] { try? FileManager.default.removeItem(at: node.directory) } }
+        let first = try node(redis)
+        let second = try node(redis)
+        defer { for node in [first, second] { node.removeDirectory() } }
 
         let fetched = try await first.loader.image(server.url("/a.png"), options: .waitStoreCache)
         #expect(fetched.cacheType == .none)
@@ -46,7 +41,7 @@ struct ImageLoaderSharedTierTests {
         #expect(shared.cacheType == .disk)
         #expect(shared.image?.width == fetched.image?.width)
         #expect(server.statistics("/a.png").requests == 1)
-        #expect(try await pipelineEventually { try await second.disk.data(forKey: server.url("/a.png").absoluteString) == image })
+        #expect(try await eventually { try await second.disk.data(forKey: server.url("/a.png").absoluteString) == image })
     }
 
     @Test("three servers × 10 concurrent loads of one slow image: one origin request, every caller gets the image")
@@ -55,9 +50,9 @@ struct ImageLoaderSharedTierTests {
         let server = try startedServer()
         defer { server.stop() }
         let image = try png()
-        server.route("/slow.png", trickled(image, pieces: 8, every: .milliseconds(40), contentType: "image/png"))
-        let fleet = [node(redis), node(redis), node(redis)]
-        defer { for node in fleet { try? FileManager.default.removeItem(at: node.directory) } }
+        server.route("/slow.png", FleetFixture.trickled(image, pieces: 8, every: .milliseconds(40)))
+        let fleet = try [node(redis), node(redis), node(redis)]
+        defer { for node in fleet { node.removeDirectory() } }
         let url = server.url("/slow.png")
 
         let widths = try await withThrowingTaskGroup(of: Int?.self) { group in
@@ -79,8 +74,8 @@ struct ImageLoaderSharedTierTests {
         let server = try startedServer()
         defer { server.stop() }
         server.route("/b.png", .ok(try png(), contentType: "image/png"))
-        let survivor = node(redis) { $0.leasePollInterval = .milliseconds(10) }
-        defer { try? FileManager.default.removeItem(at: survivor.directory) }
+        let survivor = try node(redis) { $0.leasePollInterval = .milliseconds(10) }
+        defer { survivor.removeDirectory() }
         // Given another server took the lease for the image and died
         let dead = RedisStore(configuration: RedisStore.Configuration(endpoints: [redis.endpoint]))
         let url = server.url("/b.png")
@@ -104,8 +99,8 @@ struct ImageLoaderSharedTierTests {
         let server = try startedServer()
         defer { server.stop() }
         let image = try png()
-        let fleetNode = node(redis)
-        defer { try? FileManager.default.removeItem(at: fleetNode.directory) }
+        let fleetNode = try node(redis)
+        defer { fleetNode.removeDirectory() }
         redis.stop()
         let clock = ContinuousClock()
         for index in 0..<5 {
