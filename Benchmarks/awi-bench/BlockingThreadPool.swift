@@ -4,7 +4,9 @@ import Synchronization
 import AWILocking
 
 /// A fixed set of dedicated threads for blocking calls (hiredis's
-/// synchronous client), so they never occupy the cooperative pool.
+/// synchronous client), so they never occupy the cooperative pool: the
+/// library's shared tier before issue 29, kept here as the shared-tier
+/// scenario's baseline (`HiredisConnection` on these threads).
 ///
 /// Why not the cooperative pool: a Redis command blocks its thread for up to
 /// the command timeout when a node is slow, and the pool has one thread per
@@ -24,8 +26,6 @@ final class BlockingThreadPool: Sendable {
             var runningThreads = 0
             /// ``BlockingThreadPool/shutdown()`` calls waiting for the last thread to end.
             var exitWaiters: [UnsafeContinuation<Void, Never>] = []
-            /// The threads' kernel IDs (entries of `/proc/self/task`), as they start.
-            var kernelThreadIDs: [Int32] = []
         }
 
         let state = Lock(State())
@@ -100,8 +100,6 @@ final class BlockingThreadPool: Sendable {
         for index in 0..<self.threadCount {
             let queue = self.queue
             let thread = Thread {
-                let id = currentKernelThreadID()
-                queue.state.withLock { $0.kernelThreadIDs.append(id) }
                 queue.run()
                 queue.threadEnded()
             }
@@ -113,10 +111,6 @@ final class BlockingThreadPool: Sendable {
     deinit {
         queue.shutDown(threads: threadCount)
     }
-
-    /// The kernel IDs of the threads started so far (for tests: the
-    /// entries of `/proc/self/task` that ``shutdown()`` ends).
-    var kernelThreadIDs: [Int32] { queue.state.withLock { $0.kernelThreadIDs } }
 
     /// Ends the threads: jobs queued before run first, later ones are
     /// refused; returns once every thread has left its loop. Calling it

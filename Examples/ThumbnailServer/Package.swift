@@ -40,6 +40,7 @@ let package = Package(
             name: "thumbnail-server",
             dependencies: [
                 .product(name: "AsyncWebImage", package: "AsyncWebImage"),
+                .product(name: "AsyncWebImageRedis", package: "AsyncWebImage"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -70,6 +71,7 @@ let package = Package(
                 "thumbnail-server",
                 "CCrypto",
                 .product(name: "AsyncWebImage", package: "AsyncWebImage"),
+                .product(name: "AsyncWebImageRedis", package: "AsyncWebImage"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Tests/ThumbnailServerTests",

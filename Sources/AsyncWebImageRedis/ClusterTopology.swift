@@ -100,18 +100,24 @@ final class ClusterTopology: Sendable {
         _ = refreshed(force: false)
     }
 
-    /// The read of the map under way, or a new one (when `force`, or the
-    /// interval has passed since the last); `nil` when none is due.
+    /// The read of the map under way, or a new one: at once when `force`
+    /// or the interval has passed since the last, else once it has (so a
+    /// change noticed just after a read is not missed).
     @discardableResult
     func refreshed(force: Bool) -> Task<Bool, Never>? {
         state.withLock { state in
             if let refresh = state.refresh { return refresh }
             if state.isShutDown { return nil }
-            if !force, let last = state.lastRefresh, ContinuousClock.now < last + configuration.clusterRefreshInterval {
-                return nil
+            let now = ContinuousClock.now
+            var delay = Duration.zero
+            if !force, let last = state.lastRefresh, now < last + configuration.clusterRefreshInterval {
+                delay = last + configuration.clusterRefreshInterval - now
             }
-            state.lastRefresh = .now
-            let task = Task { [self] in await readMap() }
+            state.lastRefresh = now + delay
+            let task = Task { [self] in
+                if delay > .zero { try? await Task.sleep(for: delay) }
+                return await readMap()
+            }
             state.refresh = task
             return task
         }

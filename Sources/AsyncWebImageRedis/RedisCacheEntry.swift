@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import NIOCore
 import AsyncWebImage
 
@@ -19,20 +19,20 @@ import AsyncWebImage
 /// pixels — libjpeg decodes most damaged entropy data without a word.
 /// Values of the first layout ("AWR1", no checksum) are not trusted either:
 /// a miss, fetched and stored again.
-struct RedisCacheEntry: Sendable, Equatable {
+package struct RedisCacheEntry: Sendable, Equatable {
     /// The cache key (not the Redis key name).
-    let key: String
+    package let key: String
     /// The encoded image.
-    let data: Data
+    package let data: Data
     /// Small metadata kept with the entry (validators, freshness).
-    let extendedData: Data?
+    package let extendedData: Data?
 
     private static let magic: [UInt8] = Array("AWR2".utf8)
     private static let headerCount = 4 + 4 + 4 + 8 + 8
     private static let noExtendedData: UInt32 = .max
 
     /// The value's bytes, or `nil` when the parts are too large to describe.
-    func encoded() -> [UInt8]? {
+    package func encoded() -> [UInt8]? {
         let keyBytes = Array(key.utf8)
         guard keyBytes.count < Int(UInt32.max), (extendedData?.count ?? 0) < Int(Self.noExtendedData) else { return nil }
         var bytes: [UInt8] = []
@@ -56,7 +56,7 @@ struct RedisCacheEntry: Sendable, Equatable {
     }
 
     /// Parses a value; `nil` when it is not a whole entry of this layout.
-    init?(decoding bytes: [UInt8]) {
+    package init?(decoding bytes: [UInt8]) {
         guard let entry = bytes.withUnsafeBytes({ Self.decode($0) }) else { return nil }
         self = entry
     }
@@ -91,7 +91,7 @@ struct RedisCacheEntry: Sendable, Equatable {
         )
     }
 
-    init(key: String, data: Data, extendedData: Data?) {
+    package init(key: String, data: Data, extendedData: Data?) {
         self.key = key
         self.data = data
         self.extendedData = extendedData

@@ -113,12 +113,10 @@ final class RedisNode: Sendable {
     }
 
     /// Whether a request admitted with `ticket` may still go out now that
-    /// it has a connection: not when the breaker opened while it waited
-    /// (counted as turned away, like one refused at once).
+    /// its turn came: not when the breaker opened while it waited (the
+    /// caller counts it as turned away, like one refused at once).
     private func stillAdmits(_ ticket: Admission) -> Bool {
-        let allowed = state.withLock { $0.breaker.stillAllows(admittedAt: ticket.openings) }
-        if !allowed { statistics.update { $0.skippedByBreaker += 1 } }
-        return allowed
+        state.withLock { $0.breaker.stillAllows(admittedAt: ticket.openings) }
     }
 
     /// Whether the breaker is open now (for the cluster's refresh trigger).
@@ -136,13 +134,14 @@ final class RedisNode: Sendable {
     func send(_ commands: [[[UInt8]]], admitted ticket: Admission, deadline: NIODeadline) async -> Result<[RedisReply], RedisFailure> {
         let connection: RedisConnection
         do throws(RedisFailure) {
-            connection = try await checkOut(deadline: deadline)
+            connection = try await checkOut(admitted: ticket, deadline: deadline)
         } catch {
             record(error)
             return .failure(error)
         }
         guard stillAdmits(ticket) else {
             checkIn(connection, reusable: true)
+            record(.breakerOpen)
             return .failure(.breakerOpen)
         }
         do throws(RedisFailure) {
@@ -163,6 +162,7 @@ final class RedisNode: Sendable {
         switch failure {
         case .valueTooLarge: statistics.update { $0.oversizedReads += 1 }
         case .expired: statistics.update { $0.timeouts += 1 }
+        case .breakerOpen: statistics.update { $0.skippedByBreaker += 1 }
         default: break
         }
         guard failure.countsAgainstNode else { return }
@@ -191,7 +191,7 @@ final class RedisNode: Sendable {
 
     /// A connection for one command: an idle one, a new one while fewer
     /// than the limit are open, else the next one returned.
-    private func checkOut(deadline: NIODeadline) async throws(RedisFailure) -> RedisConnection {
+    private func checkOut(admitted ticket: Admission, deadline: NIODeadline) async throws(RedisFailure) -> RedisConnection {
         enum Step {
             case use(RedisConnection)
             case open
@@ -216,7 +216,14 @@ final class RedisNode: Sendable {
         case .wait:
             switch await waitInLine(deadline: deadline) {
             case .connection(let connection): return connection
-            case .room: return try await open(deadline: deadline)
+            case .room:
+                // The breaker may have opened on the commands this one
+                // waited behind: then no connection is opened for it.
+                guard stillAdmits(ticket) else {
+                    releaseRoom()
+                    throw .breakerOpen
+                }
+                return try await open(deadline: deadline)
             case .failed(let failure): throw failure
             }
         }

@@ -12,6 +12,12 @@ struct RedisRedirect: Sendable, Equatable {
     let slot: Int
     let endpoint: RedisStore.Endpoint
 
+    init(kind: Kind, slot: Int, endpoint: RedisStore.Endpoint) {
+        self.kind = kind
+        self.slot = slot
+        self.endpoint = endpoint
+    }
+
     /// Parses `MOVED 3999 127.0.0.1:6381` or `ASK …`; `nil` for any other error.
     init?(error message: String) {
         let parts = message.split(separator: " ")

@@ -55,11 +55,14 @@ extension RedisStore {
                 return nil
             }
             let commands = asking ? [[Array("ASKING".utf8)], command] : [command]
-            guard case .success(let replies) = await node.send(commands, admitted: ticket, deadline: deadline),
-                  let reply = replies.last else {
-                noteTrouble()
+            let replies: [RedisReply]
+            switch await node.send(commands, admitted: ticket, deadline: deadline) {
+            case .success(let received): replies = received
+            case .failure(let failure):
+                if failure.countsAgainstNode || failure == .breakerOpen { noteTrouble() }
                 return nil
             }
+            guard let reply = replies.last else { return nil }
             guard case .cluster(let topology) = routing, case .error(let message) = reply else { return reply }
             if let redirect = RedisRedirect(error: message) {
                 counters.update { $0.redirections += 1 }

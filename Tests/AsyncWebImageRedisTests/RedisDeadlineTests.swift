@@ -107,9 +107,10 @@ struct RedisDeadlineTests {
             }
         }
         #expect(elapsed < .milliseconds(150) + .milliseconds(200).scaled)
-        // One timed out on the node; nine in line, never sent
-        #expect(store.statistics.failures == 1)
+        // Each lookup timed out: on the node (the one holding the
+        // connection, and any that took its room in time) or in line
         #expect(store.statistics.timeouts == 10)
+        #expect((1...10).contains(store.statistics.failures))
         #expect(try await server.command(["CLIENT", "UNPAUSE"]) == .status("OK"))
     }
 }

@@ -256,7 +256,8 @@ struct RedisStoreTests {
             #expect(await reader.data(forKey: "key-\(index)") == Data([UInt8(index % 256)]))
         }
         try await reader.removeAll()
-        #expect(try await one.command(["DBSIZE"]) == .integer(0) && await two.command(["DBSIZE"]) == .integer(0))
+        #expect(try await one.command(["DBSIZE"]) == .integer(0))
+        #expect(try await two.command(["DBSIZE"]) == .integer(0))
     }
 
     @Test("leases: one holder at a time; a waiter gets the holder's entry; an expired lease is taken over")

@@ -98,13 +98,11 @@ struct ServerOptions: Sendable {
     /// Memory for encoded responses (the result cache's memory tier), in
     /// MiB; 0 turns that tier off, and so does `--cache-mib 0`. 64 by default.
     var resultCacheMiB = 64
-    /// The fleet's Redis nodes (`--redis HOST:PORT`, repeatable): originals
-    /// and encoded responses shared by every server, one origin fetch per
-    /// image across them. None by default.
-    var redisEndpoints: [RedisStore.Endpoint] = []
-    /// How long one Redis command may take before it counts as a miss (and
-    /// towards opening the circuit breaker). 250 ms by default, the library's.
-    var redisTimeout: Duration = .milliseconds(250)
+    /// The fleet's Redis (`--redis …`): originals and encoded responses
+    /// shared by every server, one origin fetch per image across them; its
+    /// nodes or cluster, this tenant's prefix, database, credentials and
+    /// TLS. No Redis by default.
+    var redis = RedisOptions()
     /// The most result-cache writes (disk, Redis) running at once. 4 by default.
     var resultWrites = 4
     /// The most result-cache writes waiting for one of those; more are
@@ -167,17 +165,15 @@ struct ServerOptions: Sendable {
       --max-age SECONDS         Cache-Control max-age (default 86400)
       --result-cache-mib N      memory for encoded responses (default 64; 0, or
                                 --cache-mib 0, turns it off)
-      --redis HOST:PORT         the fleet's Redis; repeatable (env THUMBNAIL_REDIS,
-                                comma-separated)
-      --redis-timeout-ms N      one Redis command's timeout; past it, a miss
-                                (default 250)
+    \(RedisOptions.usage)
       --result-writes N         result-cache writes (disk, Redis) at once (default 4)
       --result-write-queue N    result-cache writes waiting; beyond, a write is
                                 dropped and counted (default 64)
       --allow-unsigned          accept the signature "insecure" on imgproxy-style
                                 URLs (development only)
     Signed URLs: THUMBNAIL_KEY and THUMBNAIL_SALT (hex) in the environment
-    (or IMGPROXY_KEY and IMGPROXY_SALT).
+    (or IMGPROXY_KEY and IMGPROXY_SALT). Redis password: THUMBNAIL_REDIS_PASSWORD
+    in the environment, or --redis-password-file.
     """
 
     /// Parses `arguments` (without the program name) over `environment`.
@@ -210,6 +206,11 @@ struct ServerOptions: Sendable {
         }
         try parse(fromEnvironment, into: &options, hosts: &hosts, source: "environment: ")
         try parse(arguments, into: &options, hosts: &hosts, source: "")
+        // The password from the environment only when no file gave one.
+        if options.redis.password == nil, let password = environment["THUMBNAIL_REDIS_PASSWORD"], !password.isEmpty {
+            options.redis.password = password
+        }
+        try options.redis.validate()
         options.allowedHosts = HostAllowList(patterns: hosts)
         let key = environment["THUMBNAIL_KEY"] ?? environment["IMGPROXY_KEY"]
         let salt = environment["THUMBNAIL_SALT"] ?? environment["IMGPROXY_SALT"]
@@ -226,11 +227,11 @@ struct ServerOptions: Sendable {
     static let valueFlags = [
         "--host", "--port", "--idle-timeout", "--max-connections", "--log-level", "--max-redirects", "--timeout",
         "--transfer-timeout", "--max-downloads", "--max-input-bytes", "--max-input-pixels", "--max-animation-pixels", "--max-dimension", "--max-url-length",
-        "--cache-mib", "--cache-dir", "--max-age", "--result-cache-mib", "--redis-timeout-ms",
+        "--cache-mib", "--cache-dir", "--max-age", "--result-cache-mib",
         "--result-writes", "--result-write-queue", "--heavy-decode-nice", "--body-budget-mib",
-    ]
+    ] + RedisOptions.valueFlags
     /// The flags without a value.
-    static let bareFlags = ["--allow-loopback", "--allow-unsigned"]
+    static let bareFlags = ["--allow-loopback", "--allow-unsigned"] + RedisOptions.bareFlags
 
     /// `--max-downloads` → `THUMBNAIL_MAX_DOWNLOADS`.
     static func environmentName(of flag: String) -> String {
@@ -295,17 +296,12 @@ struct ServerOptions: Sendable {
             case "--max-age": options.maxAge = try number(argument, atLeast: 0)
             case "--result-cache-mib": options.resultCacheMiB = try number(argument, atLeast: 0)
             case "--allow-unsigned": options.allowsUnsigned = true
-            case "--redis-timeout-ms": options.redisTimeout = .milliseconds(try number(argument, atLeast: 1) as Int)
             case "--result-writes": options.resultWrites = try number(argument, atLeast: 1)
             case "--result-write-queue": options.resultWriteQueue = try number(argument, atLeast: 0)
-            case "--redis":
-                let text = try value(argument)
-                guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-                      (1...65_535).contains(port), colon > text.startIndex else {
-                    throw UsageError("\(source)--redis takes HOST:PORT")
+            default:
+                guard try options.redis.apply(argument, value: { () throws(UsageError) in try value(argument) }, source: source) else {
+                    throw UsageError("\(source)unknown argument \(argument)")
                 }
-                options.redisEndpoints.append(RedisStore.Endpoint(host: String(text[..<colon]), port: port))
-            default: throw UsageError("\(source)unknown argument \(argument)")
             }
         }
     }

@@ -1,4 +1,5 @@
 import AsyncWebImage
+import AsyncWebImageRedis
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -19,7 +20,7 @@ import UnixSignals
 /// services in reverse order — the HTTP server (in-flight requests finish),
 /// then the result cache (writes drained, disk thread ended), then the loader
 /// (``ImageLoaderService``: transfers, disk writes, threads, the Redis
-/// pool) — and the process exits with status 0.
+/// connections) — and the process exits with status 0.
 @main
 struct ThumbnailServer {
     static func main() async {
@@ -54,6 +55,23 @@ struct ThumbnailServer {
         }
 
         let renderer = ThumbnailRenderer(options: options)
+        if let redis = renderer.redis {
+            // A wrong password, certificate or database is a configuration
+            // error: refuse to start rather than run with a tier that only
+            // misses. A Redis that is down or slow is not: it may come back,
+            // and meanwhile its lookups are misses within the budget.
+            do {
+                try await redis.checkConnection()
+            } catch {
+                switch error {
+                case .authenticationFailed, .tlsFailed, .refused, .protocolViolation:
+                    FileHandle.standardError.write(Data("thumbnail-server: \(error)\n".utf8))
+                    exit(1)
+                case .unreachable, .timedOut, .clusterUnavailable:
+                    logger.warning("Redis not reachable at start-up; its lookups are misses until it is", metadata: ["error": "\(error)"])
+                }
+            }
+        }
         let controller = ThumbnailController(
             renderer: renderer,
             maxOutputDimension: options.maxOutputDimension,
@@ -87,6 +105,9 @@ struct ThumbnailServer {
                     ("hits", statistics.hits), ("misses", statistics.misses), ("failures", statistics.failures),
                     ("skipped_by_breaker", statistics.skippedByBreaker), ("writes", statistics.writes),
                     ("failed_writes", statistics.failedWrites), ("oversized", statistics.oversized),
+                    ("timeouts", statistics.timeouts), ("oversized_reads", statistics.oversizedReads),
+                    ("breaker_openings", statistics.breakerOpenings), ("redirections", statistics.redirections),
+                    ("topology_refreshes", statistics.topologyRefreshes),
                 ] {
                     buffer.writeString("# TYPE thumbnail_redis_\(name)_total counter\nthumbnail_redis_\(name)_total \(value)\n")
                 }
