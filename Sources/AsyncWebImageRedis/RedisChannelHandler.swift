@@ -23,6 +23,12 @@ final class RedisChannelHandler: ChannelDuplexHandler {
     private var pending = CircularBuffer<Pending>(initialCapacity: 4)
     /// Set once the channel failed; later writes fail at once with it.
     private var failure: RedisFailure?
+    /// Where the failure is kept for writes that come after the channel closed.
+    private let closeReason: RedisCloseReason
+
+    init(closeReason: RedisCloseReason) {
+        self.closeReason = closeReason
+    }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let request = unwrapOutboundIn(data)
@@ -60,12 +66,14 @@ final class RedisChannelHandler: ChannelDuplexHandler {
 
     private func fail(_ failure: RedisFailure, context: ChannelHandlerContext) {
         if self.failure == nil { self.failure = failure }
+        closeReason.record(failure)
         failPending(self.failure ?? failure)
         context.close(promise: nil)
     }
 
     private func failPending(_ failure: RedisFailure) {
         if self.failure == nil { self.failure = failure }
+        closeReason.record(failure)
         while let next = pending.popFirst() {
             next.promise.fail(failure)
         }

@@ -31,9 +31,12 @@ final class RedisConnection: Sendable {
     }
 
     let channel: any Channel
+    /// Why the channel failed, for commands written after it closed.
+    private let closeReason: RedisCloseReason
 
-    private init(channel: any Channel) {
+    private init(channel: any Channel, closeReason: RedisCloseReason) {
         self.channel = channel
+        self.closeReason = closeReason
     }
 
     /// Whether the connection can take another command.
@@ -51,6 +54,7 @@ final class RedisConnection: Sendable {
         guard remaining > .zero else { throw .timedOut }
         let connectTimeout = min(remaining, TimeAmount(settings.connectTimeout))
         let serverName = settings.serverName ?? (endpoint.isHostName ? endpoint.host : nil)
+        let closeReason = RedisCloseReason()
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: endpoint.unixSocketPath == nil ? 1 : 0)
@@ -61,7 +65,7 @@ final class RedisConnection: Sendable {
                         try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
                     }
                     try pipeline.addHandler(ByteToMessageHandler(RESPDecoder(maxBulkBytes: settings.maxReplyBytes)))
-                    try pipeline.addHandler(RedisChannelHandler())
+                    try pipeline.addHandler(RedisChannelHandler(closeReason: closeReason))
                 }
             }
         let connecting: EventLoopFuture<any Channel> = if let path = endpoint.unixSocketPath {
@@ -82,14 +86,14 @@ final class RedisConnection: Sendable {
                 waited.fail(RedisFailure.cancelled)
             }
         } catch let failure as RedisFailure {
-            throw failure
+            throw closeReason.failure ?? failure
         } catch let error as ChannelError {
             if case .connectTimeout = error { throw .timedOut }
             throw .unreachable(String(describing: error))
         } catch {
             throw .unreachable(String(describing: error))
         }
-        let connection = RedisConnection(channel: channel)
+        let connection = RedisConnection(channel: channel, closeReason: closeReason)
         var setup: [[[UInt8]]] = []
         if !settings.authArguments.isEmpty { setup.append([Array("AUTH".utf8)] + settings.authArguments) }
         if settings.database != 0 { setup.append([Array("SELECT".utf8), Array(String(settings.database).utf8)]) }
@@ -124,7 +128,15 @@ final class RedisConnection: Sendable {
             promise.fail(RedisFailure.timedOut)
             channel.close(promise: nil)
         }
-        channel.writeAndFlush(RedisRequest(payload: payload, replyCount: commands.count, promise: promise), promise: nil)
+        // A write that cannot go out (the channel closed under it: a TLS
+        // handshake refused before this first command) fails the command
+        // with the channel's recorded reason.
+        let written = channel.eventLoop.makePromise(of: Void.self)
+        let closeReason = self.closeReason
+        written.futureResult.whenFailure { error in
+            promise.fail(closeReason.failure ?? RedisChannelHandler.failure(for: error))
+        }
+        channel.writeAndFlush(RedisRequest(payload: payload, replyCount: commands.count, promise: promise), promise: written)
         do {
             let replies = try await withTaskCancellationHandler {
                 try await promise.futureResult.get()
@@ -137,7 +149,10 @@ final class RedisConnection: Sendable {
         } catch {
             timeout.cancel()
             channel.close(promise: nil)
-            throw RedisChannelHandler.failure(for: error)
+            let failure = RedisChannelHandler.failure(for: error)
+            // A link failure seen first as a closed channel: report its cause.
+            if case .link = failure, let cause = closeReason.failure { throw cause }
+            throw failure
         }
     }
 

@@ -150,8 +150,10 @@ final class RedisNode: Sendable {
             checkIn(connection, reusable: true)
             return .success(replies)
         } catch {
-            checkIn(connection, reusable: false)
+            // The breaker first: the connection's room may go to a command
+            // in line, which must see the breaker this failure opened.
             record(error)
+            checkIn(connection, reusable: false)
             return .failure(error)
         }
     }

@@ -5,9 +5,11 @@ extension RedisStore {
     /// certificate it shows, and the name it checks.
     ///
     /// The server's certificate is always verified: its chain against
-    /// ``caFile`` (or the system's trust store) and its name against
+    /// ``caFile`` (or the system's trust store) and its identity against
     /// ``serverName``, or else the endpoint's host (a DNS name against the
     /// certificate's DNS names, an IP address against its IP addresses).
+    /// As swift-nio-ssl checks identity (RFC 6125), a certificate that lists
+    /// the IP address connected to is accepted whatever name is asked for.
     public struct TLS: Sendable, Hashable {
         /// A PEM bundle of the authorities to trust; `nil` for the system's
         /// trust store (a managed Redis with a public certificate).

@@ -16,7 +16,7 @@ struct RedisProtocolTests {
 
     @Test("every RESP2 type, nested arrays, nulls, binary bulk strings")
     func types() throws {
-        let replies = try decode("+OK\r\n-ERR no\r\n:-42\r\n$3\r\na\r\nb\r\n$-1\r\n*-1\r\n*2\r\n*1\r\n:1\r\n$0\r\n\r\n")
+        let replies = try decode("+OK\r\n-ERR no\r\n:-42\r\n$4\r\na\r\nb\r\n$-1\r\n*-1\r\n*2\r\n*1\r\n:1\r\n$0\r\n\r\n")
         #expect(replies == [
             .status("OK"), .error("ERR no"), .integer(-42), .bulk(ByteBuffer(string: "a\r\nb")), .null, .null,
             .array([.array([.integer(1)]), .bulk(ByteBuffer())]),

@@ -225,13 +225,17 @@ struct RedisStoreTests {
         }
         #expect(elapsed < .milliseconds(100) + .milliseconds(500).scaled)
         // Two calls hold the two connections and time out side by side,
-        // which opens the breaker; the 38 in line never reach the node: their
-        // deadline passes in line, or the breaker has opened when a slot frees.
+        // which opens the breaker; the rest in line never reach the node:
+        // their deadline passes in line, or the breaker has opened when a
+        // connection frees. (When one of the two fails before the other, the
+        // first in line may take its room while the breaker is still closed:
+        // 3 failures at the most.)
         let statistics = store.statistics
-        #expect(statistics.failures == 2)
+        #expect((2...3).contains(statistics.failures))
         #expect(statistics.breakerOpenings == 1)
-        #expect(statistics.connectionsOpened <= 2)
-        #expect(statistics.skippedByBreaker + (statistics.timeouts - statistics.failures) == 38)
+        #expect(statistics.connectionsOpened <= statistics.failures)
+        let expiredInLine = statistics.timeouts - statistics.failures
+        #expect(statistics.failures + statistics.skippedByBreaker + expiredInLine == 40)
         // And then calls cost nothing
         let later = await clock.measure { for _ in 0..<100 { _ = await store.data(forKey: "x") } }
         #expect(later < .milliseconds(100).scaled)

@@ -28,18 +28,24 @@ struct RedisTLSTests {
             #expect(store.statistics.failures == 0 && store.statistics.hits == 1)
         }
         #expect(try await server.command(["DBSIZE"]) == .integer(1))
+        // A certificate naming localhost only: reached by IP, the server name makes it acceptable
+        let nameOnly = try await RedisServer(tls: certificates, certificate: certificates.nameOnlyServerCertificate)
+        try await store(nameOnly, named).checkConnection()
+        try await store(nameOnly, host: "localhost", trusted).checkConnection()
     }
 
     @Test("an untrusted server, a wrong server name, a client certificate the server refuses, no client certificate, unreadable files: a typed TLS error at start-up, a quick miss at run time")
     func badCertificates() async throws {
         let certificates = try TestCertificates()
-        let server = try await RedisServer(tls: certificates)
+        // Its certificate names localhost only, so reaching it by IP needs the name
+        let server = try await RedisServer(tls: certificates, certificate: certificates.nameOnlyServerCertificate)
         let client = (certificate: certificates.clientCertificate, key: certificates.clientKey)
         let cases: [(String, RedisStore.TLS)] = [
             ("untrusted CA", .init(caFile: certificates.otherCABundle, certificateFile: client.certificate, privateKeyFile: client.key)),
             ("wrong name", .init(caFile: certificates.caBundle, certificateFile: client.certificate, privateKeyFile: client.key, serverName: "redis.example.com")),
-            ("stranger's client certificate", .init(caFile: certificates.caBundle, certificateFile: certificates.strangerCertificate, privateKeyFile: client.key)),
-            ("no client certificate", .init(caFile: certificates.caBundle)),
+            ("no name for an IP address", .init(caFile: certificates.caBundle, certificateFile: client.certificate, privateKeyFile: client.key)),
+            ("stranger's client certificate", .init(caFile: certificates.caBundle, certificateFile: certificates.strangerCertificate, privateKeyFile: client.key, serverName: "localhost")),
+            ("no client certificate", .init(caFile: certificates.caBundle, serverName: "localhost")),
             ("missing CA file", .init(caFile: certificates.directory + "/absent.pem")),
         ]
         for (name, tls) in cases {

@@ -24,18 +24,19 @@ final class RedisServer {
     /// - Parameters:
     ///   - arguments: More `redis-server` arguments (`--requirepass`, `--user`, cluster settings).
     ///   - tls: Serve TLS only (`--port 0 --tls-port`), with these certificates; client certificates required.
+    ///   - certificate: The server certificate (``TestCertificates/serverCertificate`` by default).
     ///   - adminPassword: What ``command(_:)`` authenticates with.
     ///   - directory: The working directory (cluster nodes write their `nodes.conf` there).
     init(
-        port: Int? = nil, arguments: [String] = [], tls: TestCertificates? = nil, adminPassword: String? = nil,
-        directory: String? = nil
+        port: Int? = nil, arguments: [String] = [], tls: TestCertificates? = nil, certificate: String? = nil,
+        adminPassword: String? = nil, directory: String? = nil
     ) async throws {
         let port = try port ?? Self.freePort()
         self.port = port
         var listen = ["--port", String(port)]
         if let tls {
             listen = [
-                "--port", "0", "--tls-port", String(port), "--tls-cert-file", tls.serverCertificate,
+                "--port", "0", "--tls-port", String(port), "--tls-cert-file", certificate ?? tls.serverCertificate,
                 "--tls-key-file", tls.serverKey, "--tls-ca-cert-file", tls.caBundle, "--tls-auth-clients", "yes",
             ]
         }

@@ -14,6 +14,9 @@ final class TestCertificates {
     var serverKey: String { directory + "/server.key" }
     /// For `localhost` and `127.0.0.1`.
     var serverCertificate: String { directory + "/server.pem" }
+    /// For `localhost` only (no IP address entry): a client connecting to
+    /// 127.0.0.1 must name `localhost` to accept it.
+    var nameOnlyServerCertificate: String { directory + "/server-name-only.pem" }
     var clientCertificate: String { directory + "/client.pem" }
     var clientKey: String { directory + "/client.key" }
     /// A client certificate signed by the other authority (same key as the client's).
@@ -32,6 +35,8 @@ final class TestCertificates {
         printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\\n' > server.ext
         openssl req -new -key server.key -out server.csr -subj /CN=localhost 2>/dev/null
         openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 -extfile server.ext 2>/dev/null
+        printf 'subjectAltName=DNS:localhost\\n' > name-only.ext
+        openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server-name-only.pem -days 2 -extfile name-only.ext 2>/dev/null
         openssl req -new -key client.key -out client.csr -subj /CN=awi-client 2>/dev/null
         openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out client.pem -days 2 2>/dev/null
         openssl x509 -req -in client.csr -CA other-ca.pem -CAkey other-ca.key -CAcreateserial -out stranger.pem -days 2 2>/dev/null
