@@ -65,6 +65,7 @@ final class RedisProcesses {
             ports.append(try await start([
                 "--cluster-enabled", "yes", "--cluster-config-file", "bench-nodes-\(index).conf",
                 "--cluster-node-timeout", "2000", "--cluster-port", String(bus),
+                "--repl-diskless-sync-delay", "0", "--repl-ping-replica-period", "1",
             ]))
         }
         let create = Process()
