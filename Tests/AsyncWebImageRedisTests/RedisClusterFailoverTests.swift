@@ -3,9 +3,6 @@ import LoopbackServer
 import Testing
 @testable import AsyncWebImage
 @testable import AsyncWebImageRedis
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A master of a real 6-node Redis Cluster killed (`kill -9`) while loads run.
 @Suite("RedisStore on a Redis Cluster: failover", .serialized, .timeLimit(.minutes(2)))
@@ -52,8 +49,8 @@ struct RedisClusterFailoverTests {
             slowest = max(slowest, clock.now - loadStart)
             loads += 1
             if round == 20 {
-                // When the first shard's master dies mid-load
-                kill(victimServer.pid, SIGKILL)
+                // When the first shard's master dies mid-load (kill -9, reaped)
+                victimServer.stop()
                 killedAt = clock.now
             }
             if killedAt != nil, promotedAt == nil, try await cluster.map()?.shards.contains(where: { $0.master == replica }) == true {

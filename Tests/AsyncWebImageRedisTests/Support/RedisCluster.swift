@@ -66,10 +66,13 @@ final class RedisCluster {
         return true
     }
 
-    /// The slot map a live node reports now.
+    /// The slot map the first live node that answers reports now.
     func map() async throws -> ClusterSlotMap? {
-        guard let node = nodes.first(where: \.isRunning) else { return nil }
-        return ClusterSlotMap(shardsReply: try await node.command(["CLUSTER", "SHARDS"]), tls: false)
+        for node in nodes where node.isRunning {
+            guard let reply = try? await node.command(["CLUSTER", "SHARDS"]) else { continue }
+            return ClusterSlotMap(shardsReply: reply, tls: false)
+        }
+        return nil
     }
 
     /// The node serving `endpoint`.
