@@ -18,6 +18,8 @@ final class RedisChannelHandler: ChannelDuplexHandler {
         let promise: EventLoopPromise<[RedisReply]>
         var remaining: Int
         var replies: [RedisReply]
+        /// The request's deadline timer, cancelled when its replies are in.
+        let timeout: Scheduled<Void>
     }
 
     private var pending = CircularBuffer<Pending>(initialCapacity: 4)
@@ -37,7 +39,17 @@ final class RedisChannelHandler: ChannelDuplexHandler {
             promise?.fail(failure)
             return
         }
-        pending.append(Pending(promise: request.promise, remaining: request.replyCount, replies: []))
+        // On the loop already: arming the timer needs no wake-up.
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let closeReason = self.closeReason
+        let timeout = context.eventLoop.scheduleTask(deadline: request.deadline) {
+            // A second completion of a promise is ignored: whichever of the
+            // replies, the deadline and a cancellation comes first wins.
+            request.promise.fail(RedisFailure.timedOut)
+            closeReason.record(.timedOut)
+            loopBound.value.close(promise: nil)
+        }
+        pending.append(Pending(promise: request.promise, remaining: request.replyCount, replies: [], timeout: timeout))
         context.write(wrapOutboundOut(request.payload), promise: promise)
     }
 
@@ -51,6 +63,7 @@ final class RedisChannelHandler: ChannelDuplexHandler {
         pending[pending.startIndex].remaining -= 1
         if pending[pending.startIndex].remaining == 0 {
             let done = pending.removeFirst()
+            done.timeout.cancel()
             done.promise.succeed(done.replies)
         }
     }
@@ -75,6 +88,7 @@ final class RedisChannelHandler: ChannelDuplexHandler {
         if self.failure == nil { self.failure = failure }
         closeReason.record(failure)
         while let next = pending.popFirst() {
+            next.timeout.cancel()
             next.promise.fail(failure)
         }
     }

@@ -122,12 +122,6 @@ final class RedisConnection: Sendable {
         let promise = channel.eventLoop.makePromise(of: [RedisReply].self)
         var payload = channel.allocator.buffer(capacity: RESPCommand.encodedCount(commands))
         for command in commands { RESPCommand.write(command, to: &payload) }
-        let timeout = channel.eventLoop.scheduleTask(deadline: deadline) {
-            // A second completion of a promise is ignored: whichever of the
-            // reply, the deadline and the cancellation comes first wins.
-            promise.fail(RedisFailure.timedOut)
-            channel.close(promise: nil)
-        }
         // A write that cannot go out (the channel closed under it: a TLS
         // handshake refused before this first command) fails the command
         // with the channel's recorded reason.
@@ -136,7 +130,7 @@ final class RedisConnection: Sendable {
         written.futureResult.whenFailure { error in
             promise.fail(closeReason.failure ?? RedisChannelHandler.failure(for: error))
         }
-        channel.writeAndFlush(RedisRequest(payload: payload, replyCount: commands.count, promise: promise), promise: written)
+        channel.writeAndFlush(RedisRequest(payload: payload, replyCount: commands.count, promise: promise, deadline: deadline), promise: written)
         do {
             let replies = try await withTaskCancellationHandler {
                 try await promise.futureResult.get()
@@ -144,10 +138,8 @@ final class RedisConnection: Sendable {
                 promise.fail(RedisFailure.cancelled)
                 channel.close(promise: nil)
             }
-            timeout.cancel()
             return replies
         } catch {
-            timeout.cancel()
             channel.close(promise: nil)
             let failure = RedisChannelHandler.failure(for: error)
             // A link failure seen first as a closed channel: report its cause.

@@ -9,4 +9,9 @@ struct RedisRequest: Sendable {
     let replyCount: Int
     /// Completed with the replies in order, or failed with a ``RedisFailure``.
     let promise: EventLoopPromise<[RedisReply]>
+    /// When the request fails with ``RedisFailure/timedOut`` and the
+    /// connection closes, if its replies have not all come. The handler
+    /// arms and disarms the timer on the event loop itself, so a command
+    /// costs the loop one wake-up (its write), not three.
+    let deadline: NIODeadline
 }

@@ -98,7 +98,8 @@ public final class RedisStore: DataCaching {
             authArguments: configuration.credentials?.authArguments ?? [],
             database: configuration.database,
             readOnly: readsFromReplicas,
-            maxReplyBytes: max(configuration.maxValueBytes, 1 << 20),
+            // At least 4 KiB: the cluster's own replies (node names, addresses) are bulk strings too.
+            maxReplyBytes: max(configuration.maxValueBytes, 4 << 10),
             connectTimeout: configuration.connectTimeout
         )
         self.settings = settings
