@@ -41,7 +41,7 @@ import AWILocking
 /// miss, counted in ``statistics``; after ``Configuration/failureThreshold``
 /// failures in a row (timeouts count: a slow node is a failing one) a node's
 /// breaker opens and requests to it cost nothing until its cool-down has
-/// passed. Writes report failure by throwing ``ImageError/sharedCache(_:)``,
+/// passed. Writes report failure by throwing `ImageError.sharedCache`,
 /// which the caller may ignore. Call ``checkConnection()`` at start-up to
 /// turn a wrong password or certificate into a typed error instead.
 ///
@@ -133,7 +133,7 @@ public final class RedisStore: DataCaching {
 
     /// Waits for the calls under way (each ends within its deadline), then
     /// closes the store's connections. Afterwards a read is a miss and a
-    /// write fails (``ImageError/sharedCache(_:)``), at once, without
+    /// write fails (`ImageError.sharedCache`), at once, without
     /// touching Redis. `ImageCache.shutdown()` calls it for its shared tier.
     /// The event loop is NIO's shared one, which lives on.
     ///
@@ -208,7 +208,7 @@ public final class RedisStore: DataCaching {
     /// Stores the entry with the configured time to live. An entry over
     /// ``Configuration/maxValueBytes`` is skipped (counted, not an error).
     ///
-    /// - Throws: ``ImageError/sharedCache(_:)`` when the write did not reach Redis.
+    /// - Throws: `ImageError.sharedCache` when the write did not reach Redis.
     public func setData(_ data: Data, forKey key: String, extendedData: Data?) async throws {
         guard RedisCacheEntry.encodedCount(key: key, data: data, extendedData: extendedData) <= configuration.maxValueBytes,
               let value = RedisCacheEntry(key: key, data: data, extendedData: extendedData).encoded()
@@ -226,7 +226,7 @@ public final class RedisStore: DataCaching {
     /// Replaces the extended data, keeping the data and renewing the time to live.
     ///
     /// - Returns: `false` when there is no entry (or Redis is in trouble).
-    /// - Throws: ``ImageError/sharedCache(_:)`` when the write did not reach Redis.
+    /// - Throws: `ImageError.sharedCache` when the write did not reach Redis.
     @discardableResult
     public func setExtendedData(_ extendedData: Data?, forKey key: String) async throws -> Bool {
         guard let entry = await dataWithExtendedData(forKey: key) else { return false }
@@ -236,7 +236,7 @@ public final class RedisStore: DataCaching {
 
     /// Removes the entry under `key`.
     ///
-    /// - Throws: ``ImageError/sharedCache(_:)`` when Redis could not be asked.
+    /// - Throws: `ImageError.sharedCache` when Redis could not be asked.
     public func removeData(forKey key: String) async throws {
         guard enter() else { throw ImageError.sharedCache("store shut down") }
         defer { leave() }
@@ -261,7 +261,7 @@ public final class RedisStore: DataCaching {
     /// master of a cluster): `SCAN`, then one `DEL` per key, pipelined, in
     /// bounded batches.
     ///
-    /// - Throws: ``ImageError/sharedCache(_:)`` when a node could not be emptied.
+    /// - Throws: `ImageError.sharedCache` when a node could not be emptied.
     public func removeAll() async throws {
         guard enter() else { throw ImageError.sharedCache("store shut down") }
         defer { leave() }
