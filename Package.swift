@@ -37,10 +37,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // HTTPFields: the one header type of requests and responses (issue 11).
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
-        // The Redis product's RESP client: sockets, deadlines and TLS (issue 29).
-        // Only AsyncWebImageRedis depends on them, never the core.
+        // The Redis product's RESP client: sockets, event loops, deadlines
+        // (issue 29). Only AsyncWebImageRedis depends on it, never the core.
+        // Its TLS is the system's OpenSSL (COpenSSL), not swift-nio-ssl:
+        // see Sources/AsyncWebImageRedis/RedisTLSHandler.swift for why.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         .systemLibrary(
@@ -49,7 +50,8 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         // libssl (OpenSSL, the TLS backend of Debian's libcurl4-openssl-dev):
-        // the handshake's certificate request, through curl's SSL_CTX callback.
+        // the handshake's certificate request, through curl's SSL_CTX callback;
+        // and the Redis product's TLS (libssl and libcrypto).
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "libssl",
@@ -147,10 +149,9 @@ let package = Package(
         .target(
             name: "AsyncWebImageRedis",
             dependencies: [
-                "AsyncWebImage", "AWILocking",
+                "AsyncWebImage", "AWILocking", "COpenSSL",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

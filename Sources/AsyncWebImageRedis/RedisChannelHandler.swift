@@ -1,5 +1,4 @@
 import NIOCore
-import NIOSSL
 
 /// Matches replies to requests on one connection: replies arrive in the
 /// order the commands went out (RESP has no request IDs), so a queue of
@@ -101,8 +100,6 @@ final class RedisChannelHandler: ChannelDuplexHandler {
         case let refusal as RESPDecoder.Refusal:
             if case .bulkTooLarge(let count) = refusal { return .valueTooLarge(count) }
             return .protocolViolation(String(describing: refusal))
-        case is NIOSSLError, is NIOSSLExtraError, is BoringSSLError:
-            return .tls(String(describing: error))
         case let decoderError as ByteToMessageDecoderError:
             return .protocolViolation(String(describing: decoderError))
         default:

@@ -1,6 +1,5 @@
 import NIOCore
 import NIOPosix
-import NIOSSL
 
 /// One connection to one Redis node, on the store's event loop.
 ///
@@ -13,7 +12,7 @@ final class RedisConnection: Sendable {
     /// How the store's connections are set up; one per store.
     struct Settings: Sendable {
         /// TLS, when the nodes speak it.
-        let tls: NIOSSLContext?
+        let tls: RedisTLSContext?
         /// The name the node's certificate must carry (and SNI); `nil` to
         /// check the endpoint's host (a DNS name, or an IP address against
         /// the certificate's IP entries).
@@ -53,7 +52,9 @@ final class RedisConnection: Sendable {
         let remaining = deadline - .now()
         guard remaining > .zero else { throw .timedOut }
         let connectTimeout = min(remaining, TimeAmount(settings.connectTimeout))
+        // The name the certificate must carry, else the IP address it must list.
         let serverName = settings.serverName ?? (endpoint.isHostName ? endpoint.host : nil)
+        let ipAddress = serverName == nil && endpoint.unixSocketPath == nil ? endpoint.host : nil
         let closeReason = RedisCloseReason()
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(connectTimeout)
@@ -62,7 +63,7 @@ final class RedisConnection: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
                     if let tls = settings.tls {
-                        try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
+                        try pipeline.addHandler(RedisTLSHandler(context: tls, serverName: serverName, ipAddress: ipAddress))
                     }
                     try pipeline.addHandler(ByteToMessageHandler(RESPDecoder(maxBulkBytes: settings.maxReplyBytes)))
                     try pipeline.addHandler(RedisChannelHandler(closeReason: closeReason))

@@ -1,15 +1,13 @@
-import NIOSSL
-
 extension RedisStore {
     /// How a store speaks TLS to its nodes: whom it trusts, the client
     /// certificate it shows, and the name it checks.
     ///
-    /// The server's certificate is always verified: its chain against
-    /// ``caFile`` (or the system's trust store) and its identity against
-    /// ``serverName``, or else the endpoint's host (a DNS name against the
-    /// certificate's DNS names, an IP address against its IP addresses).
-    /// As swift-nio-ssl checks identity (RFC 6125), a certificate that lists
-    /// the IP address connected to is accepted whatever name is asked for.
+    /// The server's certificate is always verified (OpenSSL, TLS 1.2 or
+    /// later): its chain against ``caFile`` (or the system's trust store)
+    /// and its identity against ``serverName``, or else the endpoint's host
+    /// (a DNS name against the certificate's DNS names, an IP address
+    /// against its IP addresses). Over a Unix socket without a
+    /// ``serverName``, only the chain is checked.
     public struct TLS: Sendable, Hashable {
         /// A PEM bundle of the authorities to trust; `nil` for the system's
         /// trust store (a managed Redis with a public certificate).
@@ -35,22 +33,8 @@ extension RedisStore {
         /// files once).
         ///
         /// - Throws: ``RedisFailure/tls(_:)`` when a file cannot be read.
-        func makeContext() throws(RedisFailure) -> NIOSSLContext {
-            do {
-                var configuration = TLSConfiguration.makeClientConfiguration()
-                configuration.certificateVerification = .fullVerification
-                if let caFile { configuration.trustRoots = .file(caFile) }
-                if let certificateFile {
-                    guard let privateKeyFile else { throw RedisFailure.tls("a client certificate needs its private key file") }
-                    configuration.certificateChain = try NIOSSLCertificate.fromPEMFile(certificateFile).map { .certificate($0) }
-                    configuration.privateKey = .privateKey(try NIOSSLPrivateKey(file: privateKeyFile, format: .pem))
-                }
-                return try NIOSSLContext(configuration: configuration)
-            } catch let failure as RedisFailure {
-                throw failure
-            } catch {
-                throw .tls("cannot load the TLS files: \(error)")
-            }
+        func makeContext() throws(RedisFailure) -> RedisTLSContext {
+            try RedisTLSContext(self)
         }
     }
 }

@@ -2,7 +2,6 @@ public import AsyncWebImage
 public import Foundation
 import NIOCore
 import NIOPosix
-import NIOSSL
 import Synchronization
 import AWILocking
 
@@ -83,7 +82,7 @@ public final class RedisStore: DataCaching {
         let counters = RedisCounters()
         self.counters = counters
         var setupFailure: RedisFailure?
-        let tls: NIOSSLContext?
+        let tls: RedisTLSContext?
         do throws(RedisFailure) {
             tls = try configuration.tls.map { tls throws(RedisFailure) in try tls.makeContext() }
         } catch {

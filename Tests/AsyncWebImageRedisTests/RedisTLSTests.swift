@@ -65,6 +65,13 @@ struct RedisTLSTests {
             #expect(clock.now - started < .seconds(1).scaled, "\(name)")
         }
         #expect(try await server.command(["DBSIZE"]) == .integer(0))
+        // The name is checked even when the certificate also lists the
+        // address connected to (OpenSSL's SSL_set1_host)
+        let full = try await RedisServer(tls: certificates)
+        let named = store(full, .init(caFile: certificates.caBundle, certificateFile: client.certificate, privateKeyFile: client.key, serverName: "redis.example.com"))
+        let error = await #expect(throws: RedisConnectionError.self) { try await named.checkConnection() }
+        guard case .tlsFailed(_, let message)? = error else { Issue.record("expected tlsFailed, got \(String(describing: error))"); return }
+        #expect(message.contains("hostname mismatch"))
     }
 
     @Test("a plain-TCP client against the TLS port: a miss within the lookup budget, not a hang")
