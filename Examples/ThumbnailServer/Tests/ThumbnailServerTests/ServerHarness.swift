@@ -145,10 +145,10 @@ final class ServerHarness {
 
     /// Starts another server, keeping the current one running (a fleet);
     /// ``base`` is then the new one's.
-    func startAnotherServer(_ arguments: [String] = []) throws {
+    func startAnotherServer(_ arguments: [String] = [], environment: [String: String] = [:]) throws {
         if let serverProcess { earlierServers.append(serverProcess) }
         serverProcess = nil
-        try startServer(arguments)
+        try startServer(arguments, environment: environment)
     }
 
     /// Starts the server with `arguments` (plus the signing key, `--port 0`,
