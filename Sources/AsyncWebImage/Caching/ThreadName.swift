@@ -19,7 +19,7 @@ func nameCurrentThread(_ name: String) {
 /// The calling thread's kernel ID (its entry in `/proc/self/task`), read
 /// from the `/proc/thread-self` link (`<pid>/task/<tid>`): `gettid` is not
 /// imported without `_GNU_SOURCE`. 0 when it cannot be read.
-package func currentKernelThreadID() -> Int32 {
+func currentKernelThreadID() -> Int32 {
     var buffer = [CChar](repeating: 0, count: 64)
     let count = readlink("/proc/thread-self", &buffer, buffer.count - 1)
     guard count > 0 else { return 0 }
