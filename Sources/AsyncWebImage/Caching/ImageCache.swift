@@ -29,7 +29,7 @@ public final class ImageCache: Sendable {
     public let memory: MemoryCache
     /// The encoded-data tier; `nil` for a memory-only cache.
     public let disk: (any DataCaching)?
-    /// A tier shared by a fleet of servers (``RedisStore``), between the
+    /// A tier shared by a fleet of servers (`RedisStore`, product `AsyncWebImageRedis`), between the
     /// disk and the network; `nil` by default. A hit here fills ``disk``;
     /// every write to ``disk`` goes here too. Its trouble is never an error
     /// of a load: a read that fails is a miss, a write that fails is counted
@@ -76,7 +76,7 @@ public final class ImageCache: Sendable {
     /// - Parameters:
     ///   - memory: The memory tier.
     ///   - disk: The disk tier, or `nil` for none.
-    ///   - sharedTier: A tier shared by a fleet (``RedisStore``), or `nil` (the default) for none.
+    ///   - sharedTier: A tier shared by a fleet (`RedisStore`, product `AsyncWebImageRedis`), or `nil` (the default) for none.
     ///   - decodeLimiter: Bounds the decodes of direct calls; ``ConcurrencyLimiter/shared`` by default.
     ///   - onDiskWriteFailure: Called with the error of each disk write nobody
     ///     awaits (also counted in ``diskWriteFailureCount``); `nil` by default.
@@ -127,7 +127,7 @@ public final class ImageCache: Sendable {
     /// Waits for the disk writes nobody awaits (background stores, disk
     /// fills from the shared tier) to finish, then shuts the disk tier and
     /// the shared tier down (``DataCaching/shutdown()``): a ``DiskStore``'s
-    /// I/O thread ends (see ``DiskStore/shutdown()``), a ``RedisStore``'s
+    /// I/O thread ends (see ``DiskStore/shutdown()``), an `AsyncWebImageRedis` `RedisStore`'s
     /// threads end and its connections close. No write is cut short, so no
     /// temporary file is left in the cache directory.
     ///

@@ -1,4 +1,5 @@
 import AsyncWebImage
+import AsyncWebImageRedis
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -65,6 +66,23 @@ struct ThumbnailServer {
         }
 
         let renderer = ThumbnailRenderer(options: options)
+        if let redis = renderer.redis {
+            // A wrong password, certificate or database is a configuration
+            // error: refuse to start rather than run with a tier that only
+            // misses. A Redis that is down or slow is not: it may come back,
+            // and meanwhile its lookups are misses within the budget.
+            do {
+                try await redis.checkConnection()
+            } catch {
+                switch error {
+                case .authenticationFailed, .tlsFailed, .refused, .protocolViolation:
+                    FileHandle.standardError.write(Data("thumbnail-server: \(error)\n".utf8))
+                    exit(1)
+                case .unreachable, .timedOut, .clusterUnavailable:
+                    logger.warning("Redis not reachable at start-up; its lookups are misses until it is", metadata: ["error": "\(error)"])
+                }
+            }
+        }
         var controller = ThumbnailController(
             renderer: renderer,
             maxOutputDimension: options.maxOutputDimension,

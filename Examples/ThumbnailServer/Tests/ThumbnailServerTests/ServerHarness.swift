@@ -147,8 +147,9 @@ final class ServerHarness {
         return text.components(separatedBy: "\"GET /").count - 1
     }
 
-    /// Starts a `redis-server` on a free loopback port, persistence off.
-    func startRedis() throws {
+    /// Starts a `redis-server` on a free loopback port, persistence off,
+    /// with `arguments` after the common ones (`--requirepass`, `--user`).
+    func startRedis(_ arguments: [String] = []) throws {
         let port = String(decoding: try Self.run("/usr/bin/env", ["python3", "-c",
             "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"]), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -156,7 +157,7 @@ final class ServerHarness {
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["redis-server", "--bind", "127.0.0.1", "--port", port, "--save", "", "--appendonly", "no", "--dir", root.path]
+        process.arguments = ["redis-server", "--bind", "127.0.0.1", "--port", port, "--save", "", "--appendonly", "no", "--dir", root.path] + arguments
         process.standardOutput = try FileHandle(forWritingTo: log)
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -165,18 +166,24 @@ final class ServerHarness {
         redisPort = Int(port) ?? 0
     }
 
-    /// How many keys the Redis holds (`DBSIZE`, by `redis-cli`).
-    func redisKeyCount() throws -> Int {
-        let text = String(decoding: try Self.run("/usr/bin/env", ["redis-cli", "-p", String(redisPort), "DBSIZE"]), as: UTF8.self)
-        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    /// How many keys the Redis holds (`DBSIZE`, by `redis-cli`, with
+    /// `password` for a server that needs one).
+    func redisKeyCount(password: String? = nil) throws -> Int {
+        Int(try redisCommand(["DBSIZE"], password: password).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// One command by `redis-cli` (with `password` for a server that needs one); its output.
+    func redisCommand(_ arguments: [String], password: String? = nil) throws -> String {
+        let auth = password.map { ["--no-auth-warning", "-a", $0] } ?? []
+        return String(decoding: try Self.run("/usr/bin/env", ["redis-cli", "-p", String(redisPort)] + auth + arguments), as: UTF8.self)
     }
 
     /// Starts another server, keeping the current one running (a fleet);
     /// ``base`` is then the new one's.
-    func startAnotherServer(_ arguments: [String] = []) throws {
+    func startAnotherServer(_ arguments: [String] = [], environment: [String: String] = [:]) throws {
         if let serverProcess { earlierServers.append(serverProcess) }
         serverProcess = nil
-        try startServer(arguments)
+        try startServer(arguments, environment: environment)
     }
 
     /// Starts the server with `arguments` (plus the signing key, `--port 0`,
@@ -220,6 +227,35 @@ final class ServerHarness {
     /// The server's /metrics, from its operator listener.
     func metricsText() throws -> String {
         String(decoding: try get("/metrics", at: operatorBase).body, as: UTF8.self)
+    }
+
+    /// Runs the server with `arguments` and `environment` until it exits by
+    /// itself (at most `timeout` seconds, then it is killed): its exit
+    /// status (`nil` when it had to be killed) and what it wrote to
+    /// standard output and standard error.
+    func runServerToExit(_ arguments: [String], environment extra: [String: String] = [:], timeout: TimeInterval) throws -> (status: Int32?, output: String) {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["--port", "0", "--allow-loopback"] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment.merge(extra) { _, new in new }
+        process.environment = environment
+        let out = root.appendingPathComponent("exit-\(UUID().uuidString).out")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: out)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        var status: Int32?
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        } else {
+            status = process.terminationStatus
+        }
+        return (status, (try? String(contentsOf: out, encoding: .utf8)) ?? "")
     }
 
     /// Sends `signal` to the server process, by its PID.
