@@ -1,4 +1,4 @@
-import AsyncWebImage
+@_spi(Benchmarks) import AsyncWebImage
 import Foundation
 import LoopbackServer
 import Synchronization

@@ -53,7 +53,7 @@ struct RevalidationScenario: Scenario {
         let dataLoader = CurlDataLoader()
         let (loader, _) = LoaderFactory.make(dataLoader: dataLoader)
         guard try await loader.image(photo).cacheType == .none else { throw BenchmarkFailure("the first load did not download") }
-        guard try await loader.image(empty, options: [.fromLoaderOnly, .avoidDecodeImage]).data?.isEmpty == true else {
+        guard try await loader.data(for: ImageRequest(url: empty, options: .fromLoaderOnly)).data.isEmpty else {
             throw BenchmarkFailure("the loader's no-body download did not come back empty")
         }
         let before = server.statistics("/revalidation/photo.png")
@@ -78,7 +78,7 @@ struct RevalidationScenario: Scenario {
                         case .dataLoader:
                             for try await event in dataLoader.loadData(for: DataRequest(url: empty)) { blackHole(event) }
                         case .loader:
-                            blackHole(try await loader.image(empty, options: [.fromLoaderOnly, .avoidDecodeImage]))
+                            blackHole(try await loader.data(for: ImageRequest(url: empty, options: .fromLoaderOnly)))
                         }
                     }
                 }

@@ -142,10 +142,10 @@ struct AwiCommand: AsyncParsableCommand {
     /// Loads, encodes and writes the image; every failure becomes an ``AwiFailure``.
     private func load() async throws(AwiFailure) -> AwiReport {
         var transformers: [any ImageTransformer] = []
-        if let resize { transformers.append(ResizeTransformer(size: resize, mode: fit.mode)) }
-        if let rotate { transformers.append(RotateTransformer(degrees: rotate)) }
-        if let blur { transformers.append(BlurTransformer(radius: blur)) }
-        if grayscale { transformers.append(GrayscaleTransformer()) }
+        if let resize { transformers.append(ImageTransformers.Resize(size: resize, mode: fit.mode)) }
+        if let rotate { transformers.append(ImageTransformers.Rotate(degrees: rotate)) }
+        if let blur { transformers.append(ImageTransformers.Blur(radius: blur)) }
+        if grayscale { transformers.append(ImageTransformers.Grayscale()) }
 
         let disk = cacheDir.map { DiskStore(directory: URL(fileURLWithPath: $0)) } ?? DiskStore(name: "awi")
         var configuration = ImageLoader.Configuration(cache: ImageCache(memory: MemoryCache(), disk: disk))
@@ -155,12 +155,12 @@ struct AwiCommand: AsyncParsableCommand {
 
         var loadOptions: ImageOptions = [.waitStoreCache]
         if progressive { loadOptions.insert(.progressiveLoad) }
-        var context = ImageContext(thumbnailPixelSize: thumbnail)
+        var context = ImageContext(thumbnail: thumbnail.map { ThumbnailOptions(size: $0) })
         if !headers.isEmpty {
             // Checked in validate(): this cannot throw here.
             context.requestModifier = RequestModifier.headers((try? Self.headerFields(headers)) ?? [:])
         }
-        if !transformers.isEmpty { context.transformer = transformers.count == 1 ? transformers[0] : PipelineTransformer(transformers) }
+        if !transformers.isEmpty { context.transformer = transformers.count == 1 ? transformers[0] : ImageTransformers.Pipeline(transformers) }
         if noCache {
             context.queryCacheType = ImageCacheType.none
             context.storeCacheType = ImageCacheType.none
@@ -194,9 +194,10 @@ struct AwiCommand: AsyncParsableCommand {
         }
         bar.clear()
         let loaded = clock.now
-        guard let response = final, let image = response.image else {
+        guard let response = final else {
             throw AwiFailure(message: "the loader returned no image", exitCode: AwiFailure.software)
         }
+        let image = response.image
         let data: Data
         do {
             data = try ImageCoderRegistry.allFormats.encode(image, as: outputFormat, quality: quality)

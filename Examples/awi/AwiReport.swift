@@ -40,7 +40,7 @@ struct AwiReport: Encodable {
         case .none: "network"
         case .memory: "memory"
         case .disk: "disk"
-        case .all: "cache"
+        default: "cache"
         }
     }
 

@@ -6,7 +6,7 @@ enum FitMode: String, CaseIterable, ExpressibleByArgument {
     case fit, fill, stretch
 
     /// The resize mode it stands for.
-    var mode: ResizeTransformer.Mode {
+    var mode: ImageTransformers.Resize.Mode {
         switch self {
         case .fit: .fit
         case .fill: .fill

@@ -12,7 +12,7 @@ public import AsyncWebImage
 ///
 /// Not `Sendable`: one task at a time, as ``AnimatedFrameDecoder`` says.
 final class AVIFAnimationDecoder: AnimatedFrameDecoder {
-    let info: AnimationInfo
+    let info: AnimatedImage.Info
     private(set) var nextFrameIndex = 0
 
     private let bytes: UnsafeMutableRawBufferPointer
@@ -49,7 +49,7 @@ final class AVIFAnimationDecoder: AnimatedFrameDecoder {
             throw .tooLarge(.animationPixels, limit: Int64(options.maxAnimationPixelCount), actual: overflow ? nil : Int64(total))
         }
         decoder.limit(toPixels: options.maxPixelCount)
-        info = AnimationInfo(
+        info = AnimatedImage.Info(
             canvasWidth: canvas.width, canvasHeight: canvas.height,
             frameDurations: (0..<decoder.imageCount).map { decoder.duration(ofFrame: $0) },
             // libavif 0.11 reads no edit list: a sequence plays forever, as browsers play one without it.

@@ -14,7 +14,7 @@ public import AsyncWebImage
 /// GIF has one-bit transparency: pixels under half opaque become the
 /// transparent index, the others opaque. Frame times are stored in
 /// hundredths of a second (rounded). The loop count is a number of plays,
-/// as ``AnimationInfo/loopCount``; the `NETSCAPE2.0` extension stores the
+/// as ``AnimatedImage/Info/loopCount``; the `NETSCAPE2.0` extension stores the
 /// repeats after the first play, so it holds `loopCount - 1`, 0 for
 /// forever, and is left out for a single play (as ImageMagick writes
 /// `-loop N` and as browsers read it).

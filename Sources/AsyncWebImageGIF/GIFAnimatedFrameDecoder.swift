@@ -10,7 +10,7 @@ public import AsyncWebImage
 /// is broken throws, and so does every later call until `rewind()`:
 /// giflib's position after an error is unknown.
 final class GIFAnimatedFrameDecoder: AnimatedFrameDecoder {
-    let info: AnimationInfo
+    let info: AnimatedImage.Info
     private(set) var nextFrameIndex = 0
     private let data: Data
     private let maxPixelCount: Int
@@ -25,7 +25,7 @@ final class GIFAnimatedFrameDecoder: AnimatedFrameDecoder {
         self.data = data
         self.missingColorTable = missingColorTable
         self.maxPixelCount = maxPixelCount
-        info = AnimationInfo(
+        info = AnimatedImage.Info(
             canvasWidth: scan.screen.width, canvasHeight: scan.screen.height,
             frameDurations: scan.frames.map { .milliseconds($0.delayCentiseconds * 10) },
             loopCount: scan.storedLoopCount.map { $0 == 0 ? 0 : $0 + 1 } ?? 1

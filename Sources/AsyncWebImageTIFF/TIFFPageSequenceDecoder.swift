@@ -7,7 +7,7 @@ import AsyncWebImage
 ///
 /// Not `Sendable`: one task at a time, as ``AnimatedFrameDecoder`` says.
 final class TIFFPageSequenceDecoder: AnimatedFrameDecoder {
-    let info: AnimationInfo
+    let info: AnimatedImage.Info
     private(set) var nextFrameIndex = 0
 
     private let handle: TIFFHandle
@@ -32,7 +32,7 @@ final class TIFFPageSequenceDecoder: AnimatedFrameDecoder {
         }
         self.pages = pages
         self.options = options
-        info = AnimationInfo(
+        info = AnimatedImage.Info(
             canvasWidth: first.width, canvasHeight: first.height,
             frameDurations: Array(repeating: .zero, count: pages.count), loopCount: 0
         )

@@ -17,7 +17,7 @@ public import AsyncWebImage
 ///
 /// Not `Sendable`: one task at a time, as ``AnimatedFrameDecoder`` says.
 final class WebPAnimationDecoder: AnimatedFrameDecoder {
-    let info: AnimationInfo
+    let info: AnimatedImage.Info
     private(set) var nextFrameIndex = 0
 
     /// A private copy of the file (or of its whole frames): `WebPAnimDecoder`
@@ -60,7 +60,7 @@ final class WebPAnimationDecoder: AnimatedFrameDecoder {
                 throw .tooLarge(.animationPixels, limit: Int64(options.maxAnimationPixelCount), actual: overflow ? nil : Int64(total))
             }
         }
-        info = AnimationInfo(
+        info = AnimatedImage.Info(
             canvasWidth: layout.canvasWidth, canvasHeight: layout.canvasHeight,
             frameDurations: layout.durations.map { .milliseconds($0) }, loopCount: layout.loopCount
         )

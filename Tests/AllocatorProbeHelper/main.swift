@@ -2,13 +2,14 @@
 // process-wide and settled by the first loader, so each case runs here,
 // creates its loaders, then probes glibc's allocator and prints what it saw.
 //
-// usage: awi-allocator-probe once | optout | default | release
+// usage: awi-allocator-probe once | optout | default | tuned | release
 //   once     three loaders (tuning A: mmap threshold 16 MiB; tuning B: 256 KiB;
 //            opted out), then an 8 MiB and a 64 MiB allocation (main thread). Prints
 //            "current <mmap threshold in effect, or none> mapped <bytes mmap'd for
 //            the 8 MiB one> mapped64 <for the 64 MiB one>".
 //   optout   one opted-out loader, then the same. Prints the same line.
-//   default  one loader with the default configuration, then the same.
+//   default  one loader with the default configuration (no tuning asked for), then the same.
+//   tuned    one loader with AllocatorTuning.default, then the same.
 //   release  one default loader; 48 buffers of 1 MiB written then freed.
 //            Prints "burst B freed F released R trimmed T" (resident bytes
 //            after writing, after freeing, after releaseFreeMemory; T 1 or 0).
@@ -21,6 +22,11 @@ func makeLoader(_ tuning: AllocatorTuning?) -> ImageLoader {
     var configuration = ImageLoader.Configuration(cache: ImageCache(memory: MemoryCache(), disk: nil))
     configuration.allocatorTuning = tuning
     return ImageLoader(configuration: configuration)
+}
+
+/// A loader whose configuration says nothing about the allocator.
+func makeDefaultLoader() -> ImageLoader {
+    ImageLoader(configuration: ImageLoader.Configuration(cache: ImageCache(memory: MemoryCache(), disk: nil)))
 }
 
 /// Resident bytes from /proc/self/statm (second field, in pages).
@@ -58,6 +64,8 @@ case "once":
 case "optout":
     reportProbe([makeLoader(nil)])
 case "default":
+    reportProbe([makeDefaultLoader()])
+case "tuned":
     reportProbe([makeLoader(.default)])
 case "release":
     let loader = makeLoader(.default)
@@ -73,8 +81,8 @@ case "release":
     let freed = residentBytes()
     let trimmed = AllocatorTuning.releaseFreeMemory()
     let released = residentBytes()
-    print("burst \(burst) freed \(freed) released \(released) trimmed \(trimmed ? 1 : 0) loader \(loader.configuration.maxPixelCount > 0)")
+    print("burst \(burst) freed \(freed) released \(released) trimmed \(trimmed ? 1 : 0) loader \(loader.configuration.decodingLimits.maxPixelCount > 0)")
 default:
-    FileHandle.standardError.write(Data("usage: awi-allocator-probe once | optout | default | release\n".utf8))
+    FileHandle.standardError.write(Data("usage: awi-allocator-probe once | optout | default | tuned | release\n".utf8))
     exit(2)
 }

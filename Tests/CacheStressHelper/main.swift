@@ -132,7 +132,8 @@ func stressLoads(_ loader: ImageLoader, _ disk: DiskStore, base: String, images:
             let response = try await loader.image(url, options: iteration % 2 == 0 ? .waitStoreCache : [])
             loads += 1
             if response.cacheType == .disk { fromDisk += 1 } else { fromNetwork += 1 }
-            guard let image = response.image, image.width == 8 + index, image.height == 8,
+            let image = response.image
+            guard image.width == 8 + index, image.height == 8,
                   (0..<image.height).allSatisfy({ y in (0..<image.width).allSatisfy { image.pixel(x: $0, y: y)?.first == pixelValue(index) } })
             else {
                 wrong += 1
@@ -162,14 +163,14 @@ func fullDeviceLoaderCheck(directory: String, small: URL, big: URL) async throws
     var limit = rlimit(rlim_cur: 4096, rlim_max: 4096)
     guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else { return "setrlimit failed" }
     let bigResponse = try await loader.image(big, options: .waitStoreCache)
-    guard bigResponse.cacheType == .none, bigResponse.image != nil else { return "the big image did not load" }
+    guard bigResponse.cacheType == .none else { return "the big image did not load" }
     guard await !disk.contains(big.absoluteString) else { return "the big image is on a full disk" }
     guard await disk.statistics.failedWrites == 1 else { return "failed writes: \(await disk.statistics.failedWrites)" }
     guard try await loader.image(big).cacheType == .memory else { return "the big image is not in memory" }
     let (restarted, _) = makeLoader()
     let again = try await restarted.image(small)
     guard again.cacheType == .disk else { return "the small image was lost from disk" }
-    guard let smallImage, again.image == smallImage else { return "the small image changed" }
+    guard again.image == smallImage else { return "the small image changed" }
     let names = try FileManager.default.contentsOfDirectory(atPath: directory)
     guard names.count == 1 else { return "files left: \(names)" }
     return nil

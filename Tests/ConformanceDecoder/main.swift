@@ -69,7 +69,7 @@ for path in arguments {
         if frames, let animation = image.animation {
             for index in 0..<animation.frameCount {
                 do {
-                    try pam(try animation.frame(at: index)).write(to: output.appendingPathComponent("\(name).\(index).pam"))
+                    try pam(try animation.decodeFrame(at: index)).write(to: output.appendingPathComponent("\(name).\(index).pam"))
                 } catch {
                     try Data("frame \(index): \(error)\n".utf8).write(to: output.appendingPathComponent("\(name).\(index).err"))
                     break

@@ -20,12 +20,12 @@ public func fuzzProgressive(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CIn
     let options = FuzzInput.options(count)
     switch ImageFormat.detect(data) {
     case .jpeg:
-        feed(data, to: JPEGProgressiveDecoder(options: options), final: JPEGCoder(), options: options)
+        feed(data, to: JPEGCoder().makeProgressiveDecoder(options: options)!, final: JPEGCoder(), options: options)
     case .png:
-        feed(data, to: PNGProgressiveDecoder(options: options), final: PNGCoder(), options: options)
+        feed(data, to: PNGCoder().makeProgressiveDecoder(options: options)!, final: PNGCoder(), options: options)
     default:
-        feed(data, to: JPEGProgressiveDecoder(options: options), final: JPEGCoder(), options: options)
-        feed(data, to: PNGProgressiveDecoder(options: options), final: PNGCoder(), options: options)
+        feed(data, to: JPEGCoder().makeProgressiveDecoder(options: options)!, final: JPEGCoder(), options: options)
+        feed(data, to: PNGCoder().makeProgressiveDecoder(options: options)!, final: PNGCoder(), options: options)
     }
     return 0
 }

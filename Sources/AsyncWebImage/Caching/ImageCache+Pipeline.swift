@@ -7,7 +7,7 @@ extension ImageCache {
     /// One disk write, run by ``writeToDisk(_:waits:)``.
     typealias DiskWrite = @Sendable () async throws -> Void
 
-    /// Reads `key` from the disk tier and decodes it with the cache's coders
+    /// Reads `key` from the disk tier and decodes it with `coders`
     /// (off every actor, under `limiter`): the one implementation of "disk →
     /// decode → condemn a damaged entry" that ``query(forKey:cacheType:options:)``
     /// and the loader share. The caller puts the image in memory under its
@@ -18,7 +18,7 @@ extension ImageCache {
     /// - Throws: `CancellationError`; decode errors that do not condemn the
     ///   data (a limit, say: the entry is kept); read errors unless `readErrorsAreMisses`.
     func decodedEntry(
-        forKey key: String, options: ImageDecodingOptions, limiter: ConcurrencyLimiter,
+        forKey key: String, options: ImageDecodingOptions, coders: ImageCoderRegistry, limiter: ConcurrencyLimiter,
         includeExtendedData: Bool = false, readErrorsAreMisses: Bool = false,
         telemetry: LoaderTelemetry? = nil, logger: Logger? = nil
     ) async throws -> (image: Image, data: Data, extendedData: Data?)? {
@@ -28,14 +28,14 @@ extension ImageCache {
             let image: Image
             if let telemetry {
                 image = try await telemetry.withChildSpan("image.decode") {
-                    try await telemetry.timed(telemetry.decodeTimer) { try await decode(entry.data, options: options, limiter: limiter) }
+                    try await telemetry.timedDecode { try await coders.decode(entry.data, options: options, limiter: limiter) }
                 }
             } else {
-                image = try await decode(entry.data, options: options, limiter: limiter)
+                image = try await coders.decode(entry.data, options: options, limiter: limiter)
             }
             return (image, entry.data, entry.extendedData)
         } catch let error as ImageError where error.condemnsCachedData {
-            logger?.warning("damaged cache entry removed", metadata: [
+            logger?.debug("damaged cache entry removed", metadata: [
                 "awi.entry": .string(String(SHA256.hexDigest(key).prefix(12))), "awi.error": .string(error.caseName),
             ])
             try? await disk?.removeData(forKey: key)
@@ -73,24 +73,6 @@ extension ImageCache {
         return entry
     }
 
-    /// Decodes with the cache's coders on the cooperative pool, never on the
-    /// caller's actor, under `limiter`.
-    @concurrent
-    func decode(_ data: Data, options: ImageDecodingOptions, limiter: ConcurrencyLimiter) async throws -> Image {
-        // The header decides the lane before any pixel work: a huge image
-        // waits for a heavy permit, not in front of small ones.
-        let decoder = coders.decoder(for: data)
-        let declared = decoder?.declaredSize(of: data)
-        let heavy = limiter.isHeavy(declared)
-        if heavy, let decoder, let declared {
-            // What the decode would refuse from the header or the structure
-            // alone is refused now, not after the huge decodes queued ahead.
-            try options.checkPixelLimit(declared)
-            try decoder.checkStructureLimits(of: data, options: options)
-        }
-        return try await limiter.withPermit(heavy: heavy) { try coders.decode(data, options: options, limiter: limiter) }
-    }
-
     /// A write of encoded data to the disk tier, or `nil` without one.
     ///
     /// The write goes to the shared tier too (unless `toShared` is `false`:
@@ -118,19 +100,19 @@ extension ImageCache {
         recordWriteFailure(error)
     }
 
-    /// A write of `image` encoded with the cache's coders (under `limiter`,
+    /// A write of `image` encoded with `coders` (under `limiter`,
     /// off every actor) to the disk tier, or `nil` without one.
     ///
     /// - Parameter format: The format to write; `nil` for the image's source
     ///   format when an encoder writes it, PNG otherwise.
     func imageWrite(
-        _ image: Image, as format: ImageFormat?, quality: Double = 0.9, forKey key: String, limiter: ConcurrencyLimiter,
+        _ image: Image, as format: ImageFormat?, quality: Double = 0.9, forKey key: String, coders: ImageCoderRegistry, limiter: ConcurrencyLimiter,
         encodeTimer: Metrics.Timer? = nil
     ) -> DiskWrite? {
         guard disk != nil || sharedTier != nil else { return nil }
-        return { [self, coders, disk, sharedTier] in
+        return { [self, disk, sharedTier] in
             let start = ContinuousClock.now
-            let encoded = try await Self.encode(image, as: format, quality: quality, coders: coders, limiter: limiter)
+            let encoded = try await coders.encode(image, as: format, quality: quality, limiter: limiter)
             encodeTimer?.record(duration: ContinuousClock.now - start)
             await writeToShared(sharedTier, encoded, extendedData: nil, forKey: key)
             try await disk?.setData(encoded, forKey: key, extendedData: nil)
@@ -178,9 +160,4 @@ extension ImageCache {
         onDiskWriteFailure?(error)
     }
 
-    @concurrent
-    private static func encode(_ image: Image, as format: ImageFormat?, quality: Double, coders: ImageCoderRegistry, limiter: ConcurrencyLimiter) async throws -> Data {
-        let format = format ?? (coders.encoder(for: image.format) != nil ? image.format : .png)
-        return try await limiter.withPermit { try coders.encode(image, as: format, quality: quality) }
-    }
 }

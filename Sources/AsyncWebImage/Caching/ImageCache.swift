@@ -19,26 +19,23 @@ import AWILocking
 /// inside an actor), and the result lands in memory. Concurrent queries of
 /// one key are not coalesced here; the loader coalesces them above.
 ///
-/// The cache owns the coders: every decode of the loaders that use this
-/// cache, from disk or from the network, goes through ``coders``. The CPU
-/// bound of those decodes belongs to the loader
-/// (``ImageLoader/Configuration/cpuLimiter``); ``decodeLimiter`` bounds only
-/// the calls you make on the cache yourself.
+/// The cache stores; it does not choose coders. A loader decodes what it
+/// reads from the cache with its own ``ImageLoader/Configuration/coders``
+/// under its own CPU bound (``ImageLoader/Configuration/cpuLimiter``); the
+/// calls you make on the cache yourself name their coders (JPEG and PNG by
+/// default) and run under ``decodeLimiter``.
 public final class ImageCache: Sendable {
     /// The decoded-image tier.
     public let memory: MemoryCache
     /// The encoded-data tier; `nil` for a memory-only cache.
     public let disk: (any DataCaching)?
-    /// A tier shared by a fleet of servers (``RedisStore``), between the
+    /// A tier shared by a fleet of servers (`RedisStore`, product `AsyncWebImageRedis`), between the
     /// disk and the network; `nil` by default. A hit here fills ``disk``;
     /// every write to ``disk`` goes here too. Its trouble is never an error
     /// of a load: a read that fails is a miss, a write that fails is counted
     /// in ``sharedWriteFailureCount``. When it conforms to ``CacheLeasing``,
     /// loaders elect one server of the fleet to fetch each image.
     public let sharedTier: (any DataCaching)?
-    /// Decoders and encoders: for disk data and images stored without data,
-    /// and for every decode of the loaders that use this cache.
-    public let coders: ImageCoderRegistry
     /// Bounds concurrent decodes and encodes of calls made on the cache
     /// directly (``query(forKey:cacheType:options:)``, ``store(_:data:extendedData:forKey:cacheType:waitsForDisk:)``);
     /// a loader bounds its own work with its configuration's `cpuLimiter`.
@@ -68,10 +65,10 @@ public final class ImageCache: Sendable {
     }()
 
     /// The memory tier of ``shared`` once it exists: whether a cache is the
-    /// shared one (or a copy of it with other coders) without creating it.
+    /// shared one without creating it.
     private static let sharedMemory = Lock<ObjectIdentifier?>(nil)
 
-    /// Whether this is ``shared`` (or a copy of it with other coders).
+    /// Whether this is ``shared``.
     var isShared: Bool { Self.sharedMemory.withLock { $0 } == ObjectIdentifier(memory) }
 
     /// Creates a cache from its parts.
@@ -79,8 +76,7 @@ public final class ImageCache: Sendable {
     /// - Parameters:
     ///   - memory: The memory tier.
     ///   - disk: The disk tier, or `nil` for none.
-    ///   - sharedTier: A tier shared by a fleet (``RedisStore``), or `nil` (the default) for none.
-    ///   - coders: Decoders and encoders; the built-in JPEG and PNG coders by default.
+    ///   - sharedTier: A tier shared by a fleet (`RedisStore`, product `AsyncWebImageRedis`), or `nil` (the default) for none.
     ///   - decodeLimiter: Bounds the decodes of direct calls; ``ConcurrencyLimiter/shared`` by default.
     ///   - onDiskWriteFailure: Called with the error of each disk write nobody
     ///     awaits (also counted in ``diskWriteFailureCount``); `nil` by default.
@@ -88,36 +84,25 @@ public final class ImageCache: Sendable {
         memory: MemoryCache,
         disk: (any DataCaching)?,
         sharedTier: (any DataCaching)? = nil,
-        coders: ImageCoderRegistry = .builtIn,
         decodeLimiter: ConcurrencyLimiter = .shared,
         onDiskWriteFailure: (@Sendable (any Error) -> Void)? = nil
     ) {
         self.init(
-            memory: memory, disk: disk, sharedTier: sharedTier, coders: coders, decodeLimiter: decodeLimiter,
+            memory: memory, disk: disk, sharedTier: sharedTier, decodeLimiter: decodeLimiter,
             onDiskWriteFailure: onDiskWriteFailure, backgroundWrites: BackgroundWrites()
         )
     }
 
     private init(
-        memory: MemoryCache, disk: (any DataCaching)?, sharedTier: (any DataCaching)?, coders: ImageCoderRegistry,
+        memory: MemoryCache, disk: (any DataCaching)?, sharedTier: (any DataCaching)?,
         decodeLimiter: ConcurrencyLimiter, onDiskWriteFailure: (@Sendable (any Error) -> Void)?, backgroundWrites: BackgroundWrites
     ) {
         self.backgroundWrites = backgroundWrites
         self.memory = memory
         self.disk = disk
         self.sharedTier = sharedTier
-        self.coders = coders
         self.decodeLimiter = decodeLimiter
         self.onDiskWriteFailure = onDiskWriteFailure
-    }
-
-    /// This cache's tiers and limiter with other coders: how a loader's
-    /// configuration sets the coders of the cache it uses.
-    func with(coders: ImageCoderRegistry) -> ImageCache {
-        ImageCache(
-            memory: memory, disk: disk, sharedTier: sharedTier, coders: coders, decodeLimiter: decodeLimiter,
-            onDiskWriteFailure: onDiskWriteFailure, backgroundWrites: backgroundWrites
-        )
     }
 
     /// Creates a cache with a ``MemoryCache`` and a ``DiskStore`` named `name`
@@ -142,7 +127,7 @@ public final class ImageCache: Sendable {
     /// Waits for the disk writes nobody awaits (background stores, disk
     /// fills from the shared tier) to finish, then shuts the disk tier and
     /// the shared tier down (``DataCaching/shutdown()``): a ``DiskStore``'s
-    /// I/O thread ends (see ``DiskStore/shutdown()``), a ``RedisStore``'s
+    /// I/O thread ends (see ``DiskStore/shutdown()``), an `AsyncWebImageRedis` `RedisStore`'s
     /// threads end and its connections close. No write is cut short, so no
     /// temporary file is left in the cache directory.
     ///
@@ -167,6 +152,7 @@ public final class ImageCache: Sendable {
     ///   - cacheType: The tiers to look in: ``ImageCacheType/all`` by default;
     ///     ``ImageCacheType/none`` returns `nil` at once.
     ///   - options: Data, extended data, decoding.
+    ///   - coders: The decoders of disk data: ``ImageCoderRegistry/builtIn`` (JPEG, PNG) by default.
     /// - Returns: What was found and where, or `nil` on a miss.
     /// - Throws: `CancellationError` when the task is cancelled before the
     ///   decode; ``ImageError/tooLarge(_:limit:actual:)`` when the data exceeds
@@ -176,7 +162,8 @@ public final class ImageCache: Sendable {
     public func query(
         forKey key: String,
         cacheType: ImageCacheType = .all,
-        options: QueryOptions = .init()
+        options: QueryOptions = .init(),
+        coders: ImageCoderRegistry = .builtIn
     ) async throws -> QueryResult? {
         if cacheType.includesMemory, let image = await memory.image(forKey: key) {
             var result = QueryResult(image: image, data: nil, extendedData: nil, cacheType: .memory)
@@ -200,7 +187,7 @@ public final class ImageCache: Sendable {
             }
         }
         guard let entry = try await decodedEntry(
-            forKey: key, options: options.decoding, limiter: decodeLimiter, includeExtendedData: options.includeExtendedData
+            forKey: key, options: options.decoding, coders: coders, limiter: decodeLimiter, includeExtendedData: options.includeExtendedData
         ) else { return nil }
         if options.storesDecodedImageInMemory {
             await memory.setImage(entry.image, forKey: key)
@@ -235,6 +222,7 @@ public final class ImageCache: Sendable {
     ///   - extendedData: Metadata to keep with the disk entry (`ETag`, ...).
     ///   - key: The cache key.
     ///   - cacheType: The tiers to store to: ``ImageCacheType/all`` by default.
+    ///   - coders: The encoders of an image stored without data: ``ImageCoderRegistry/builtIn`` by default.
     ///   - waitsForDisk: Return only once the disk write is done (`.waitStoreCache`),
     ///     and throw its error. `false` by default: the write then finishes in
     ///     the background even if the caller is cancelled, and its failure is
@@ -247,6 +235,7 @@ public final class ImageCache: Sendable {
         extendedData: Data? = nil,
         forKey key: String,
         cacheType: ImageCacheType = .all,
+        coders: ImageCoderRegistry = .builtIn,
         waitsForDisk: Bool = false
     ) async throws {
         if cacheType.includesMemory, let image {
@@ -254,7 +243,7 @@ public final class ImageCache: Sendable {
         }
         guard cacheType.includesDisk, data != nil || image.map({ !$0.isPreview }) == true else { return }
         let write = data.map { dataWrite($0, extendedData: extendedData, forKey: key) }
-            ?? imageWrite(image!, as: nil, forKey: key, limiter: decodeLimiter)
+            ?? image.flatMap { imageWrite($0, as: nil, forKey: key, coders: coders, limiter: decodeLimiter) }
         try await writeToDisk(write.map { [$0] } ?? [], waits: waitsForDisk)
     }
 

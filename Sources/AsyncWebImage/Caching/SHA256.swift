@@ -4,7 +4,7 @@
 /// steer into a collision with another key's file; a cryptographic hash gives
 /// both, and the package has no crypto dependency, so this small one lives
 /// here. It is not constant-time and is not meant for secrets.
-struct SHA256 {
+package struct SHA256 {
     private static let roundConstants: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
         0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -41,7 +41,7 @@ struct SHA256 {
     }
 
     /// The digest of `string`'s UTF-8 bytes as 64 lowercase hex digits.
-    static func hexDigest(_ string: String) -> String {
+    package static func hexDigest(_ string: String) -> String {
         let digits: [UInt8] = Array("0123456789abcdef".utf8)
         var hex: [UInt8] = []
         hex.reserveCapacity(64)

@@ -5,7 +5,7 @@ extension Image {
     /// "full decode then resize" baseline must resize exactly as the
     /// thumbnail path it is compared with does. Not public API; the public
     /// way to resize is a transformer.
-    @_spi(Benchmarks) public func resampled(to size: PixelSize, filter: ResamplingFilter = .area) -> Image {
+    @_spi(Benchmarks) public func resampled(to size: PixelSize, filter: ImageTransformers.Resize.Filter = .area) -> Image {
         ImageResampler.resample(self, to: size, filter: filter)
     }
 }

@@ -27,15 +27,15 @@ public struct Image: Sendable {
     public let isPreview: Bool
     /// The ICC profile of the stored pixels when they are not sRGB: set when
     /// ``ImageDecodingOptions/keepsColorProfile`` kept a file's non-sRGB
-    /// pixels (``colorConversion`` is then ``ColorConversion/kept``), or when
+    /// pixels (``colorConversion`` is then ``Image/ColorConversion/kept``), or when
     /// the image was created with one. `nil` means sRGB. Encoders embed it
     /// (JPEG APP2, PNG `iCCP`); ``convertedToSRGB()`` applies it.
     public internal(set) var iccProfile: Data?
-    /// What colour management did at decode (``ColorConversion/none`` for
+    /// What colour management did at decode (``Image/ColorConversion/none`` for
     /// images without a profile, previews, and images made in memory without
-    /// one); ``ColorConversion/skipped(reason:)`` says a profile was there
+    /// one); ``Image/ColorConversion/skipped(reason:)`` says a profile was there
     /// but could not be used, so the pixels are unconverted.
-    public internal(set) var colorConversion: ColorConversion = .none
+    public internal(set) var colorConversion: Image.ColorConversion = .none
 
     /// The animation this image is the first frame of, when it was decoded
     /// from an animated file (GIF) without ``ImageOptions/decodeFirstFrameOnly``;
@@ -70,7 +70,7 @@ public struct Image: Sendable {
     ///   - orientation: EXIF orientation of the pixels.
     ///   - format: The source format, if any.
     ///   - iccProfile: The ICC profile the pixels are in; `nil` for sRGB.
-    ///     With one, ``colorConversion`` is ``ColorConversion/kept``.
+    ///     With one, ``colorConversion`` is ``Image/ColorConversion/kept``.
     /// - Throws: ``ImageError/invalidImage(_:)`` when the sizes do not add up.
     public init(
         width: Int,
@@ -174,7 +174,7 @@ public struct Image: Sendable {
 
     /// A copy of the image, sharing the pixels, with a colour profile and
     /// the conversion that led to it.
-    package func with(colorProfile: Data?, conversion: ColorConversion) -> Image {
+    package func with(colorProfile: Data?, conversion: Image.ColorConversion) -> Image {
         var copy = self
         copy.iccProfile = colorProfile
         copy.colorConversion = conversion

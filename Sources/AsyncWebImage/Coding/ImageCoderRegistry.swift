@@ -97,12 +97,12 @@ public struct ImageCoderRegistry: Sendable {
     ///
     /// - Throws: ``ImageError/unsupportedFormat(_:)`` when none does, or the decoder's error.
     public func decode(_ data: Data, options: ImageDecodingOptions = .init()) throws -> Image {
-        try decode(data, options: options, limiter: .shared)
+        try decodeNow(data, options: options, limiter: .shared)
     }
 
     /// ``decode(_:options:)``, with an animation's playback under `limiter`
     /// (the loader's, so that its frames and its stills share the permits).
-    func decode(_ data: Data, options: ImageDecodingOptions, limiter: ConcurrencyLimiter) throws -> Image {
+    func decodeNow(_ data: Data, options: ImageDecodingOptions, limiter: ConcurrencyLimiter) throws -> Image {
         guard let decoder = decoder(for: data) else { throw ImageError.unsupportedFormat(ImageFormat.detect(data)) }
         if !options.decodesFirstFrameOnly, let animated = decoder as? any AnimatedImageDecoding,
            let image = try Self.decodeAnimation(data, with: animated, options: options, limiter: limiter) {
@@ -133,7 +133,7 @@ public struct ImageCoderRegistry: Sendable {
             maxBufferBytes: options.maxAnimationBufferBytes, frameTransform: resample, limiter: limiter
         )
         if options.preloadsAllFrames { try animation.preloadAllFrames() }
-        var first = try animation.frame(at: 0)
+        var first = try animation.decodeFrame(at: 0)
         first.animation = animation
         return first
     }

@@ -40,32 +40,9 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// ``scaleDownLimitBytes``. `false` by default.
     public var scaleDownLargeImages: Bool = false
 
-    /// The decoded-bytes limit for ``scaleDownLargeImages``: 60 MiB by default, as SDWebImage.
-    public var scaleDownLimitBytes: Int = 60 * 1024 * 1024
 
-    /// The most pixels a header may declare; larger images fail with
-    /// ``ImageError/tooLarge(_:limit:actual:)`` before any pixel buffer is
-    /// allocated. 100 megapixels by default (400 MB as RGBA).
-    public var maxPixelCount: Int = 100_000_000
 
-    /// The most bytes one decode may allocate for pixels and its working
-    /// buffers (the decoded image, reducer sums, row buffers — 16-bit rows at
-    /// their real size — and resampling intermediates), computed from the
-    /// header before any of them is allocated; work over it fails with
-    /// ``ImageError/tooLarge(_:limit:actual:)`` (`.decodedBytes`). 512 MiB by
-    /// default: a full decode of 100 megapixels as RGBA fits.
-    ///
-    /// Honoured by ``PNGCoder``, which then picks the leanest way within it
-    /// (row-by-row shrinking or resampling for thumbnails; its one-call
-    /// inflate only when the inflated data also fits). Other coders are
-    /// bounded by ``maxPixelCount``.
-    public var maxDecodeMemoryBytes: Int = 512 * 1024 * 1024
 
-    /// The most pixels an animation may hold over all its frames (frame count
-    /// × canvas), checked from the container before any frame is decoded;
-    /// more fails with ``ImageError/tooLarge(_:limit:actual:)``
-    /// (`.animationPixels`). One gigapixel by default: 480 frames of 1080p.
-    public var maxAnimationPixelCount: Int = 1_000_000_000
 
     /// Decode animated files as a still image of their first frame, with no
     /// ``Image/animation``. `false` by default
@@ -85,29 +62,11 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// `.up`. `false` by default: the orientation is reported, not applied.
     public var applyOrientation: Bool = false
 
-    /// The most scans a JPEG may have; more fail with
-    /// ``ImageError/tooLarge(_:limit:actual:)`` (``ImageError/LimitKind/scans``)
-    /// from the marker scan, before anything is decoded — full decodes,
-    /// thumbnails and progressive previews alike. 100 by default: encoders
-    /// write 1 (baseline) to about 12 (progressive); a hostile file of a few
-    /// hundred kilobytes can declare thousands, each costing libjpeg a pass
-    /// over the whole frame.
-    public var maxScanCount: Int = 100
 
-    /// The most 8×8 blocks a JPEG decode may entropy-decode, summed over its
-    /// scans (each scan counts the blocks of the components it covers);
-    /// more fail with ``ImageError/tooLarge(_:limit:actual:)``
-    /// (``ImageError/LimitKind/scanBlocks``) before anything is decoded.
-    /// It bounds the decoding work of one request whatever the mix of size
-    /// and scan count. 50 million by default: 21 scans of every component of
-    /// a 100-megapixel 4:2:0 image, or a little more than twice a standard
-    /// progressive file of that size in 4:4:4 (libjpeg's 10-scan script
-    /// codes each block about 5 times).
-    public var maxScanBlockCount: Int = 50_000_000
 
     /// Keep the pixels in the colour space of the file's embedded profile
     /// and hand the profile over in ``Image/iccProfile`` (with
-    /// ``Image/colorConversion`` ``ColorConversion/kept``), instead of
+    /// ``Image/colorConversion`` ``Image/ColorConversion/kept``), instead of
     /// converting them to sRGB. `false` by default: full decodes convert to
     /// sRGB with lcms2 (perceptual intent), as browsers display them.
     /// Profiles equivalent to sRGB are never handed over; CMYK JPEGs are
@@ -117,8 +76,49 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// The largest embedded colour profile used, in bytes: 4 MiB by default
     /// (real profiles, even large CMYK ones, stay below). A larger one is
     /// not read beyond the limit and the image decodes unconverted, with
-    /// ``ColorConversion/skipped(reason:)``.
+    /// ``Image/ColorConversion/skipped(reason:)``.
     public var maximumColorProfileBytes: Int = 4 << 20
+
+
+    /// The bounds of this decode (see ``Limits``): one value, so a loader's
+    /// limits reach every decode it runs whole.
+    public var limits = Limits()
+
+    /// ``Limits/maxPixelCount`` of ``limits``.
+    public var maxPixelCount: Int {
+        get { limits.maxPixelCount }
+        set { limits.maxPixelCount = newValue }
+    }
+
+    /// ``Limits/maxDecodeMemoryBytes`` of ``limits``.
+    public var maxDecodeMemoryBytes: Int {
+        get { limits.maxDecodeMemoryBytes }
+        set { limits.maxDecodeMemoryBytes = newValue }
+    }
+
+    /// ``Limits/maxAnimationPixelCount`` of ``limits``.
+    public var maxAnimationPixelCount: Int {
+        get { limits.maxAnimationPixelCount }
+        set { limits.maxAnimationPixelCount = newValue }
+    }
+
+    /// ``Limits/maxScanCount`` of ``limits``.
+    public var maxScanCount: Int {
+        get { limits.maxScanCount }
+        set { limits.maxScanCount = newValue }
+    }
+
+    /// ``Limits/maxScanBlockCount`` of ``limits``.
+    public var maxScanBlockCount: Int {
+        get { limits.maxScanBlockCount }
+        set { limits.maxScanBlockCount = newValue }
+    }
+
+    /// ``Limits/scaleDownLimitBytes`` of ``limits``.
+    public var scaleDownLimitBytes: Int {
+        get { limits.scaleDownLimitBytes }
+        set { limits.scaleDownLimitBytes = newValue }
+    }
 
     /// Creates options; every value has the default documented on its property.
     public init(
@@ -175,5 +175,77 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         if preloadsAllFrames { parts.append("preload") }
         if maxAnimationBufferBytes != AnimatedImage.defaultMaxBufferBytes { parts.append("animBuffer=\(maxAnimationBufferBytes)") }
         return parts.isEmpty ? "" : "#" + parts.joined(separator: ";")
+    }
+}
+
+extension ImageDecodingOptions {
+    /// The bounds every decode is held to, checked from headers and
+    /// structure before pixels are allocated: what a loader owns in
+    /// ``ImageLoader/Configuration/decodingLimits`` and hands to every decode
+    /// it runs, and what a server lowers for untrusted input.
+    public struct Limits: Sendable, Hashable {
+        /// The most pixels a header may declare; larger images fail with
+        /// ``ImageError/tooLarge(_:limit:actual:)`` before any pixel buffer is
+        /// allocated. 100 megapixels by default (400 MB as RGBA).
+        public var maxPixelCount: Int = 100_000_000
+
+        /// The most bytes one decode may allocate for pixels and its working
+        /// buffers (the decoded image, reducer sums, row buffers — 16-bit rows at
+        /// their real size — and resampling intermediates), computed from the
+        /// header before any of them is allocated; work over it fails with
+        /// ``ImageError/tooLarge(_:limit:actual:)`` (`.decodedBytes`). 512 MiB by
+        /// default: a full decode of 100 megapixels as RGBA fits.
+        ///
+        /// Honoured by ``PNGCoder``, which then picks the leanest way within it
+        /// (row-by-row shrinking or resampling for thumbnails; its one-call
+        /// inflate only when the inflated data also fits). Other coders are
+        /// bounded by ``maxPixelCount``.
+        public var maxDecodeMemoryBytes: Int = 512 * 1024 * 1024
+
+        /// The most pixels an animation may hold over all its frames (frame count
+        /// × canvas), checked from the container before any frame is decoded;
+        /// more fails with ``ImageError/tooLarge(_:limit:actual:)``
+        /// (`.animationPixels`). One gigapixel by default: 480 frames of 1080p.
+        public var maxAnimationPixelCount: Int = 1_000_000_000
+
+        /// The most scans a JPEG may have; more fail with
+        /// ``ImageError/tooLarge(_:limit:actual:)`` (``ImageError/LimitKind/scans``)
+        /// from the marker scan, before anything is decoded — full decodes,
+        /// thumbnails and progressive previews alike. 100 by default: encoders
+        /// write 1 (baseline) to about 12 (progressive); a hostile file of a few
+        /// hundred kilobytes can declare thousands, each costing libjpeg a pass
+        /// over the whole frame.
+        public var maxScanCount: Int = 100
+
+        /// The most 8×8 blocks a JPEG decode may entropy-decode, summed over its
+        /// scans (each scan counts the blocks of the components it covers);
+        /// more fail with ``ImageError/tooLarge(_:limit:actual:)``
+        /// (``ImageError/LimitKind/scanBlocks``) before anything is decoded.
+        /// It bounds the decoding work of one request whatever the mix of size
+        /// and scan count. 50 million by default: 21 scans of every component of
+        /// a 100-megapixel 4:2:0 image, or a little more than twice a standard
+        /// progressive file of that size in 4:4:4 (libjpeg's 10-scan script
+        /// codes each block about 5 times).
+        public var maxScanBlockCount: Int = 50_000_000
+
+        /// The decoded-bytes limit for ``scaleDownLargeImages``: 60 MiB by default, as SDWebImage.
+        public var scaleDownLimitBytes: Int = 60 * 1024 * 1024
+
+        /// Creates limits; every value has the default documented on its property.
+        public init(
+            maxPixelCount: Int = 100_000_000,
+            maxDecodeMemoryBytes: Int = 512 * 1024 * 1024,
+            maxAnimationPixelCount: Int = 1_000_000_000,
+            maxScanCount: Int = 100,
+            maxScanBlockCount: Int = 50_000_000,
+            scaleDownLimitBytes: Int = 60 * 1024 * 1024
+        ) {
+            self.maxPixelCount = maxPixelCount
+            self.maxDecodeMemoryBytes = maxDecodeMemoryBytes
+            self.maxAnimationPixelCount = maxAnimationPixelCount
+            self.maxScanCount = maxScanCount
+            self.maxScanBlockCount = maxScanBlockCount
+            self.scaleDownLimitBytes = scaleDownLimitBytes
+        }
     }
 }

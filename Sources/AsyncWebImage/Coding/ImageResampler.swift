@@ -12,13 +12,13 @@ package enum ImageResampler {
     /// flag) is kept.
     ///
     /// - Complexity: O(source pixels × horizontal taps + output pixels × vertical taps).
-    package static func resample(_ image: Image, to size: PixelSize, filter: ResamplingFilter = .area) -> Image {
+    package static func resample(_ image: Image, to size: PixelSize, filter: ImageTransformers.Resize.Filter = .area) -> Image {
         resample(image, region: PixelRect(x: 0, y: 0, width: image.width, height: image.height), to: size, filter: filter)
     }
 
     /// Resamples the pixels of `region` (which must lie inside `image`) to
     /// `size`, reading them in place: a centre-cropping resize costs no copy.
-    static func resample(_ image: Image, region: PixelRect, to size: PixelSize, filter: ResamplingFilter = .area) -> Image {
+    static func resample(_ image: Image, region: PixelRect, to size: PixelSize, filter: ImageTransformers.Resize.Filter = .area) -> Image {
         precondition(size.width > 0 && size.height > 0, "resample target must not be empty")
         precondition(region.clamped(toWidth: image.width, height: image.height) == region, "region must lie inside the image")
         if size.width == region.width && size.height == region.height { return image.cropped(to: region) }
@@ -166,7 +166,7 @@ package enum ImageResampler {
         var offsets: [Int] = []
         var weights: [Float] = []
 
-        init(source: Int, destination: Int, filter: ResamplingFilter) {
+        init(source: Int, destination: Int, filter: ImageTransformers.Resize.Filter) {
             count = destination
             starts.reserveCapacity(destination)
             lengths.reserveCapacity(destination)

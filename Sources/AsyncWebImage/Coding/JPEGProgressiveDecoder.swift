@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Makes previews of a JPEG download in progress; returned by
 /// ``JPEGCoder/makeProgressiveDecoder(options:)``.
@@ -28,7 +28,7 @@ public import Foundation
 ///
 /// - Important: a value with its own state: use one per download, feed it
 ///   the growing data from one task at a time.
-public struct JPEGProgressiveDecoder: ProgressiveImageDecoding {
+struct JPEGProgressiveDecoder: ProgressiveImageDecoding {
     /// The most previews one download gets.
     public static let maximumPreviews = 16
 

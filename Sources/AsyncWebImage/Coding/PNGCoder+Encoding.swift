@@ -13,7 +13,7 @@ extension PNGCoder {
     /// in less than half its time). An orientation other than `.up` is written as
     /// an eXIf chunk, so decoding gives back the same image. An
     /// ``Image/iccProfile`` is written as an `iCCP` chunk; an image converted
-    /// to sRGB at decode (``ColorConversion/converted``) gets an `sRGB` chunk.
+    /// to sRGB at decode (``Image/ColorConversion/converted``) gets an `sRGB` chunk.
     ///
     /// - Throws: ``ImageError/encodingFailed(_:_:)`` for a format other than
     ///   `.png`, an empty image, or when libdeflate fails.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import CSpng
 
 /// Makes previews of a PNG while it downloads.
@@ -25,7 +25,7 @@ import CSpng
 /// Previews have the final image's pixel format and size, or the size the
 /// decode options ask for (thumbnail, scale-down, applied orientation), and
 /// ``Image/isPreview`` set.
-public struct PNGProgressiveDecoder: ProgressiveImageDecoding {
+struct PNGProgressiveDecoder: ProgressiveImageDecoding {
     /// The options every preview is decoded with.
     public let options: ImageDecodingOptions
     /// Compressed image bytes at the last decode attempt.

@@ -91,7 +91,7 @@ public final class CurlDataLoader: DataLoading, Sendable {
             return .failing(.unsupportedScheme(scheme))
         }
         let (stream, continuation) = AsyncThrowingStream.makeStream(
-            of: DataLoadingEvent.self, throwing: (any Error).self
+            of: DataTransfer.Event.self, throwing: (any Error).self
         )
         let transfer = CurlTransfer(
             id: loop.makeID(), request: request, continuation: continuation, configuration: configuration

@@ -17,7 +17,7 @@ import AWILocking
 final class CurlTransfer: @unchecked Sendable {
     let id: UInt64
     let request: DataRequest
-    private let continuation: AsyncThrowingStream<DataLoadingEvent, any Error>.Continuation
+    private let continuation: AsyncThrowingStream<DataTransfer.Event, any Error>.Continuation
     private let configuration: CurlDataLoader.Configuration
 
     private struct Flow {
@@ -32,7 +32,7 @@ final class CurlTransfer: @unchecked Sendable {
     let failedHead = Lock<DataResponseHead?>(nil)
     /// The timings of the completed transfer, total included; set by the
     /// loop thread before the stream ends, read by the consumer.
-    let completedTimings = Lock<TransferTimings?>(nil)
+    let completedTimings = Lock<DataResponseHead.Timings?>(nil)
 
     private(set) var easy: UnsafeMutableRawPointer?
     private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -57,11 +57,16 @@ final class CurlTransfer: @unchecked Sendable {
     private var certificateRequestToken: UInt64?
     /// Whether a digest challenge (`401`) was let through for curl to answer.
     private var answeredChallenge = false
+    /// Requests curl has sent for this transfer (redirects and a digest
+    /// challenge's answer are requests of their own), and whether any
+    /// response line arrived since the last one: see ``willSendRequest()``.
+    private var requestsSent = 0
+    private var responseSinceLastRequest = false
 
     init(
         id: UInt64,
         request: DataRequest,
-        continuation: AsyncThrowingStream<DataLoadingEvent, any Error>.Continuation,
+        continuation: AsyncThrowingStream<DataTransfer.Event, any Error>.Continuation,
         configuration: CurlDataLoader.Configuration
     ) {
         self.id = id
@@ -196,6 +201,13 @@ final class CurlTransfer: @unchecked Sendable {
             headerList = curl_slist_append(headerList, line)
         }
         try check(CCurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
+        // One origin request per attempt: no silent re-send (`willSendRequest`).
+        try check(CCurl_easy_setopt_prereq_function(easy) { user, _, _, _, _ in
+            guard let user else { return CURL_PREREQFUNC_ABORT }
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+            return transfer.willSendRequest() ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT
+        })
+        try check(CCurl_easy_setopt_ptr(easy, CURLOPT_PREREQDATA, this))
         // The destination guard checks every address curl is about to
         // connect to, after DNS and after each redirect, so neither a
         // redirect nor DNS rebinding can slip past it.
@@ -287,6 +299,7 @@ final class CurlTransfer: @unchecked Sendable {
     func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int {
         let count = bytes.count
         lastActivity = .now
+        responseSinceLastRequest = true
         guard !headDelivered else { return count } // trailers of a chunked body
         var line = Substring(String(decoding: bytes, as: UTF8.self))
         while let last = line.last, last.isNewline { line.removeLast() }
@@ -332,6 +345,35 @@ final class CurlTransfer: @unchecked Sendable {
         }
         headerFields.append(HTTPField(name: name, value: String(value)))
         return count
+    }
+
+    /// curl's pre-request callback (loop thread), run each time curl is about
+    /// to send a request for this transfer; false aborts the transfer.
+    ///
+    /// A request sent again with no response line since the last one is
+    /// curl's own retry: when a reused connection closes before any byte of
+    /// the response, curl sends the request again, up to five times, each
+    /// time on whichever pooled connection to the origin it finds next. So an
+    /// origin that drops a connection mid-response saw the same GET two to
+    /// six times for one load (three in the cache-tests run, whose pool held
+    /// two more idle connections), and an origin that drops connections
+    /// because it is overloaded got the load multiplied. RFC 9110 §9.2.2
+    /// allows at most one automatic retry; this loader makes none of its own:
+    /// the drop is a `connectionLost` failure, which ``RetryPolicy`` retries
+    /// (with backoff) when the application asks for retries, and which a
+    /// stale cached response may stand in for (RFC 9111 §4.2.4). Redirects and
+    /// a digest challenge's answer follow a response, so they go on.
+    func willSendRequest() -> Bool {
+        defer {
+            requestsSent += 1
+            responseSinceLastRequest = false
+        }
+        guard requestsSent > 0, !responseSinceLastRequest else { return true }
+        abortError = .network(.init(
+            kind: .connectionLost, code: Int(CURLE_GOT_NOTHING.rawValue),
+            message: "the connection closed before any response; the request was not sent again"
+        ))
+        return false
     }
 
     /// curl's open-socket callback (loop thread): opens the socket only if
@@ -436,7 +478,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// curl's timings so far, HTTP version and connection reuse.
-    private func timings() -> TransferTimings? {
+    private func timings() -> DataResponseHead.Timings? {
         guard let easy else { return nil }
         func time(_ info: CURLINFO) -> Duration {
             var microseconds: curl_off_t = 0
@@ -451,7 +493,7 @@ final class CurlTransfer: @unchecked Sendable {
             Int(CURL_HTTP_VERSION_1_0): "1.0", Int(CURL_HTTP_VERSION_1_1): "1.1",
             Int(CURL_HTTP_VERSION_2_0): "2", Int(CURL_HTTP_VERSION_3): "3",
         ]
-        return TransferTimings(
+        return DataResponseHead.Timings(
             nameLookup: time(CURLINFO_NAMELOOKUP_TIME_T), connect: time(CURLINFO_CONNECT_TIME_T),
             tlsHandshake: time(CURLINFO_APPCONNECT_TIME_T), firstByte: time(CURLINFO_STARTTRANSFER_TIME_T),
             httpVersion: versions[version], reusedConnection: connects == 0

@@ -18,7 +18,7 @@ public struct DataResponseHead: Sendable, Hashable {
     public var url: URL
     /// curl's timings up to this head, the HTTP version and connection
     /// reuse; nil from loaders that do not measure them.
-    public var timings: TransferTimings?
+    public var timings: DataResponseHead.Timings?
 
     /// Creates a response head.
     /// - Parameters:

@@ -1,13 +1,13 @@
 /// The events of one transfer started by a ``DataLoading`` loader: an
-/// `AsyncSequence` of ``DataLoadingEvent`` that ends after the last byte.
+/// `AsyncSequence` of ``DataTransfer/Event`` that ends after the last byte.
 ///
 /// Iterate it once. Cancelling the iterating task, or releasing the sequence
 /// and its iterator before the end, stops the transfer.
 public struct DataTransfer: AsyncSequence, Sendable {
-    public typealias Element = DataLoadingEvent
+    public typealias Element = DataTransfer.Event
     public typealias Failure = any Error
 
-    let stream: AsyncThrowingStream<DataLoadingEvent, any Error>
+    let stream: AsyncThrowingStream<DataTransfer.Event, any Error>
     let prioritize: @Sendable (DataRequest.Priority) -> Void
     /// Told how many body bytes the consumer has taken, for back-pressure.
     let consumed: (@Sendable (Int) -> Void)?
@@ -17,26 +17,26 @@ public struct DataTransfer: AsyncSequence, Sendable {
     /// `Retry-After`), when the loader kept it.
     let failedHead: (@Sendable () -> DataResponseHead?)?
     /// The timings of the ended transfer, total included, when the loader measured them.
-    let finalTimings: (@Sendable () -> TransferTimings?)?
+    let finalTimings: (@Sendable () -> DataResponseHead.Timings?)?
 
     /// Wraps a stream of events from a custom loader.
     /// - Parameters:
     ///   - stream: The events; finishing it ends the transfer, throwing fails it.
     ///   - setPriority: Called when a waiting transfer's priority changes; ignored by default.
     public init(
-        _ stream: AsyncThrowingStream<DataLoadingEvent, any Error>,
+        _ stream: AsyncThrowingStream<DataTransfer.Event, any Error>,
         setPriority: @escaping @Sendable (DataRequest.Priority) -> Void = { _ in }
     ) {
         self.init(stream: stream, prioritize: setPriority, consumed: nil, stop: nil)
     }
 
     init(
-        stream: AsyncThrowingStream<DataLoadingEvent, any Error>,
+        stream: AsyncThrowingStream<DataTransfer.Event, any Error>,
         prioritize: @escaping @Sendable (DataRequest.Priority) -> Void,
         consumed: (@Sendable (Int) -> Void)?,
         stop: (@Sendable () -> Void)?,
         failedHead: (@Sendable () -> DataResponseHead?)? = nil,
-        finalTimings: (@Sendable () -> TransferTimings?)? = nil
+        finalTimings: (@Sendable () -> DataResponseHead.Timings?)? = nil
     ) {
         self.finalTimings = finalTimings
         self.stream = stream
@@ -59,11 +59,11 @@ public struct DataTransfer: AsyncSequence, Sendable {
         prioritize(priority)
     }
 
-    /// curl's timings of the whole transfer, with ``TransferTimings/total``
+    /// curl's timings of the whole transfer, with ``DataResponseHead/Timings/total``
     /// set, once the sequence has ended after its last byte; nil before,
     /// after a failure, and from loaders that do not measure them.
     /// - Important: Thread-safe.
-    public var completedTimings: TransferTimings? {
+    public var completedTimings: DataResponseHead.Timings? {
         finalTimings?()
     }
 
@@ -79,13 +79,13 @@ public struct DataTransfer: AsyncSequence, Sendable {
 
     /// Iterates the events; not `Sendable`: one task iterates.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: AsyncThrowingStream<DataLoadingEvent, any Error>.AsyncIterator
+        var base: AsyncThrowingStream<DataTransfer.Event, any Error>.AsyncIterator
         let consumed: (@Sendable (Int) -> Void)?
 
         /// The next event, or nil after the last byte.
         /// - Throws: ``ImageError`` when the transfer failed; `CancellationError`
         ///   when the iterating task was cancelled.
-        public mutating func next() async throws -> DataLoadingEvent? {
+        public mutating func next() async throws -> DataTransfer.Event? {
             guard let event = try await base.next() else {
                 // The stream ends quietly when its consumer is cancelled; say so.
                 try Task.checkCancellation()

@@ -3,13 +3,13 @@
 /// ``DownloadCoalescer/Configuration/modifiers`` holds the loader-wide
 /// defaults; the modifiers given to ``DownloadCoalescer/download(_:modifiers:)``
 /// replace them field by field (a nil field keeps the default).
-public struct DownloadModifiers: Sendable {
+@_spi(Benchmarks) public struct DownloadModifiers: Sendable {
     /// Changes or refuses the request before it is keyed and sent.
-    public var requestModifier: (any RequestModifying)?
+    public var requestModifier: RequestModifier?
     /// Sees (and may reject) the response head, per subscriber.
-    public var responseModifier: (any ResponseModifying)?
+    public var responseModifier: ResponseModifier?
     /// Turns the complete body into the bytes to decode, per subscriber.
-    public var decryptor: (any ImageDataDecrypting)?
+    public var decryptor: ImageDataDecryptor?
 
     /// Creates a set of modifiers; none by default.
     /// - Parameters:
@@ -17,9 +17,9 @@ public struct DownloadModifiers: Sendable {
     ///   - responseModifier: The response modifier.
     ///   - decryptor: The decryptor.
     public init(
-        requestModifier: (any RequestModifying)? = nil,
-        responseModifier: (any ResponseModifying)? = nil,
-        decryptor: (any ImageDataDecrypting)? = nil
+        requestModifier: RequestModifier? = nil,
+        responseModifier: ResponseModifier? = nil,
+        decryptor: ImageDataDecryptor? = nil
     ) {
         self.requestModifier = requestModifier
         self.responseModifier = responseModifier

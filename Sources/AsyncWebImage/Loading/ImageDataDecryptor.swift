@@ -1,7 +1,10 @@
 public import Foundation
 
-/// An ``ImageDataDecrypting`` made from a closure.
-public struct ImageDataDecryptor: ImageDataDecrypting {
+/// Turns downloaded bytes into the bytes to decode (SDWebImage's decryptor):
+/// decrypt, strip a wrapper, decode base64.
+///
+/// It runs once per subscriber on the subscriber's task, never on an actor.
+public struct ImageDataDecryptor: Sendable {
     private let body: @Sendable (Data, DataResponseHead) throws -> Data
 
     /// Creates a decryptor that calls `body`.
@@ -10,6 +13,11 @@ public struct ImageDataDecryptor: ImageDataDecrypting {
         self.body = body
     }
 
+    /// The bytes to decode.
+    /// - Parameters:
+    ///   - data: The complete downloaded body.
+    ///   - response: The response head the body came with.
+    /// - Throws: Whatever makes the data unusable; the error reaches the subscriber.
     public func decryptedData(_ data: Data, response: DataResponseHead) throws -> Data {
         try body(data, response)
     }

@@ -1,6 +1,12 @@
+import Foundation
 public import HTTPTypes
 
-/// A ``RequestModifying`` made from a closure.
+/// Changes a request before it is sent (SDWebImage's request modifier):
+/// add credentials or headers, rewrite the URL, or refuse the request.
+///
+/// It runs before the request is keyed for coalescing and caching, so what
+/// it adds (an `Authorization` field, say) keeps requests with different
+/// credentials apart.
 ///
 /// ```swift
 /// let signed = RequestModifier { request in
@@ -9,7 +15,7 @@ public import HTTPTypes
 ///     return request
 /// }
 /// ```
-public struct RequestModifier: RequestModifying {
+public struct RequestModifier: Sendable {
     private let body: @Sendable (DataRequest) async throws -> DataRequest?
 
     /// Creates a modifier that calls `body`.
@@ -20,6 +26,14 @@ public struct RequestModifier: RequestModifying {
         self.body = body
     }
 
+    /// The request to send instead of `request`, or nil to refuse it; a
+    /// refused request fails with ``ImageError/requestRejected(_:)`` and
+    /// never reaches the network. A thrown ``ImageError`` (an invalid
+    /// header from ``DataRequest/setValue(_:forHTTPHeaderField:)``, say)
+    /// fails the load with that error, also before any request is sent;
+    /// `CancellationError` cancels it; any other error fails it with
+    /// ``ImageError/requestRejected(_:)``.
+    /// - Parameter request: The request as built so far.
     public func modifiedRequest(for request: DataRequest) async throws -> DataRequest? {
         try await body(request)
     }
@@ -37,5 +51,25 @@ public struct RequestModifier: RequestModifying {
             }
             return request
         }
+    }
+}
+
+extension RequestModifier {
+    /// The request to send, by ``modifiedRequest(for:)`` and the rule it
+    /// documents: the one place both the loader and the download coalescer
+    /// turn a refusal or a foreign error into an ``ImageError``.
+    func resolvedRequest(for request: DataRequest) async throws -> DataRequest {
+        let modified: DataRequest?
+        do {
+            modified = try await modifiedRequest(for: request)
+        } catch let error as ImageError {
+            throw error
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            throw ImageError.requestRejected("\(request.url.absoluteString): \(error)")
+        }
+        guard let modified else { throw ImageError.requestRejected(request.url.absoluteString) }
+        return modified
     }
 }

@@ -1,5 +1,9 @@
-/// A ``ResponseModifying`` made from a closure.
-public struct ResponseModifier: ResponseModifying {
+/// Sees a response's head before its body is used (SDWebImage's response
+/// modifier): change what the rest of the pipeline sees, or reject it.
+///
+/// It applies to one subscriber: when a coalesced transfer is rejected by one
+/// subscriber's modifier, the others are not disturbed.
+public struct ResponseModifier: Sendable {
     private let body: @Sendable (DataResponseHead) -> DataResponseHead?
 
     /// Creates a modifier that calls `body`.
@@ -8,6 +12,9 @@ public struct ResponseModifier: ResponseModifying {
         self.body = body
     }
 
+    /// The head to use instead of `head`, or nil to reject the response with
+    /// ``ImageError/responseRejected(_:)``.
+    /// - Parameter head: The response head as received.
     public func modifiedResponse(for head: DataResponseHead) -> DataResponseHead? {
         body(head)
     }

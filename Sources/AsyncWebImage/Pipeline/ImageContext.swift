@@ -1,13 +1,15 @@
 public import Logging
 
 /// Per-load settings that are values rather than switches: transformer,
-/// decode size, cache policy, modifiers, and overrides of the loader's cache
+/// thumbnail, cache policy, modifiers, and overrides of the loader's cache
 /// and data loader. A typed struct where SDWebImage uses a dictionary.
 ///
-/// Every property is optional: `nil` means "inherit". Precedence, highest
-/// first: the loader's ``ImageOptionsProcessor`` › the context passed to the
-/// call › the loader's ``ImageLoader/Configuration/defaultContext`` › the
-/// documented defaults.
+/// A value left unset inherits. Precedence, highest first: the loader's
+/// ``ImageLoader/Configuration/optionsProcessor`` › the request's context ›
+/// the loader's ``ImageLoader/Configuration/defaultContext`` › the
+/// documented defaults. Reading an unset value gives what it inherits from
+/// the defaults (`.all` for ``storeCacheType``, say), never an optional: so
+/// `context.storeCacheType = .none` means "store nowhere", never "inherit".
 public struct ImageContext: Sendable {
     /// The values, boxed. A context is passed, defaulted and merged on every
     /// load; unboxed, each copy would retain or release a dozen optional
@@ -21,41 +23,59 @@ public struct ImageContext: Sendable {
         init(_ values: Values) { self.values = values }
     }
 
-    private struct Values: Sendable {
+    /// Every value, `nil` when it inherits.
+    struct Values: Sendable {
         var transformer: (any ImageTransformer)?
-        var thumbnailPixelSize: PixelSize?
-        var preserveAspectRatio: Bool?
+        var thumbnail: ThumbnailOptions?
         var cacheKeyFilter: CacheKeyFilter?
-        var cacheSerializer: (any ImageCacheSerializing)?
+        var cacheSerializer: CacheSerializer?
         var storeCacheType: ImageCacheType?
         var originalStoreCacheType: ImageCacheType?
         var queryCacheType: ImageCacheType?
-        var requestModifier: (any RequestModifying)?
-        var responseModifier: (any ResponseModifying)?
-        var decryptor: (any ImageDataDecrypting)?
+        var requestModifier: RequestModifier?
+        var responseModifier: ResponseModifier?
+        var decryptor: ImageDataDecryptor?
         var cache: ImageCache?
         var dataLoader: (any DataLoading)?
         var retryPolicy: RetryPolicy?
         var logger: Logger?
-        var coversThumbnailPixelSize: Bool?
 
         var isEmpty: Bool {
-            transformer == nil && thumbnailPixelSize == nil && preserveAspectRatio == nil && cacheKeyFilter == nil
-                && cacheSerializer == nil && storeCacheType == nil && originalStoreCacheType == nil && queryCacheType == nil
-                && requestModifier == nil && responseModifier == nil && decryptor == nil && cache == nil && dataLoader == nil
-                && retryPolicy == nil && logger == nil && coversThumbnailPixelSize == nil
+            transformer == nil && thumbnail == nil && cacheKeyFilter == nil && cacheSerializer == nil
+                && storeCacheType == nil && originalStoreCacheType == nil && queryCacheType == nil
+                && requestModifier == nil && responseModifier == nil && decryptor == nil && cache == nil
+                && dataLoader == nil && retryPolicy == nil && logger == nil
         }
 
-        static let empty = Values(
-            transformer: nil, thumbnailPixelSize: nil, preserveAspectRatio: nil, cacheKeyFilter: nil,
-            cacheSerializer: nil, storeCacheType: nil, originalStoreCacheType: nil, queryCacheType: nil,
-            requestModifier: nil, responseModifier: nil, decryptor: nil, cache: nil, dataLoader: nil
-        )
+        static let empty = Values()
+
+        /// These values with every `nil` taken from `base`.
+        func merged(over base: Values) -> Values {
+            Values(
+                transformer: transformer ?? base.transformer,
+                thumbnail: thumbnail ?? base.thumbnail,
+                cacheKeyFilter: cacheKeyFilter ?? base.cacheKeyFilter,
+                cacheSerializer: cacheSerializer ?? base.cacheSerializer,
+                storeCacheType: storeCacheType ?? base.storeCacheType,
+                originalStoreCacheType: originalStoreCacheType ?? base.originalStoreCacheType,
+                queryCacheType: queryCacheType ?? base.queryCacheType,
+                requestModifier: requestModifier ?? base.requestModifier,
+                responseModifier: responseModifier ?? base.responseModifier,
+                decryptor: decryptor ?? base.decryptor,
+                cache: cache ?? base.cache,
+                dataLoader: dataLoader ?? base.dataLoader,
+                retryPolicy: retryPolicy ?? base.retryPolicy,
+                logger: logger ?? base.logger
+            )
+        }
     }
 
     private init(_ values: Values) {
         box = values.isEmpty ? nil : Box(values)
     }
+
+    /// The values as set, `nil` where they inherit (for merging).
+    var values: Values { box?.values ?? .empty }
 
     /// Setting a value builds a new box: contexts are built once and read
     /// many times, so writes may cost what reads must not.
@@ -71,83 +91,80 @@ public struct ImageContext: Sendable {
         get { box?.values.transformer }
         set { update { $0.transformer = newValue } }
     }
-    /// Decode a thumbnail no larger than this (displayed pixels) instead of
-    /// the full image. Full size by default.
-    public var thumbnailPixelSize: PixelSize? {
-        get { box?.values.thumbnailPixelSize }
-        set { update { $0.thumbnailPixelSize = newValue } }
+
+    /// Decode a thumbnail of this size instead of the full image (see
+    /// ``ThumbnailOptions``). Full size by default.
+    public var thumbnail: ThumbnailOptions? {
+        get { box?.values.thumbnail }
+        set { update { $0.thumbnail = newValue } }
     }
-    /// With ``thumbnailPixelSize``: fit inside it keeping the aspect (`true`,
-    /// the default) or produce exactly that size.
-    public var preserveAspectRatio: Bool? {
-        get { box?.values.preserveAspectRatio }
-        set { update { $0.preserveAspectRatio = newValue } }
-    }
-    /// With ``thumbnailPixelSize`` and an aspect ratio kept: cover it (each
-    /// side at least the thumbnail's) rather than fit inside, for a crop
-    /// that follows (``ImageDecodingOptions/coversThumbnailPixelSize``).
-    /// `false` by default.
-    public var coversThumbnailPixelSize: Bool? {
-        get { box?.values.coversThumbnailPixelSize }
-        set { update { $0.coversThumbnailPixelSize = newValue } }
-    }
+
     /// Maps the URL to its cache key. `url.absoluteString` by default.
     public var cacheKeyFilter: CacheKeyFilter? {
         get { box?.values.cacheKeyFilter }
         set { update { $0.cacheKeyFilter = newValue } }
     }
+
     /// Chooses the bytes written to the disk cache. The downloaded bytes by default.
-    public var cacheSerializer: (any ImageCacheSerializing)? {
+    public var cacheSerializer: CacheSerializer? {
         get { box?.values.cacheSerializer }
         set { update { $0.cacheSerializer = newValue } }
     }
-    /// Where the final (transformed) image is stored. `.all` by default.
-    public var storeCacheType: ImageCacheType? {
-        get { box?.values.storeCacheType }
+
+    /// Where the final (transformed) image is stored. ``ImageCacheType/all`` by default.
+    public var storeCacheType: ImageCacheType {
+        get { box?.values.storeCacheType ?? .all }
         set { update { $0.storeCacheType = newValue } }
     }
+
     /// Where the original image is stored when a transformer is set (without
-    /// one, ``storeCacheType`` applies). `.disk` by default: the encoded
-    /// original is kept so other transforms need no download, but its pixels
-    /// do not take memory.
-    public var originalStoreCacheType: ImageCacheType? {
-        get { box?.values.originalStoreCacheType }
+    /// one, ``storeCacheType`` applies). ``ImageCacheType/disk`` by default:
+    /// the encoded original is kept so other transforms need no download,
+    /// but its pixels do not take memory.
+    public var originalStoreCacheType: ImageCacheType {
+        get { box?.values.originalStoreCacheType ?? .disk }
         set { update { $0.originalStoreCacheType = newValue } }
     }
-    /// Which caches are queried before loading. `.all` by default.
-    public var queryCacheType: ImageCacheType? {
-        get { box?.values.queryCacheType }
+
+    /// Which caches are queried before loading. ``ImageCacheType/all`` by default.
+    public var queryCacheType: ImageCacheType {
+        get { box?.values.queryCacheType ?? .all }
         set { update { $0.queryCacheType = newValue } }
     }
+
     /// Changes or refuses the request before it is sent.
-    public var requestModifier: (any RequestModifying)? {
+    public var requestModifier: RequestModifier? {
         get { box?.values.requestModifier }
         set { update { $0.requestModifier = newValue } }
     }
+
     /// Inspects the response head and may reject it.
-    public var responseModifier: (any ResponseModifying)? {
+    public var responseModifier: ResponseModifier? {
         get { box?.values.responseModifier }
         set { update { $0.responseModifier = newValue } }
     }
+
     /// Turns downloaded data into the data to decode.
-    public var decryptor: (any ImageDataDecrypting)? {
+    public var decryptor: ImageDataDecryptor? {
         get { box?.values.decryptor }
         set { update { $0.decryptor = newValue } }
     }
+
     /// The cache to use instead of the loader's.
     public var cache: ImageCache? {
         get { box?.values.cache }
         set { update { $0.cache = newValue } }
     }
+
     /// The data loader to use instead of the loader's.
     public var dataLoader: (any DataLoading)? {
         get { box?.values.dataLoader }
         set { update { $0.dataLoader = newValue } }
     }
 
-    /// How often a failed download is tried again (see ``RetryPolicy``).
-    /// The data loader's coalescer's policy by default, ``RetryPolicy/none`` unless configured.
-    /// Subscribers sharing a download share the policy of the one that started it.
+    /// How often a failed download is tried again, in place of the loader's
+    /// ``ImageLoader/Configuration/retryPolicy``. Subscribers sharing a
+    /// download share the policy of the one that started it.
     public var retryPolicy: RetryPolicy? {
         get { box?.values.retryPolicy }
         set { update { $0.retryPolicy = newValue } }
@@ -168,65 +185,47 @@ public struct ImageContext: Sendable {
         box = nil
     }
 
-    /// Creates a context; every value inherits (`nil`) unless given.
+    /// Creates a context; every value inherits unless given.
+    ///
+    /// The cache tiers (``storeCacheType``, ``originalStoreCacheType``,
+    /// ``queryCacheType``) are set through their properties: as parameters
+    /// with a default of "inherit" they would be optionals, where `.none`
+    /// silently means "inherit" rather than "no tier".
     public init(
         transformer: (any ImageTransformer)? = nil,
-        thumbnailPixelSize: PixelSize? = nil,
-        preserveAspectRatio: Bool? = nil,
+        thumbnail: ThumbnailOptions? = nil,
         cacheKeyFilter: CacheKeyFilter? = nil,
-        cacheSerializer: (any ImageCacheSerializing)? = nil,
-        storeCacheType: ImageCacheType? = nil,
-        originalStoreCacheType: ImageCacheType? = nil,
-        queryCacheType: ImageCacheType? = nil,
-        requestModifier: (any RequestModifying)? = nil,
-        responseModifier: (any ResponseModifying)? = nil,
-        decryptor: (any ImageDataDecrypting)? = nil,
+        cacheSerializer: CacheSerializer? = nil,
+        requestModifier: RequestModifier? = nil,
+        responseModifier: ResponseModifier? = nil,
+        decryptor: ImageDataDecryptor? = nil,
         cache: ImageCache? = nil,
         dataLoader: (any DataLoading)? = nil,
-        coversThumbnailPixelSize: Bool? = nil
+        retryPolicy: RetryPolicy? = nil,
+        logger: Logger? = nil
     ) {
         self.init(Values(
             transformer: transformer,
-            thumbnailPixelSize: thumbnailPixelSize,
-            preserveAspectRatio: preserveAspectRatio,
+            thumbnail: thumbnail,
             cacheKeyFilter: cacheKeyFilter,
             cacheSerializer: cacheSerializer,
-            storeCacheType: storeCacheType,
-            originalStoreCacheType: originalStoreCacheType,
-            queryCacheType: queryCacheType,
             requestModifier: requestModifier,
             responseModifier: responseModifier,
             decryptor: decryptor,
             cache: cache,
             dataLoader: dataLoader,
-            coversThumbnailPixelSize: coversThumbnailPixelSize
+            retryPolicy: retryPolicy,
+            logger: logger
         ))
     }
 
     /// Whether every value inherits.
     var isEmpty: Bool { box == nil }
 
-    /// This context with every `nil` value taken from `base`.
+    /// This context with every value it does not set taken from `base`.
     public func merged(over base: ImageContext) -> ImageContext {
         guard let mine = box?.values else { return base }
         guard let theirs = base.box?.values else { return self }
-        return ImageContext(Values(
-            transformer: mine.transformer ?? theirs.transformer,
-            thumbnailPixelSize: mine.thumbnailPixelSize ?? theirs.thumbnailPixelSize,
-            preserveAspectRatio: mine.preserveAspectRatio ?? theirs.preserveAspectRatio,
-            cacheKeyFilter: mine.cacheKeyFilter ?? theirs.cacheKeyFilter,
-            cacheSerializer: mine.cacheSerializer ?? theirs.cacheSerializer,
-            storeCacheType: mine.storeCacheType ?? theirs.storeCacheType,
-            originalStoreCacheType: mine.originalStoreCacheType ?? theirs.originalStoreCacheType,
-            queryCacheType: mine.queryCacheType ?? theirs.queryCacheType,
-            requestModifier: mine.requestModifier ?? theirs.requestModifier,
-            responseModifier: mine.responseModifier ?? theirs.responseModifier,
-            decryptor: mine.decryptor ?? theirs.decryptor,
-            cache: mine.cache ?? theirs.cache,
-            dataLoader: mine.dataLoader ?? theirs.dataLoader,
-            retryPolicy: mine.retryPolicy ?? theirs.retryPolicy,
-            logger: mine.logger ?? theirs.logger,
-            coversThumbnailPixelSize: mine.coversThumbnailPixelSize ?? theirs.coversThumbnailPixelSize
-        ))
+        return ImageContext(mine.merged(over: theirs))
     }
 }

@@ -9,7 +9,7 @@
 /// it. Final responses and the end are never dropped. The queue therefore
 /// holds at most one progress and one preview per final response.
 struct ImageEventBuffer {
-    private var queue: [ImageEvent] = []
+    private var queue: [LoadEvent] = []
     /// Index of the first event after the last final response: only events
     /// from here on may be replaced.
     private var replaceableFrom = 0
@@ -26,7 +26,7 @@ struct ImageEventBuffer {
     /// Whether nothing more can be added.
     var isClosed: Bool { end != nil }
 
-    mutating func append(_ event: ImageEvent) {
+    mutating func append(_ event: LoadEvent) {
         guard end == nil else { return }
         switch event {
         case .progress:
@@ -64,7 +64,7 @@ struct ImageEventBuffer {
     }
 
     /// The next event to deliver, if any.
-    mutating func popFirst() -> ImageEvent? {
+    mutating func popFirst() -> LoadEvent? {
         guard !queue.isEmpty else { return nil }
         replaceableFrom = max(0, replaceableFrom - 1)
         return queue.removeFirst()

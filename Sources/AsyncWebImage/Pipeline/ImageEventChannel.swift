@@ -15,7 +15,7 @@ import AWILocking
 /// The decisions are ``ImageEventChannelStateMachine``'s; this class holds it
 /// under a lock and runs the actions it returns after releasing the lock.
 final class ImageEventChannel: Sendable {
-    private typealias Waiter = UnsafeContinuation<ImageEvent?, any Error>
+    private typealias Waiter = UnsafeContinuation<LoadEvent?, any Error>
     private typealias Machine = ImageEventChannelStateMachine<Waiter, @Sendable () -> Void>
 
     private let state = Lock(Machine())
@@ -52,14 +52,14 @@ final class ImageEventChannel: Sendable {
     }
 
     /// Delivers or queues an event; ignored once the channel is closed.
-    func send(_ event: ImageEvent) {
+    func send(_ event: LoadEvent) {
         Self.run(state.withLock { $0.send(event) })
     }
 
     /// Delivers a final response and ends the sequence after it: one lock
     /// and at most one wake-up, for the coalescer's fan-out to every caller
     /// of a finished load.
-    func complete(with response: ImageResponse) {
+    func complete(with response: LoadResult) {
         Self.run(state.withLock { $0.complete(with: response) })
     }
 
@@ -90,7 +90,7 @@ final class ImageEventChannel: Sendable {
 
     /// The next event, `nil` at the end; throws the load's error, or
     /// `CancellationError` when the consuming task is cancelled.
-    func next() async throws -> ImageEvent? {
+    func next() async throws -> LoadEvent? {
         // Fast path: something is ready; no continuation, no handler.
         switch state.withLock({ $0.next() }) {
         case .event(let event): return event

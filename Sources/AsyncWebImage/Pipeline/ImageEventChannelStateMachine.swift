@@ -14,7 +14,7 @@ struct ImageEventChannelStateMachine<Waiter, Termination> {
 
     /// What the consumer can have now without waiting.
     enum Ready {
-        case event(ImageEvent)
+        case event(LoadEvent)
         case end
         case fail(any Error)
         case none
@@ -33,7 +33,7 @@ struct ImageEventChannelStateMachine<Waiter, Termination> {
     /// A waiter to resume, and with what.
     enum Resume {
         case none
-        case returning(Waiter, ImageEvent?)
+        case returning(Waiter, LoadEvent?)
         case throwing(Waiter, any Error)
     }
 
@@ -52,7 +52,7 @@ struct ImageEventChannelStateMachine<Waiter, Termination> {
     }
 
     /// Delivers `event` to a parked consumer, or queues it; ignored once closed.
-    mutating func send(_ event: ImageEvent) -> Resume {
+    mutating func send(_ event: LoadEvent) -> Resume {
         guard !buffer.isClosed else { return .none }
         if let waiter, buffer.isEmpty {
             self.waiter = nil
@@ -63,8 +63,8 @@ struct ImageEventChannelStateMachine<Waiter, Termination> {
     }
 
     /// A final response, then the end; the termination action is dropped.
-    mutating func complete(with response: ImageResponse) -> Resume {
-        let event = ImageEvent.finished(response)
+    mutating func complete(with response: LoadResult) -> Resume {
+        let event = LoadEvent.finished(response)
         guard !buffer.isClosed else { return .none }
         termination = nil
         if let waiter, buffer.isEmpty {

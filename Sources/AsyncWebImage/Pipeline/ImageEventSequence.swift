@@ -49,13 +49,18 @@ public struct ImageEventSequence: AsyncSequence, Sendable {
                 lifetime.span = await start(lifetime.channel)
             }
             do {
-                let event = try await lifetime.channel.next()
-                switch event {
-                case .finished?: lifetime.deliveredFinal = true
-                case nil: lifetime.span?.end()
-                default: break
+                switch try await lifetime.channel.next() {
+                case .finished(let result)?:
+                    lifetime.deliveredFinal = true
+                    return .finished(try result.imageResponse())
+                case .progress(let received, let expected)?:
+                    return .progress(received: received, expected: expected)
+                case .preview(let image)?:
+                    return .preview(image)
+                case nil:
+                    lifetime.span?.end()
+                    return nil
                 }
-                return event
             } catch {
                 lifetime.span?.end(error: error)
                 throw error

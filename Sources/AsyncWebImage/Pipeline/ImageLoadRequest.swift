@@ -14,6 +14,12 @@ struct ImageLoadRequest: Sendable {
     /// The request as it will be sent (after the request modifier).
     private(set) var dataRequest: DataRequest
     let cache: ImageCache
+    /// The thumbnail's finishing crop, then the context's transformer: what
+    /// the load applies and keys its result by.
+    let transformer: (any ImageTransformer)?
+    /// The secondary key of the `Vary` variant this load selects, when it is
+    /// not the one under the primary keys (``ImageRequestKeys``'s `varyKey`).
+    private(set) var varyKey: String?
 
     init(url: URL, options: ImageOptions, context: ImageContext, decodingOptions: ImageDecodingOptions, dataRequest: DataRequest, cache: ImageCache) {
         self.url = url
@@ -22,26 +28,30 @@ struct ImageLoadRequest: Sendable {
         self.decodingOptions = decodingOptions
         self.dataRequest = dataRequest
         self.cache = cache
-        keys = Self.keys(url: url, options: options, context: context, decodingOptions: decodingOptions, dataRequest: dataRequest)
-    }
-
-    private static func keys(
-        url: URL, options: ImageOptions, context: ImageContext, decodingOptions: ImageDecodingOptions, dataRequest: DataRequest
-    ) -> ImageRequestKeys {
-        ImageRequestKeys(
-            url: url, filter: context.cacheKeyFilter, variant: dataRequest.key.variant,
-            decodingSuffix: decodingOptions.cacheKeySuffix, transformer: context.transformer,
-            transformsAnimation: options.contains(.transformAnimatedImage)
+        transformer = ImageRequest.effectiveTransformer(context.transformer, thumbnail: context.thumbnail)
+        keys = Self.keys(
+            url: url, options: options, context: context, transformer: transformer, decodingOptions: decodingOptions,
+            dataRequest: dataRequest, varyKey: nil
         )
     }
 
-    var transformer: (any ImageTransformer)? { context.transformer }
-    var queryCacheType: ImageCacheType { context.queryCacheType ?? .all }
-    var storeCacheType: ImageCacheType { context.storeCacheType ?? .all }
+    private static func keys(
+        url: URL, options: ImageOptions, context: ImageContext, transformer: (any ImageTransformer)?,
+        decodingOptions: ImageDecodingOptions, dataRequest: DataRequest, varyKey: String?
+    ) -> ImageRequestKeys {
+        ImageRequestKeys(
+            url: url, filter: context.cacheKeyFilter, variant: dataRequest.key.variant,
+            decodingSuffix: decodingOptions.cacheKeySuffix, transformer: transformer,
+            transformsAnimation: options.contains(.transformAnimatedImage), varyKey: varyKey
+        )
+    }
+
+    var queryCacheType: ImageCacheType { context.queryCacheType }
+    var storeCacheType: ImageCacheType { context.storeCacheType }
     /// Where the original goes: with a transformer, `originalStoreCacheType`
     /// (`.disk` by default); without one the original is the result.
     var originalStoreCacheType: ImageCacheType {
-        transformer == nil ? storeCacheType : (context.originalStoreCacheType ?? .disk)
+        transformer == nil ? storeCacheType : context.originalStoreCacheType
     }
     var wantsPixels: Bool { !options.contains(.avoidDecodeImage) }
 
@@ -57,7 +67,23 @@ extension ImageLoadRequest {
     func with(dataRequest: DataRequest) -> ImageLoadRequest {
         var copy = self
         copy.dataRequest = dataRequest
-        copy.keys = Self.keys(url: url, options: options, context: context, decodingOptions: decodingOptions, dataRequest: dataRequest)
+        copy.keys = Self.keys(
+            url: url, options: options, context: context, transformer: transformer, decodingOptions: decodingOptions,
+            dataRequest: dataRequest, varyKey: varyKey
+        )
+        return copy
+    }
+
+    /// This request on the keys of the `Vary` variant it selects among
+    /// responses that vary on `names` (RFC 9111 §4.1): every tier looks up
+    /// and stores that variant under its own keys.
+    func selectingVariant(varyingOn names: [String]) -> ImageLoadRequest {
+        var copy = self
+        copy.varyKey = HTTPVary.secondaryKey(names: names, headers: dataRequest.headers)
+        copy.keys = Self.keys(
+            url: url, options: options, context: context, transformer: transformer, decodingOptions: decodingOptions,
+            dataRequest: dataRequest, varyKey: copy.varyKey
+        )
         return copy
     }
 }

@@ -9,7 +9,7 @@ extension ImageLoader {
     ///
     /// ```swift
     /// var configuration = ImageLoader.Configuration()
-    /// configuration.defaultContext.thumbnailPixelSize = PixelSize(width: 512, height: 512)
+    /// configuration.defaultContext.thumbnail = ThumbnailOptions(size: PixelSize(width: 512, height: 512))
     /// let loader = ImageLoader(configuration: configuration)
     /// ```
     public struct Configuration: Sendable {
@@ -21,21 +21,17 @@ extension ImageLoader {
         /// set its own.
         public var dataLoader: any DataLoading = CurlDataLoader.shared
 
-        /// Memory and disk caches, and the coders (``ImageCache/coders``) of
-        /// every decode and encode of the loader. ``ImageCache/shared`` by
-        /// default (memory sized from physical memory, disk under
-        /// `$XDG_CACHE_HOME/AsyncWebImage/default`, the built-in coders).
+        /// Memory and disk caches. ``ImageCache/shared`` by default (memory
+        /// sized from physical memory, disk under
+        /// `$XDG_CACHE_HOME/AsyncWebImage/default`).
         public var cache: ImageCache
 
-        /// Decoders and encoders, tried in order: the cache's
-        /// (``ImageCache/coders``), which own them. Setting this gives the
-        /// loader the same memory and disk tiers with these coders; setting
-        /// ``cache`` afterwards replaces them with the new cache's.
-        /// ``ImageCoderRegistry/builtIn`` (JPEG, PNG) by default.
-        public var coders: ImageCoderRegistry {
-            get { cache.coders }
-            set { cache = cache.with(coders: newValue) }
-        }
+        /// Decoders and encoders, tried in order, for every decode and encode
+        /// the loader runs (network, disk and shared-tier data alike).
+        /// ``ImageCoderRegistry/builtIn`` (JPEG, PNG) by default; register a
+        /// format product's coder to read more:
+        /// `configuration.coders.add(WebPCoder())`.
+        public var coders: ImageCoderRegistry = .builtIn
 
         /// Bounds the loader's CPU work — decodes, transforms, encodes and
         /// preview decodes — so a burst cannot flood the cooperative thread
@@ -49,9 +45,19 @@ extension ImageLoader {
         /// Empty by default (every documented default applies).
         public var defaultContext = ImageContext()
 
-        /// Rewrites options and context of every load; highest precedence.
+        /// Rewrites every request before anything else happens; the top of
+        /// the precedence chain (SDWebImage's `SDWebImageOptionsProcessor`).
+        /// It receives the request with its context already merged over
+        /// ``defaultContext`` and returns the request to load (its URL,
+        /// options, context and priority may all change): to enforce a
+        /// policy globally, e.g. a thumbnail size for every load of a host.
         /// `nil` by default.
-        public var optionsProcessor: ImageOptionsProcessor?
+        public var optionsProcessor: (@Sendable (ImageRequest) -> ImageRequest)?
+
+        /// How failed downloads are retried when the request's context names
+        /// no policy (``ImageContext/retryPolicy``). ``RetryPolicy/none`` by
+        /// default (see ``RetryPolicy`` for why).
+        public var retryPolicy: RetryPolicy = .none
 
         /// Whether URLs that failed permanently are refused afterwards until
         /// loaded with `.retryFailed`. `true` by default.
@@ -62,36 +68,19 @@ extension ImageLoader {
 
         // MARK: Decoding
 
-        /// The most pixels an image header may declare. 100 megapixels by default.
-        public var maxPixelCount = 100_000_000
-
-        /// The most pixels an animation may hold over all its frames, frame
-        /// count × canvas (see ``ImageDecodingOptions/maxAnimationPixelCount``).
-        /// One gigapixel by default. Playing or re-encoding an animation
-        /// costs work in proportion to it, whatever the file's size (a 23 KB
-        /// GIF can declare 1,000 one-pixel frames on a 1000×1000 canvas): a
-        /// server lowers it.
-        public var maxAnimationPixelCount = ImageDecodingOptions().maxAnimationPixelCount
-
-        /// The most scans a JPEG may have (see ``ImageDecodingOptions/maxScanCount``). 100 by default.
-        public var maxScanCount = ImageDecodingOptions().maxScanCount
-
-        /// The most 8×8 blocks one JPEG decode may entropy-decode, summed over
-        /// its scans (see ``ImageDecodingOptions/maxScanBlockCount``). 50 million by default.
-        public var maxScanBlockCount = ImageDecodingOptions().maxScanBlockCount
-
-        /// The most bytes one decode may allocate
-        /// (``ImageDecodingOptions/maxDecodeMemoryBytes``). 512 MiB by default.
-        public var maxDecodeMemoryBytes = 512 * 1024 * 1024
+        /// The bounds every decode of the loader is held to: pixels, decode
+        /// memory, animation pixels, JPEG scans, and the decoded bytes of
+        /// `.scaleDownLargeImages` (see ``ImageDecodingOptions/Limits`` for
+        /// each default). The one owner of these limits: every decode the
+        /// loader runs, and every decode of stored data, gets them whole. A
+        /// server lowers them for untrusted input.
+        public var decodingLimits = ImageDecodingOptions.Limits()
 
         /// Whether thumbnails and scale-downs may decode an image's embedded
         /// thumbnail instead of the full image when one can stand in for it
         /// (``ImageDecodingOptions/usesEmbeddedThumbnails``; HEIC). `true`
         /// by default.
         public var usesEmbeddedThumbnails = true
-
-        /// The decoded-bytes limit of `.scaleDownLargeImages`. 60 MiB by default.
-        public var scaleDownLimitBytes = 60 * 1024 * 1024
 
         /// Whether decoded images are turned upright by their EXIF
         /// orientation (then reported as `.up`). `false` by default: pixels stay
@@ -137,10 +126,12 @@ extension ImageLoader {
         // MARK: Memory
 
         /// The allocator settings the first loader of the process applies
-        /// (see ``AllocatorTuning``): ``AllocatorTuning/default`` by default,
-        /// so decode buffers are reused instead of mapped and faulted in on
-        /// every decode. `nil` leaves glibc's allocator as it is.
-        public var allocatorTuning: AllocatorTuning? = .default
+        /// (see ``AllocatorTuning``). `nil` by default: the library leaves
+        /// glibc's allocator as the application set it, since the settings
+        /// are process-wide. A server that decodes all day sets
+        /// ``AllocatorTuning/default``, so decode buffers are reused
+        /// instead of mapped and faulted in on every decode.
+        public var allocatorTuning: AllocatorTuning?
 
         /// The most bytes of downloaded bodies the loader's loads hold at
         /// once, or `nil` (the default) for no bound but the number of loads.

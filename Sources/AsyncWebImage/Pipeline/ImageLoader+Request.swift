@@ -13,17 +13,20 @@ extension ImageLoader {
         var options = options
         // Merging builds a new context; skip it in the common case of one side empty.
         var context = defaultContextIsEmpty ? context : context.merged(over: configuration.defaultContext)
+        var url = url
         if let processor = configuration.optionsProcessor {
-            (options, context) = processor.process(url, options: options, context: context)
+            let priority: ImageRequest.Priority = options.contains(.highPriority) ? .high : options.contains(.lowPriority) ? .low : .normal
+            let processed = processor(ImageRequest(url: url, options: options.subtracting(.pipelineOnly), context: context, priority: priority))
+            url = processed.url
+            context = processed.context
+            options = Self.loadOptions(processed, decodes: !options.contains(.avoidDecodeImage))
         }
         try validate(url)
         var dataRequest = Self.dataRequest(url, options: options)
         dataRequest.clientCertificate = clientCertificate(of: context.dataLoader)
         return ImageLoadRequest(
             url: url, options: options, context: context,
-            decodingOptions: decodingOptions(
-                options: options, thumbnail: context.thumbnailPixelSize, preserveAspectRatio: context.preserveAspectRatio,
-                covers: context.coversThumbnailPixelSize),
+            decodingOptions: decodingOptions(options: options, thumbnail: context.thumbnail),
             dataRequest: dataRequest, cache: context.cache ?? configuration.cache
         )
     }
@@ -100,21 +103,14 @@ extension ImageLoader {
     /// options — the one place the limits are copied into decode options.
     var decodeLimits: ImageDecodingOptions {
         var options = ImageDecodingOptions()
-        options.maxPixelCount = configuration.maxPixelCount
-        options.maxAnimationPixelCount = configuration.maxAnimationPixelCount
-        options.maxScanCount = configuration.maxScanCount
-        options.maxScanBlockCount = configuration.maxScanBlockCount
-        options.maxDecodeMemoryBytes = configuration.maxDecodeMemoryBytes
-        options.scaleDownLimitBytes = configuration.scaleDownLimitBytes
+        options.limits = configuration.decodingLimits
         return options
     }
 
     /// The decode options a load's options and context ask for.
-    private func decodingOptions(options: ImageOptions, thumbnail: PixelSize?, preserveAspectRatio: Bool?, covers: Bool?) -> ImageDecodingOptions {
+    private func decodingOptions(options: ImageOptions, thumbnail: ThumbnailOptions?) -> ImageDecodingOptions {
         var decoding = decodeLimits
-        decoding.thumbnailPixelSize = thumbnail
-        decoding.preserveAspectRatio = preserveAspectRatio ?? true
-        decoding.coversThumbnailPixelSize = covers ?? false
+        thumbnail?.apply(to: &decoding)
         decoding.scaleDownLargeImages = options.contains(.scaleDownLargeImages)
         decoding.usesEmbeddedThumbnails = configuration.usesEmbeddedThumbnails
         decoding.applyOrientation = configuration.appliesOrientation
@@ -156,7 +152,7 @@ extension ImageLoader {
         guard (context.requestModifier ?? defaults?.requestModifier) == nil else { return .none(memoryChecked: false) }
         // A loader's client certificate is part of the identity: the full path stamps it.
         guard clientCertificate(of: context.dataLoader ?? defaults?.dataLoader) == nil else { return .none(memoryChecked: false) }
-        guard (context.queryCacheType ?? defaults?.queryCacheType ?? .all).includesMemory else { return .none(memoryChecked: false) }
+        guard (context.values.queryCacheType ?? defaults?.values.queryCacheType ?? .all).includesMemory else { return .none(memoryChecked: false) }
         let string = url.absoluteString
         try validate(url, string: string)
         // Without a modifier the request's variant follows from the options
@@ -187,7 +183,9 @@ extension ImageLoader {
         } else {
             telemetry.logger.debug("memory hit", metadata: ["awi.id": .string(String(SHA256.hexDigest(keys.resultKey).prefix(12)))])
         }
-        return .hit(ImageResponse(image: entry.image, data: nil, cacheType: .memory, url: url))
+        var response = ImageResponse(image: entry.image, data: nil, cacheType: .memory, url: url)
+        response.headSource = entry.http.map { .stored($0, tier: .memory) }
+        return .hit(response)
     }
 
     /// The keys of a call, as ``makeRequest(_:options:context:)`` would
@@ -196,20 +194,17 @@ extension ImageLoader {
     private func requestKeys(
         url: URL, string: String, variant: DataRequest.Variant, options: ImageOptions, context: ImageContext, defaults: ImageContext?
     ) -> ImageRequestKeys {
-        let thumbnail = context.thumbnailPixelSize ?? defaults?.thumbnailPixelSize
+        let thumbnail = context.thumbnail ?? defaults?.thumbnail
         let decodingSuffix: String
         if thumbnail == nil && options.isDisjoint(with: [.scaleDownLargeImages, .decodeFirstFrameOnly, .preloadAllFrames]) {
             decodingSuffix = plainKeySuffix
         } else {
-            decodingSuffix = decodingOptions(
-                options: options, thumbnail: thumbnail,
-                preserveAspectRatio: context.preserveAspectRatio ?? defaults?.preserveAspectRatio,
-                covers: context.coversThumbnailPixelSize ?? defaults?.coversThumbnailPixelSize
-            ).cacheKeySuffix
+            decodingSuffix = decodingOptions(options: options, thumbnail: thumbnail).cacheKeySuffix
         }
         return ImageRequestKeys(
             url: url, urlString: string, filter: context.cacheKeyFilter ?? defaults?.cacheKeyFilter, variant: variant,
-            decodingSuffix: decodingSuffix, transformer: context.transformer ?? defaults?.transformer,
+            decodingSuffix: decodingSuffix,
+            transformer: ImageRequest.effectiveTransformer(context.transformer ?? defaults?.transformer, thumbnail: thumbnail),
             transformsAnimation: options.contains(.transformAnimatedImage)
         )
     }
@@ -315,7 +310,7 @@ extension ImageLoader {
 
     /// The memory fast path (and, for `.refreshCached`, the disk): the
     /// final image under its result key.
-    private func cachedResponse(for request: ImageLoadRequest, includingDisk: Bool) async throws -> ImageResponse? {
+    private func cachedResponse(for request: ImageLoadRequest, includingDisk: Bool) async throws -> LoadResult? {
         // `.refreshCached` (the only caller with the disk) revalidates what
         // it serves, so it takes stale entries too; other loads take only
         // fresh ones and leave stale ones to the shared work, which revalidates.

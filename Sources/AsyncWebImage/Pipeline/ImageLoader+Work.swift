@@ -33,30 +33,55 @@ extension ImageLoader {
     /// `outcome` of `awi_loads_total`).
     private func produce(
         _ request: ImageLoadRequest, revalidating: Bool, handle: ImageTaskCoalescer.Handle
-    ) async throws -> (ImageResponse?, LoaderTelemetry.Outcome) {
+    ) async throws -> (LoadResult?, LoaderTelemetry.Outcome) {
         let logger = logger(for: request.context)
+        // Switched to a `Vary` variant's own keys by the lookups below when
+        // the URL's stored response is another variant.
+        let primaryRequest = request
+        var request = request
         var stale: StaleEntry?
+        // The stored variants a request for another one names (RFC 9111 §4.3.1).
+        var candidates: [VariantCandidate] = []
         if !revalidating && !request.options.contains(.fromLoaderOnly) {
             // A caller can miss memory just before an earlier piece of work
             // for the same result stores it and leaves the table; look once
             // more here, so that race costs one lookup instead of a download.
-            let found = try await telemetry.withChildSpan("image.cache_lookup") { () async throws -> (ImageResponse?, StaleEntry?) in
-                switch try await memoryLookup(for: request) {
-                case .hit(let response): return (response, nil)
-                case .stale(let entry): return (nil, entry)
-                case .miss: break
+            typealias Found = (response: LoadResult?, stale: StaleEntry?, request: ImageLoadRequest, other: StaleEntry?)
+            let found = try await telemetry.withChildSpan("image.cache_lookup") { [request] () async throws -> Found in
+                var request = request
+                var other: StaleEntry?
+                // Two rounds at most: the primary keys, then (when they hold
+                // another variant) the keys of this request's variant.
+                for _ in 0..<2 {
+                    switch try await memoryLookup(for: request) {
+                    case .hit(let response): return (response, nil, request, other)
+                    case .stale(let entry): return (nil, entry, request, other)
+                    case .otherVariant(let entry):
+                        other = entry
+                        request = request.selectingVariant(varyingOn: entry.record.metadata.varyNames)
+                        continue
+                    case .miss: break
+                    }
+                    switch try await diskLookup(for: request) {
+                    case .hit(let response): return (response, nil, request, other)
+                    case .stale(let entry): return (nil, entry, request, other)
+                    case .otherVariant(let entry):
+                        other = entry
+                        request = request.selectingVariant(varyingOn: entry.record.metadata.varyNames)
+                    case .miss: return (nil, nil, request, other)
+                    }
                 }
-                switch try await diskLookup(for: request) {
-                case .hit(let response): return (response, nil)
-                case .stale(let entry): return (nil, entry)
-                case .miss: return (nil, nil)
-                }
+                return (nil, nil, request, other)
             }
-            if let cached = found.0 {
+            request = found.request
+            if found.stale == nil, let other = found.other {
+                candidates = await variantCandidates(of: other, for: primaryRequest)
+            }
+            if let cached = found.response {
                 logger.debug("cache hit", metadata: ["awi.id": request.logID, "awi.tier": .stringConvertible(cached.cacheType)])
                 return (cached, cached.cacheType == .memory ? .memory : .disk)
             }
-            stale = found.1
+            stale = found.stale
             if request.options.contains(.fromCacheOnly) {
                 // The caller forbids the network: a stale entry is served
                 // unless its response forbade serving it stale.
@@ -80,6 +105,17 @@ extension ImageLoader {
             entry.extendedData.flatMap(CacheValidators.init(encoded:))?.apply(to: &dataRequest)
             storedMetadata = entry.extendedData.flatMap(HTTPCacheMetadata.init(encoded:))
         }
+        if !candidates.isEmpty, !dataRequest.headers.contains(.ifNoneMatch) {
+            // No stored response for this variant, but others: name them, so
+            // that a 304 can select one (§4.3.1, §4.3.4).
+            dataRequest.headers[.ifNoneMatch] = candidates.map(\.etag).joined(separator: ", ")
+        }
+        if revalidating, !dataRequest.headers.contains(.cacheControl) {
+            // `.refreshCached` asks the origin, not a cache on the way: as
+            // Fetch's "no-cache" mode (and a browser's reload) does, tell any
+            // intermediary to revalidate too (RFC 9111 §5.2.1.1).
+            dataRequest.headers[.cacheControl] = "max-age=0"
+        }
         // Counted from before the download (waiting here while the bodies
         // held fill the budget) until this load's processing is done.
         let reservation = try await bodyBudget?.reserve()
@@ -95,6 +131,7 @@ extension ImageLoader {
             }
         }
         let (head, data): (DataResponseHead?, Data)
+        let requestTime = Date()
         do {
             logger.debug("downloading", metadata: [
                 "awi.id": request.logID, "awi.revalidating": .stringConvertible(revalidating || stale != nil),
@@ -102,34 +139,49 @@ extension ImageLoader {
             (head, data) = try await downloadTraced(request, dataRequest, handle: handle, reservation: reservation)
         } catch {
             if let lease, let leasing = request.cache.sharedTier as? any CacheLeasing { await leasing.releaseLease(lease) }
+            if let stale, let response = try await serveStaleOnError(request, stale, error: error) {
+                return (response, .staleOnError)
+            }
             throw error
         }
         if let head, head.statusCode == 304 {
+            if !candidates.isEmpty {
+                if let response = try await serveSelectedVariant(request, among: candidates, notModified: head, requestTime: requestTime) {
+                    return (response, .notModified)
+                }
+                logger.warning("304 selecting no stored variant; fetching it whole", metadata: ["awi.id": request.logID])
+                return try await downloadWhole(request, handle: handle, reservation: reservation)
+            }
             if let held = stale?.record.metadata ?? storedMetadata, !held.isSelected(by: head) {
                 // The 304 names a representation other than the one stored
                 // (§4.3.4): it refreshes nothing, and the stored body is no
                 // longer what the origin serves. Fetch it whole.
-                logger.warning("304 for another representation; fetching it whole", metadata: ["awi.id": request.logID])
+                logger.debug("304 for another representation; fetching it whole", metadata: ["awi.id": request.logID])
                 return try await downloadWhole(request, handle: handle, reservation: reservation)
             }
             if let stale {
                 // Not modified: the stored entry is current again, its
                 // metadata refreshed from the 304 (§4.3.4); no body came.
-                let refreshed = stale.record.metadata.refreshed(by: head, responseTime: Date())
+                let refreshed = stale.record.metadata.refreshed(
+                    by: head, requestTime: requestTime, responseTime: Date(), mode: configuration.httpCacheMode
+                )
                 await storeRefreshed(refreshed, for: request)
                 let current = StaleEntry(record: HTTPCacheRecord(refreshed, mode: configuration.httpCacheMode), image: stale.image)
-                if let response = try await serveStored(request, current) { return (response, .notModified) }
+                if let response = try await serveStored(request, current, validated: true) { return (response, .notModified) }
                 // The entry went away meanwhile: fetch it whole.
                 return try await downloadWhole(request, handle: handle, reservation: reservation)
             }
             guard cachedData != nil else { throw ImageError.httpStatus(304) }
             if let storedMetadata {
-                await storeRefreshed(storedMetadata.refreshed(by: head, responseTime: Date()), for: request)
+                await storeRefreshed(
+                    storedMetadata.refreshed(by: head, requestTime: requestTime, responseTime: Date(), mode: configuration.httpCacheMode),
+                    for: request
+                )
             }
             return (nil, .notModified)
         }
         if let cachedData, cachedData == data { return (nil, .notModified) }
-        let storage = storage(for: head, request: request)
+        let storage = storage(for: head, request: request, requestTime: requestTime)
         if let lease, let leasing = request.cache.sharedTier as? any CacheLeasing {
             // The fleet waits for these bytes: share them before anything
             // else (decode, transform), then let the waiters in. A response
@@ -139,17 +191,39 @@ extension ImageLoader {
             }
             await leasing.releaseLease(lease)
         }
-        return (try await process(request, data: data, head: head, storage: storage, sharedWritten: lease != nil), .network)
+        let response = try await process(request, data: data, head: head, storage: storage, sharedWritten: lease != nil)
+        if storage.isStorable, let etag = storage.record?.metadata.etag {
+            await listStoredVariant(request, primaryDataKey: primaryRequest.keys.dataKey, etag: etag)
+        }
+        return (response, .network)
     }
 
     /// The response to the request without validators, processed as a
     /// new image: what a load falls back to when a `304` cannot be used.
     private func downloadWhole(
         _ request: ImageLoadRequest, handle: ImageTaskCoalescer.Handle, reservation: BodyByteBudget.Reservation?
-    ) async throws -> (ImageResponse?, LoaderTelemetry.Outcome) {
+    ) async throws -> (LoadResult?, LoaderTelemetry.Outcome) {
+        let requestTime = Date()
         let (head, data) = try await downloadTraced(request, request.dataRequest, handle: handle, reservation: reservation)
         if head?.statusCode == 304 { throw ImageError.httpStatus(304) }
-        return (try await process(request, data: data, head: head, storage: storage(for: head, request: request)), .network)
+        let storage = storage(for: head, request: request, requestTime: requestTime)
+        return (try await process(request, data: data, head: head, storage: storage), .network)
+    }
+
+    /// The stale `entry` served in place of the origin's answer, which
+    /// failed with `error`, where RFC 9111 §4.2.4 and `stale-if-error`
+    /// (RFC 5861) allow it (``HTTPFreshness/mayServeStale(onError:at:)``);
+    /// nil where they do not, or when the entry is gone. The response's head
+    /// carries the error, the log says it, and `awi_loads_total` counts the
+    /// load as `stale_on_error`.
+    private func serveStaleOnError(_ request: ImageLoadRequest, _ entry: StaleEntry, error: any Error) async throws -> LoadResult? {
+        guard followsHTTPCaching, let error = error as? ImageError,
+              entry.record.freshness.mayServeStale(onError: error, at: Date()) else { return nil }
+        guard let response = try await serveStored(request, entry, staleError: error) else { return nil }
+        logger(for: request.context).warning("origin failed; serving the stored response stale", metadata: [
+            "awi.id": request.logID, "awi.error": .string(error.caseName),
+        ])
+        return response
     }
 
     /// A download with its span, timer, byte count and log line, carrying
@@ -173,11 +247,21 @@ extension ImageLoader {
 
     /// A stored entry served as it is: its image when it was found in
     /// memory, else its data from disk, decoded. `nil` when the entry is gone.
-    private func serveStored(_ request: ImageLoadRequest, _ entry: StaleEntry) async throws -> ImageResponse? {
+    ///
+    /// - Parameters:
+    ///   - validated: The origin has just confirmed it (a 304).
+    ///   - staleError: The origin's error it is served in place of.
+    private func serveStored(
+        _ request: ImageLoadRequest, _ entry: StaleEntry, validated: Bool = false, staleError: ImageError? = nil
+    ) async throws -> LoadResult? {
         if let image = entry.image {
-            return ImageResponse(image: image, data: nil, cacheType: .memory, url: request.url)
+            var response = LoadResult(image: image, data: nil, cacheType: .memory, url: request.url)
+            response.headSource = .stored(entry.record, tier: .memory, validated: validated, staleError: staleError)
+            return response
         }
-        if case .hit(let response) = try await diskLookup(for: request, acceptingStale: true, record: entry.record) {
+        if case .hit(var response) = try await diskLookup(for: request, acceptingStale: true, record: entry.record) {
+            let tier: HTTPResponseHead.Tier = response.cacheType == .memory ? .memory : .disk
+            response.headSource = .stored(entry.record, tier: tier, validated: validated, staleError: staleError)
             return response
         }
         return nil
@@ -199,7 +283,7 @@ extension ImageLoader {
         /// This server fetches; it releases the lease once the data is shared.
         case leader(CacheLease)
         /// Another server fetched it: the response, from the shared tier.
-        case served(ImageResponse)
+        case served(LoadResult)
         /// No fleet to ask (no leasing tier, or it did not answer): fetch.
         case alone
     }
@@ -241,7 +325,7 @@ extension ImageLoader {
     /// transformed data on disk, the original data on disk — read and
     /// decoded through ``ImageCache``, which removes an entry that cannot be
     /// decoded (a miss, then). Stale entries are served too.
-    func diskResponse(for request: ImageLoadRequest) async throws -> ImageResponse? {
+    func diskResponse(for request: ImageLoadRequest) async throws -> LoadResult? {
         if case .hit(let response) = try await diskLookup(for: request, acceptingStale: true) { return response }
         return nil
     }
@@ -263,46 +347,56 @@ extension ImageLoader {
            let original = cache.memory.entry(forKey: keys.originalImageKey),
            known != nil || isUsableWithoutRevalidation(original.http, for: request.dataRequest) {
             let image = try await transform(original.image, with: transformer, options: request.options, limiter: limiter)
+            let record = known ?? original.http
             if request.storeCacheType.includesMemory {
-                await cache.memory.setImage(image, forKey: keys.resultKey, http: known ?? original.http)
+                await cache.memory.setImage(image, forKey: keys.resultKey, http: record)
             }
-            return .hit(ImageResponse(image: image, data: nil, cacheType: .memory, url: request.url))
+            var response = LoadResult(image: image, data: nil, cacheType: .memory, url: request.url)
+            response.headSource = record.map { .stored($0, tier: .memory) }
+            return .hit(response)
         }
         guard query.includesDisk, cache.disk != nil || cache.sharedTier != nil else { return .miss }
         var record = known
         var revalidatesLater = false
-        if record == nil, followsHTTPCaching, let metadata = await storedMetadata(for: request) {
+        if record == nil, let metadata = await storedMetadata(for: request) {
             let found = HTTPCacheRecord(metadata, mode: configuration.httpCacheMode)
-            guard metadata.matchesVary(request.dataRequest) else { return .miss }
-            let now = Date()
-            if !found.freshness.isFresh(at: now) && !acceptingStale {
-                guard found.freshness.mayServeWhileRevalidating(at: now) else {
-                    return .stale(StaleEntry(record: found, image: nil))
+            if followsHTTPCaching {
+                guard metadata.matchesVary(request.dataRequest) else {
+                    return request.varyKey == nil ? .otherVariant(StaleEntry(record: found, image: nil)) : .miss
                 }
-                revalidatesLater = true
+                if !acceptingStale {
+                    switch found.reuse(for: request.dataRequest, at: Date()) {
+                    case .fresh: break
+                    case .staleWhileRevalidate: revalidatesLater = true
+                    case .stale: return .stale(StaleEntry(record: found, image: nil))
+                    }
+                }
             }
             record = found
         }
-        let memoryRecord = followsHTTPCaching ? record : nil
+        let memoryRecord = record
+        let headSource = record.map { ResponseHeadSource.stored($0, tier: .disk) }
         if request.wantsPixels, request.transformer != nil {
             // Already transformed: decode as stored, with the limits but no resizing.
             // Whatever goes wrong, the original below can still serve.
             if let entry = try? await cache.decodedEntry(
-                forKey: keys.resultKey, options: decodeLimits,
+                forKey: keys.resultKey, options: decodeLimits, coders: configuration.coders,
                 limiter: limiter, readErrorsAreMisses: true, telemetry: telemetry, logger: logger(for: request.context)
             ) {
                 if request.storeCacheType.includesMemory {
                     await cache.memory.setImage(entry.image, forKey: keys.resultKey, http: memoryRecord)
                 }
                 if revalidatesLater, let record { revalidateInBackground(request, record: record) }
-                return .hit(ImageResponse(image: entry.image, data: entry.data, cacheType: .disk, url: request.url))
+                var response = LoadResult(image: entry.image, data: entry.data, cacheType: .disk, url: request.url)
+                response.headSource = headSource
+                return .hit(response)
             }
         }
         try Task.checkCancellation()
-        let response: ImageResponse?
+        let response: LoadResult?
         if request.wantsPixels {
             if let entry = try await cache.decodedEntry(
-                forKey: keys.dataKey, options: request.decodingOptions, limiter: limiter, readErrorsAreMisses: true,
+                forKey: keys.dataKey, options: request.decodingOptions, coders: configuration.coders, limiter: limiter, readErrorsAreMisses: true,
                 telemetry: telemetry, logger: logger(for: request.context)
             ) {
                 response = try await finish(
@@ -313,10 +407,11 @@ extension ImageLoader {
             }
         } else {
             response = try await cache.readEntry(forKey: keys.dataKey, readErrorsAreMisses: true).map {
-                ImageResponse(image: nil, data: $0.data, cacheType: .disk, url: request.url)
+                LoadResult(image: nil, data: $0.data, cacheType: .disk, url: request.url)
             }
         }
-        guard let response else { return .miss }
+        guard var response else { return .miss }
+        response.headSource = headSource
         if revalidatesLater, let record { revalidateInBackground(request, record: record) }
         return .hit(response)
     }
@@ -340,6 +435,13 @@ extension ImageLoader {
             for try await event in coalescer.download(dataRequest, modifiers: modifiers) {
                 switch event {
                 case .head(let received):
+                    if head != nil {
+                        // The body restarts (a resumed transfer got another
+                        // representation): previews start again with it.
+                        throttle?.stop()
+                        throttle = nil
+                        previewsUnavailable = !request.wantsPixels
+                    }
                     head = received
                 case .progress(let received, let expected):
                     handle.progress(received: received, expected: expected)
@@ -349,7 +451,7 @@ extension ImageLoader {
                     if throttle == nil {
                         // Enough bytes to recognise the format by its magic numbers.
                         guard accumulated.count >= 64 else { break }
-                        guard let decoder = request.cache.coders.decoder(for: accumulated)?
+                        guard let decoder = configuration.coders.decoder(for: accumulated)?
                             .makeProgressiveDecoder(options: request.decodingOptions) else {
                             previewsUnavailable = true
                             break
@@ -379,11 +481,11 @@ extension ImageLoader {
     /// Decodes downloaded `data` with the cache's coders, then ``finish``.
     func process(
         _ request: ImageLoadRequest, data: Data, head: DataResponseHead?, storage: ResponseStorage, sharedWritten: Bool = false
-    ) async throws -> ImageResponse {
+    ) async throws -> LoadResult {
         let original = request.wantsPixels
             ? try await telemetry.withChildSpan("image.decode") {
-                try await telemetry.timed(telemetry.decodeTimer) {
-                    try await request.cache.decode(data, options: request.decodingOptions, limiter: configuration.cpuLimiter)
+                try await telemetry.timedDecode {
+                    try await configuration.coders.decode(data, options: request.decodingOptions, limiter: configuration.cpuLimiter)
                 }
             }
             : nil
@@ -394,13 +496,13 @@ extension ImageLoader {
     /// data came from (`.none` for the network, the only case that writes
     /// the original data to disk). Disk writes go through ``ImageCache``:
     /// with `.waitStoreCache` their failure is in the response's
-    /// ``ImageResponse/storeError``; otherwise the cache counts it.
+    /// ``LoadResult/storeError``; otherwise the cache counts it.
     /// `storage` says whether the response may be stored at all (no tier
     /// keeps a `no-store` image) and what its entries carry.
     private func finish(
         _ request: ImageLoadRequest, original: Image?, data: Data, head: DataResponseHead?, storage: ResponseStorage,
         cacheType: ImageCacheType, sharedWritten: Bool = false
-    ) async throws -> ImageResponse {
+    ) async throws -> LoadResult {
         let cache = request.cache
         let keys = request.keys
         var image = original
@@ -408,7 +510,12 @@ extension ImageLoader {
             try Task.checkCancellation()
             image = try await transform(original, with: transformer, options: request.options, limiter: configuration.cpuLimiter)
         }
-        var response = ImageResponse(image: image, data: data, cacheType: cacheType, url: request.url)
+        var response = LoadResult(image: image, data: data, cacheType: cacheType, url: request.url)
+        if let head {
+            response.headSource = .received(head)
+        } else if let record = storage.record {
+            response.headSource = .stored(record, tier: cacheType == .memory ? .memory : .disk)
+        }
         guard storage.isStorable else { return response }
         if let original, request.transformer != nil, request.originalStoreCacheType.includesMemory {
             await cache.memory.setImage(original, forKey: keys.originalImageKey, http: storage.record)
@@ -432,7 +539,8 @@ extension ImageLoader {
             // JPEG stays JPEG when there is no alpha to lose; everything else is PNG.
             let format: ImageFormat = original.format == .jpeg && !image.pixelFormat.hasAlpha ? .jpeg : .png
             if let write = cache.imageWrite(
-                image, as: format, quality: configuration.transformedImageQuality, forKey: keys.resultKey, limiter: configuration.cpuLimiter,
+                image, as: format, quality: configuration.transformedImageQuality, forKey: keys.resultKey,
+                coders: configuration.coders, limiter: configuration.cpuLimiter,
                 encodeTimer: telemetry.encodeTimer
             ) {
                 writes.append(write)
@@ -467,7 +575,7 @@ extension ImageLoader {
             return try await transform(still, with: transformer, limiter: limiter)
         }
         let transformed = try animation.applyingToFrames { frame in try Self.apply(transformer, to: frame) }
-        var first = try await limiter.withPermit { try transformed.frame(at: 0) }
+        var first = try await limiter.withPermit { try transformed.decodeFrame(at: 0) }
         first.animation = transformed
         return first
     }
@@ -488,7 +596,7 @@ extension ImageLoader {
     }
 
     /// Runs `transformer` on the bounded pool, in a span and timed.
-    private func transform(_ image: Image, with transformer: any ImageTransformer, limiter: ConcurrencyLimiter) async throws -> Image {
+    func transform(_ image: Image, with transformer: any ImageTransformer, limiter: ConcurrencyLimiter) async throws -> Image {
         try await telemetry.withChildSpan("image.transform") {
             try await telemetry.timed(telemetry.transformTimer) {
                 try await limiter.withPermit { try Self.apply(transformer, to: image) }

@@ -39,6 +39,9 @@ public final class ImageLoader: Sendable {
     private let ownsSharedParts: Bool
 
     let downloads: DownloadCoalescer
+    /// The configuration of every download coalescer of the loader: the
+    /// loader-wide retry policy.
+    let coalescerConfiguration: DownloadCoalescer.Configuration
     /// The logger, metric handles and tracer (made once, here).
     let telemetry: LoaderTelemetry
     let tasks = ImageTaskCoalescer()
@@ -101,8 +104,11 @@ public final class ImageLoader: Sendable {
         defaultClientCertificate = configuration.dataLoader.clientCertificate
         plainKeySuffix = ImageDecodingOptions(applyOrientation: configuration.appliesOrientation).cacheKeySuffix
         let telemetry = LoaderTelemetry(logger: configuration.logger, factory: configuration.metricsFactory, tracer: configuration.tracer)
+        var coalescerConfiguration = DownloadCoalescer.Configuration()
+        coalescerConfiguration.retryPolicy = configuration.retryPolicy
+        self.coalescerConfiguration = coalescerConfiguration
         self.telemetry = telemetry
-        downloads = DownloadCoalescer(loader: configuration.dataLoader, retryObserver: Self.retryObserver(telemetry))
+        downloads = DownloadCoalescer(loader: configuration.dataLoader, configuration: coalescerConfiguration, retryObserver: Self.retryObserver(telemetry))
         failedURLs = FailedURLSet(capacity: configuration.failedURLCapacity)
         // One load per CPU permit always proceeds: the budget bounds the
         // bodies beyond those, never the cores' work.
@@ -116,35 +122,100 @@ public final class ImageLoader: Sendable {
 
     // MARK: Loading
 
-    /// The images of `url`: previews while bytes arrive (with
+    /// The final image of `request`, with its thumbnail and transform
+    /// applied; no previews are decoded.
+    ///
+    /// ```swift
+    /// let avatar = try await loader.image(for: ImageRequest(url: url, thumbnail: .init(width: 96, height: 96, contentMode: .fill)))
+    /// ```
+    ///
+    /// - Throws: ``ImageError``, or `CancellationError` when the calling task is cancelled.
+    public func image(for request: ImageRequest) async throws -> Image {
+        try await response(for: request).image
+    }
+
+    /// The final image of `request` with its data and where it came from.
+    ///
+    /// With `.refreshCached` the result is the revalidated image: the
+    /// cached one when the server says it has not changed, else the new one.
+    ///
+    /// - Throws: ``ImageError``, or `CancellationError` when the calling task is cancelled.
+    public func response(for request: ImageRequest) async throws -> ImageResponse {
+        let options = Self.loadOptions(request, decodes: true)
+        // Without a tracer the load runs as it is: no span, no task-local.
+        guard let span = telemetry.startSpan("image.load", parent: nil, kind: .client) else {
+            return try await loadImage(request.url, options: options, context: request.context, span: nil)
+        }
+        defer { span.end() }
+        do {
+            return try await loadImage(request.url, options: options, context: request.context, span: span)
+        } catch {
+            LoaderTelemetry.record(error, on: span)
+            throw error
+        }
+    }
+
+    /// The encoded bytes of `request`'s image, not decoded, with the
+    /// response head they came with: from the disk tier, the shared tier or
+    /// the network, and stored as a load stores them (SDWebImage's
+    /// `.avoidDecodeImage`). For a proxy that passes bytes on, or to warm
+    /// the disk cache.
+    ///
+    /// The request's thumbnail and transformer do not apply: they change
+    /// pixels, and there are none.
+    ///
+    /// - Throws: ``ImageError``, or `CancellationError` when the calling task is cancelled.
+    public func data(for request: ImageRequest) async throws -> ImageDataResponse {
+        var context = request.context
+        context.transformer = nil
+        context.thumbnail = nil
+        let options = Self.loadOptions(request, decodes: false)
+        let result: LoadResult
+        if let span = telemetry.startSpan("image.load", parent: nil, kind: .client) {
+            defer { span.end() }
+            do {
+                try Task.checkCancellation()
+                if hasShutDown { throw ImageError.shutDown }
+                result = try await ServiceContext.withValue(span.context) {
+                    try await fullLoad(request.url, options: options, context: context, memoryChecked: false)
+                }
+            } catch {
+                LoaderTelemetry.record(error, on: span)
+                throw error
+            }
+        } else {
+            try Task.checkCancellation()
+            if hasShutDown { throw ImageError.shutDown }
+            result = try await fullLoad(request.url, options: options, context: context, memoryChecked: false)
+        }
+        // A data load always ends with its bytes; a result without them is a bug, reported not trapped.
+        guard let data = result.data else { throw ImageError.invalidImage("the load ended without its data") }
+        return ImageDataResponse(data: data, head: result.headSource?.head, cacheType: result.cacheType, url: result.url)
+    }
+
+    /// The images of `request`: previews while bytes arrive (with
     /// `.progressiveLoad`), then the final image; the sequence ends after it.
     ///
     /// Nothing happens until the sequence is iterated; each iteration is a
     /// load of its own (sharing work with identical loads).
     ///
-    /// - Parameters:
-    ///   - url: The image's URL (`http` or `https` unless configured otherwise).
-    ///   - options: Switches for this load.
-    ///   - context: Settings for this load, over the loader's defaults.
     /// - Returns: A sequence that throws ``ImageError`` on failure and
     ///   `CancellationError` when the iterating task is cancelled.
-    public func images(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) -> ImageSequence {
-        ImageSequence(events: events(url, options: options, context: context))
+    public func images(for request: ImageRequest) -> ImageSequence {
+        ImageSequence(events: events(for: request))
     }
 
-    /// The events of a load of `url`: `.progress`, `.preview` (with
+    /// The events of a load of `request`: `.progress`, `.preview` (with
     /// `.progressiveLoad`), then `.finished`. A slow consumer sees the newest
     /// progress and preview, never a backlog, and never misses the final
     /// response.
-    ///
-    /// - Parameters:
-    ///   - url: The image's URL.
-    ///   - options: Switches for this load.
-    ///   - context: Settings for this load, over the loader's defaults.
-    public func events(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) -> ImageEventSequence {
-        ImageEventSequence { [self] channel in
+    public func events(for request: ImageRequest) -> ImageEventSequence {
+        let options = Self.loadOptions(request, decodes: true)
+        let url = request.url
+        let context = request.context
+        return ImageEventSequence { [self] channel in
             let wantsPreviews = options.contains(.progressiveLoad)
-            // The same `image.load` span as `image(_:)`, current while the
+            // The same `image.load` span as `image(for:)`, current while the
             // load starts so that the work's stages nest under it; the
             // stream's iterator ends it.
             guard let span = telemetry.startSpan("image.load", parent: nil, kind: .client) else {
@@ -159,27 +230,51 @@ public final class ImageLoader: Sendable {
         }
     }
 
-    /// Loads `url` and returns the final image; no previews are decoded.
+    // MARK: Loading by URL
+
+    /// The images of `url`: ``images(for:)`` of a request for it — the
+    /// mission's `for try await image in loader.images(url)`.
     ///
-    /// With `.refreshCached` the result is the revalidated image: the
-    /// cached one when the server says it has not changed, else the new one.
+    /// - Parameters:
+    ///   - url: The image's URL (`http` or `https` unless configured otherwise).
+    ///   - options: Switches for this load.
+    ///   - context: Settings for this load, over the loader's defaults.
+    public func images(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) -> ImageSequence {
+        images(for: ImageRequest(url: url, options: options, context: context))
+    }
+
+    /// The events of a load of `url`: ``events(for:)`` of a request for it.
+    ///
+    /// - Parameters:
+    ///   - url: The image's URL.
+    ///   - options: Switches for this load.
+    ///   - context: Settings for this load, over the loader's defaults.
+    public func events(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) -> ImageEventSequence {
+        events(for: ImageRequest(url: url, options: options, context: context))
+    }
+
+    /// The final image of `url` with its data and where it came from:
+    /// ``response(for:)`` of a request for it.
     ///
     /// - Throws: ``ImageError``, or `CancellationError` when the calling task is cancelled.
     public func image(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) async throws -> ImageResponse {
-        // Without a tracer the load runs as it is: no span, no task-local.
-        guard let span = telemetry.startSpan("image.load", parent: nil, kind: .client) else {
-            return try await loadImage(url, options: options, context: context, span: nil)
-        }
-        defer { span.end() }
-        do {
-            return try await loadImage(url, options: options, context: context, span: span)
-        } catch {
-            LoaderTelemetry.record(error, on: span)
-            throw error
-        }
+        try await response(for: ImageRequest(url: url, options: options, context: context))
     }
 
-    /// The body of ``image(_:options:context:)``. The fast paths have no
+    /// The options a load of `request` runs with: the request's, its
+    /// priority as the pipeline's bits, and whether it decodes.
+    static func loadOptions(_ request: ImageRequest, decodes: Bool) -> ImageOptions {
+        var options = request.options
+        switch request.priority {
+        case .low: options.insert(.lowPriority)
+        case .normal: break
+        case .high: options.insert(.highPriority)
+        }
+        if !decodes { options.insert(.avoidDecodeImage) }
+        return options
+    }
+
+    /// The body of ``response(for:)``. The fast paths have no
     /// stage of their own; the full path runs with `span`'s context current,
     /// so its stages' spans are children of it (binding the task-local costs
     /// what a memory hit as a whole does, so only the full path pays it).
@@ -197,22 +292,22 @@ public final class ImageLoader: Sendable {
             return response
         case .inFlight(let key):
             telemetry.countJoin()
-            if case .finished(let response) = try await tasks.awaitResult(key) {
-                guard let response else { throw CancellationError() }
-                return response
+            if case .finished(let result) = try await tasks.awaitResult(key) {
+                guard let result else { throw CancellationError() }
+                return try result.imageResponse()
             }
             // The work ended in between: the shared work looks in memory again.
         case .none(let checked):
             memoryChecked = checked
         }
-        guard let span else { return try await fullLoad(url, options: options, context: context, memoryChecked: memoryChecked) }
+        guard let span else { return try await fullLoad(url, options: options, context: context, memoryChecked: memoryChecked).imageResponse() }
         return try await ServiceContext.withValue(span.context) {
-            try await fullLoad(url, options: options, context: context, memoryChecked: memoryChecked)
+            try await fullLoad(url, options: options, context: context, memoryChecked: memoryChecked).imageResponse()
         }
     }
 
-    /// The full path of ``image(_:options:context:)``: a request, a channel, the shared work.
-    private func fullLoad(_ url: URL, options: ImageOptions, context: ImageContext, memoryChecked: Bool) async throws -> ImageResponse {
+    /// The full path of a load: a request, a channel, the shared work.
+    private func fullLoad(_ url: URL, options: ImageOptions, context: ImageContext, memoryChecked: Bool) async throws -> LoadResult {
         let request = try makeRequest(url, options: options, context: context)
         let channel = ImageEventChannel()
         defer { channel.terminate() }
@@ -220,7 +315,7 @@ public final class ImageLoader: Sendable {
         // Without `.refreshCached` the first response is the only one: return
         // it without asking the channel for its end.
         let responses = request.options.contains(.refreshCached) ? 2 : 1
-        var last: ImageResponse?
+        var last: LoadResult?
         var received = 0
         while received < responses, let event = try await channel.next() {
             if case .finished(let response) = event {
@@ -244,7 +339,7 @@ public final class ImageLoader: Sendable {
     /// and connections (``ImageCache/shutdown()``).
     ///
     /// `deinit` still cleans up a loader nobody shuts down; this is the way
-    /// out for a server that stops (see ``ImageLoaderService``). Calling it
+    /// out for a server that stops (see ``ImageLoader/Service``). Calling it
     /// again returns at once.
     ///
     /// A loader shuts down the data loader and the cache it was configured
@@ -310,7 +405,8 @@ public final class ImageLoader: Sendable {
     static func retryObserver(_ telemetry: LoaderTelemetry) -> DownloadTransfer.RetryObserver {
         { request, error, number in
             telemetry.countRetry()
-            telemetry.logger.warning("retrying download", metadata: [
+            // A retry is the library recovering on its own: nothing for an operator to act on.
+            telemetry.logger.debug("retrying download", metadata: [
                 "awi.download": .string(String(SHA256.hexDigest(request.key.description).prefix(12))),
                 "awi.attempt": .stringConvertible(number),
                 "awi.error": .string((error as? ImageError)?.caseName ?? String(describing: type(of: error))),
@@ -323,11 +419,13 @@ public final class ImageLoader: Sendable {
         guard let dataLoader else { return downloads }
         let object = dataLoader as AnyObject
         // Value-type loaders have no stable identity: give them a coalescer of their own.
-        guard type(of: dataLoader) is AnyClass else { return DownloadCoalescer(loader: dataLoader, retryObserver: Self.retryObserver(telemetry)) }
+        guard type(of: dataLoader) is AnyClass else {
+            return DownloadCoalescer(loader: dataLoader, configuration: coalescerConfiguration, retryObserver: Self.retryObserver(telemetry))
+        }
         let id = ObjectIdentifier(object)
         return otherDownloads.withLock { table in
             if let (_, coalescer) = table[id] { return coalescer }
-            let coalescer = DownloadCoalescer(loader: dataLoader, retryObserver: Self.retryObserver(telemetry))
+            let coalescer = DownloadCoalescer(loader: dataLoader, configuration: coalescerConfiguration, retryObserver: Self.retryObserver(telemetry))
             table[id] = (dataLoader, coalescer)
             return coalescer
         }

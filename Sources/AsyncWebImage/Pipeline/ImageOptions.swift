@@ -9,10 +9,12 @@ public struct ImageOptions: OptionSet, Sendable, Hashable {
     /// Load a URL even if it failed before for a reason retrying cannot fix
     /// (otherwise it fails at once with ``ImageError/blockedURL(_:)``).
     public static let retryFailed = ImageOptions(rawValue: 1 << 0)
-    /// Start the download after waiting downloads of normal priority.
-    public static let lowPriority = ImageOptions(rawValue: 1 << 1)
-    /// Start the download before waiting downloads of normal priority.
-    public static let highPriority = ImageOptions(rawValue: 1 << 2)
+    /// The download starts after waiting downloads of normal priority: set
+    /// from ``ImageRequest/priority``, the one place a caller says it.
+    static let lowPriority = ImageOptions(rawValue: 1 << 1)
+    /// The download starts before waiting downloads of normal priority: set
+    /// from ``ImageRequest/priority``.
+    static let highPriority = ImageOptions(rawValue: 1 << 2)
     /// Decode previews while bytes arrive (progressive JPEG scans, Adam7
     /// passes, rows of sequential images) and deliver them before the final image.
     public static let progressiveLoad = ImageOptions(rawValue: 1 << 3)
@@ -36,9 +38,9 @@ public struct ImageOptions: OptionSet, Sendable, Hashable {
     public static let fromCacheOnly = ImageOptions(rawValue: 1 << 9)
     /// Skip the cache lookup and always download (the result is still stored).
     public static let fromLoaderOnly = ImageOptions(rawValue: 1 << 10)
-    /// Do not decode pixels: the response carries the encoded data only.
-    /// Useful to prefetch into the disk cache or to proxy bytes.
-    public static let avoidDecodeImage = ImageOptions(rawValue: 1 << 11)
+    /// No pixels are decoded: the load ends with the encoded data only. Set
+    /// by ``ImageLoader/data(for:)`` and data-only prefetches, never by a caller.
+    static let avoidDecodeImage = ImageOptions(rawValue: 1 << 11)
     /// Decode only the first frame of animated formats.
     public static let decodeFirstFrameOnly = ImageOptions(rawValue: 1 << 12)
     /// Finish only after the data is written to the disk cache.
@@ -49,4 +51,7 @@ public struct ImageOptions: OptionSet, Sendable, Hashable {
     /// (``AnimatedImage/preloadAllFrames()``), instead of on demand within
     /// the frame buffer's bound.
     public static let preloadAllFrames = ImageOptions(rawValue: 1 << 15)
+
+    /// The bits the pipeline sets itself (priority, data-only), never a caller.
+    static let pipelineOnly: ImageOptions = [.lowPriority, .highPriority, .avoidDecodeImage]
 }

@@ -22,8 +22,7 @@ public struct ImageSequence: AsyncSequence, Sendable {
                 switch event {
                 case .progress: continue
                 case .preview(let image): return image
-                case .finished(let response):
-                    if let image = response.image { return image }
+                case .finished(let response): return response.image
                 }
             }
             return nil

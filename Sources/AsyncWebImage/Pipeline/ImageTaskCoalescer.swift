@@ -35,7 +35,7 @@ final class ImageTaskCoalescer: Sendable {
         }
 
         /// Ends the work: every subscriber gets `response` (if any) and the end.
-        func finish(_ result: Result<ImageResponse?, any Error>) {
+        func finish(_ result: Result<LoadResult?, any Error>) {
             coalescer.finish(self, result)
         }
     }
@@ -194,7 +194,7 @@ final class ImageTaskCoalescer: Sendable {
     /// The outcome of ``awaitResult(_:)``.
     enum JoinResult: Sendable {
         case notRunning
-        case finished(ImageResponse?)
+        case finished(LoadResult?)
     }
 
     private func leave(_ key: Key, subscriber: UInt64) {
@@ -217,12 +217,12 @@ final class ImageTaskCoalescer: Sendable {
         state.withLock { $0.table.wantsPreviews(handle.key, generation: handle.generation) }
     }
 
-    private func broadcast(_ handle: Handle, _ event: ImageEvent) {
+    private func broadcast(_ handle: Handle, _ event: LoadEvent) {
         let sinks = state.withLock { $0.table.broadcast(handle.key, generation: handle.generation, event) }
         for case .channel(let channel) in sinks { channel.send(event) }
     }
 
-    private func finish(_ handle: Handle, _ result: Result<ImageResponse?, any Error>) {
+    private func finish(_ handle: Handle, _ result: Result<LoadResult?, any Error>) {
         let subscribers = state.withLock { state -> [Table.Subscriber] in
             defer { entryCount.store(state.table.entries.count, ordering: .relaxed) }
             return state.table.finish(handle.key, generation: handle.generation)

@@ -24,14 +24,14 @@ struct ImageTaskCoalescerStateMachine<Key: Hashable, Sink, Work> {
         let resultKey: String
         var subscribers: [SubscriberID: Subscriber] = [:]
         var work: Work?
-        var lastProgress: ImageEvent?
+        var lastProgress: LoadEvent?
         var lastPreview: Image?
         var previewSubscribers = 0
     }
 
     enum SubscribeAction {
         /// Work runs already: send the subscriber what it missed.
-        case joined(progress: ImageEvent?, preview: Image?)
+        case joined(progress: LoadEvent?, preview: Image?)
         /// No work ran: start it, identified by this generation.
         case start(generation: UInt64)
     }
@@ -114,7 +114,7 @@ struct ImageTaskCoalescerStateMachine<Key: Hashable, Sink, Work> {
 
     /// Records `event` for late joiners and returns the sinks to send it to
     /// (none when the work of `generation` is no longer the key's).
-    mutating func broadcast(_ key: Key, generation: UInt64, _ event: ImageEvent) -> [Sink] {
+    mutating func broadcast(_ key: Key, generation: UInt64, _ event: LoadEvent) -> [Sink] {
         guard entries[key]?.generation == generation else { return [] }
         let isPreview: Bool
         if case .preview(let image) = event {

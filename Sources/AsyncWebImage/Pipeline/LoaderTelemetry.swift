@@ -16,6 +16,8 @@ final class LoaderTelemetry: Sendable {
     enum Outcome: String, Sendable, CaseIterable {
         case memory, disk, shared, network
         case notModified = "not_modified"
+        /// A stored response served stale because the origin failed (RFC 9111 §4.2.4, `stale-if-error`).
+        case staleOnError = "stale_on_error"
         case error
     }
 
@@ -32,6 +34,7 @@ final class LoaderTelemetry: Sendable {
     private let sharedLoads: Counter
     private let networkLoads: Counter
     private let notModifiedLoads: Counter
+    private let staleOnErrorLoads: Counter
     let bytesDownloaded: Counter
     let retries: Counter
     let coalescedJoins: Counter
@@ -39,6 +42,9 @@ final class LoaderTelemetry: Sendable {
     let decodeTimer: Metrics.Timer
     let transformTimer: Metrics.Timer
     let encodeTimer: Metrics.Timer
+    /// Pixels decoded (width × height of each decode's result): what a
+    /// reduced decode saved shows here.
+    let decodedPixels: Counter
 
     private let activeTransfers: Gauge
     private let queuedTransfers: Gauge
@@ -60,6 +66,7 @@ final class LoaderTelemetry: Sendable {
         sharedLoads = loads(.shared)
         networkLoads = loads(.network)
         notModifiedLoads = loads(.notModified)
+        staleOnErrorLoads = loads(.staleOnError)
         bytesDownloaded = Counter(label: "awi_downloaded_bytes_total", factory: factory)
         retries = Counter(label: "awi_retries_total", factory: factory)
         coalescedJoins = Counter(label: "awi_coalesced_joins_total", factory: factory)
@@ -67,6 +74,7 @@ final class LoaderTelemetry: Sendable {
         decodeTimer = Metrics.Timer(label: "awi_decode_duration_seconds", factory: factory)
         transformTimer = Metrics.Timer(label: "awi_transform_duration_seconds", factory: factory)
         encodeTimer = Metrics.Timer(label: "awi_encode_duration_seconds", factory: factory)
+        decodedPixels = Counter(label: "awi_decoded_pixels_total", factory: factory)
         activeTransfers = Gauge(label: "awi_active_transfers", factory: factory)
         queuedTransfers = Gauge(label: "awi_queued_transfers", factory: factory)
         memoryCost = Gauge(label: "awi_memory_cache_cost_bytes", factory: factory)
@@ -82,6 +90,7 @@ final class LoaderTelemetry: Sendable {
         case .shared: sharedLoads.increment()
         case .network: networkLoads.increment()
         case .notModified: notModifiedLoads.increment()
+        case .staleOnError: staleOnErrorLoads.increment()
         case .error: break
         }
     }
@@ -120,6 +129,13 @@ final class LoaderTelemetry: Sendable {
         // Failures are rare; the factory caches handles by label and dimensions where it can.
         Counter(label: "awi_loads_total", dimensions: [("outcome", Outcome.error.rawValue), ("error_kind", kind)], factory: factory)
             .increment()
+    }
+
+    /// Runs a decode, recording its duration and the pixels it produced.
+    func timedDecode(_ body: () async throws -> Image) async rethrows -> Image {
+        let image = try await timed(decodeTimer, body)
+        decodedPixels.increment(by: Int64(image.width) * Int64(image.height))
+        return image
     }
 
     /// Runs `body`, recording its duration in `timer`.

@@ -1,26 +1,27 @@
 public import Foundation
 
 /// One prefetch: loads its URLs into the caches, a few at a time, and yields
-/// a ``PrefetchProgress`` after each URL (the last one is complete).
+/// a ``ImagePrefetchSequence/Progress`` after each URL (the last one is complete).
 ///
 /// Cold: nothing is loaded until it is iterated. Cancelling the iterating
 /// task, or breaking out of the loop, cancels this prefetch's loads only;
 /// loads that other callers share go on for them. Separate prefetches are
 /// independent, each with its own concurrency limit and progress.
 public struct ImagePrefetchSequence: AsyncSequence, Sendable {
-    public typealias Element = PrefetchProgress
+    public typealias Element = ImagePrefetchSequence.Progress
     public typealias Failure = Never
 
     let loader: ImageLoader
-    let urls: [URL]
-    let options: ImageOptions
-    let context: ImageContext
+    let requests: [ImageRequest]
+    /// Whether the loads decode (warming memory too) or only fetch the data
+    /// into the disk and shared tiers.
+    let decodes: Bool
     let maxConcurrentLoads: Int
 
     /// Delivers progress; not shareable across tasks.
     public struct AsyncIterator: AsyncIteratorProtocol {
         private let sequence: ImagePrefetchSequence
-        private var stream: AsyncStream<PrefetchProgress>.AsyncIterator?
+        private var stream: AsyncStream<ImagePrefetchSequence.Progress>.AsyncIterator?
         private var lifetime: Lifetime?
 
         /// Cancels the prefetch's task when the iterator is dropped.
@@ -35,10 +36,10 @@ public struct ImagePrefetchSequence: AsyncSequence, Sendable {
         }
 
         /// The progress after the next URL, `nil` once all are done or the prefetch was cancelled.
-        public mutating func next() async -> PrefetchProgress? {
+        public mutating func next() async -> ImagePrefetchSequence.Progress? {
             if stream == nil {
                 guard !Task.isCancelled else { return nil }
-                let (stream, continuation) = AsyncStream<PrefetchProgress>.makeStream(bufferingPolicy: .bufferingNewest(1))
+                let (stream, continuation) = AsyncStream<ImagePrefetchSequence.Progress>.makeStream(bufferingPolicy: .bufferingNewest(1))
                 let sequence = sequence
                 let task = Task { await sequence.run(continuation) }
                 continuation.onTermination = { _ in task.cancel() }
@@ -59,23 +60,27 @@ public struct ImagePrefetchSequence: AsyncSequence, Sendable {
     }
 
     /// Runs the prefetch to the end (or until cancelled) and returns the final progress.
-    public func run() async -> PrefetchProgress {
-        var last = PrefetchProgress(total: urls.count)
+    public func run() async -> ImagePrefetchSequence.Progress {
+        var last = ImagePrefetchSequence.Progress(total: requests.count)
         for await progress in self { last = progress }
         return last
     }
 
-    private func run(_ continuation: AsyncStream<PrefetchProgress>.Continuation) async {
-        var progress = PrefetchProgress(total: urls.count)
-        if urls.isEmpty { continuation.yield(progress) }
+    private func run(_ continuation: AsyncStream<ImagePrefetchSequence.Progress>.Continuation) async {
+        var progress = ImagePrefetchSequence.Progress(total: requests.count)
+        if requests.isEmpty { continuation.yield(progress) }
         await withTaskGroup(of: Bool.self) { group in
-            var pending = urls.makeIterator()
+            var pending = requests.makeIterator()
             var running = 0
             func startNext() -> Bool {
-                guard !Task.isCancelled, let url = pending.next() else { return false }
-                group.addTask { [loader, options, context] in
+                guard !Task.isCancelled, let request = pending.next() else { return false }
+                group.addTask { [loader, decodes] in
                     do {
-                        _ = try await loader.image(url, options: options, context: context)
+                        if decodes {
+                            _ = try await loader.response(for: request)
+                        } else {
+                            _ = try await loader.data(for: request)
+                        }
                         return true
                     } catch {
                         return false
@@ -99,25 +104,44 @@ public struct ImagePrefetchSequence: AsyncSequence, Sendable {
 extension ImagePrefetchSequence.AsyncIterator: Sendable {}
 
 extension ImageLoader {
-    /// Prefetches `urls` into the caches, `maxConcurrentLoads` at a time.
+    /// Prefetches `requests` into the caches, `maxConcurrentLoads` at a time.
     ///
     /// ```swift
-    /// for await progress in loader.prefetch(urls) { print(progress) }
+    /// let requests = urls.map { ImageRequest(url: $0, priority: .low) }
+    /// for await progress in loader.prefetch(requests) { print(progress) }
     /// ```
-    /// For servers that only want the bytes warm on disk, pass
-    /// `.avoidDecodeImage`: nothing is decoded.
+    ///
+    /// - Parameters:
+    ///   - requests: The requests, loaded in order.
+    ///   - decodes: Decode each image into the memory cache (`true`, the
+    ///     default), or only fetch its bytes into the disk and shared tiers
+    ///     (`false`: nothing is decoded; what a server warming a fleet wants).
+    ///   - maxConcurrentLoads: How many loads of this prefetch run at once; 3 by default.
+    public func prefetch(_ requests: [ImageRequest], decodes: Bool = true, maxConcurrentLoads: Int = 3) -> ImagePrefetchSequence {
+        ImagePrefetchSequence(loader: self, requests: requests, decodes: decodes, maxConcurrentLoads: maxConcurrentLoads)
+    }
+
+    /// Prefetches `urls` into the caches: `prefetch(_:decodes:maxConcurrentLoads:)`
+    /// of one request per URL.
     ///
     /// - Parameters:
     ///   - urls: The URLs, loaded in order.
-    ///   - options: Options for every load (`.lowPriority` is a good choice).
+    ///   - options: Options for every load.
     ///   - context: Context for every load.
+    ///   - priority: The priority of every load: ``ImageRequest/Priority/low`` by default.
+    ///   - decodes: Decode into memory (`true`, the default) or fetch the data only.
     ///   - maxConcurrentLoads: How many loads of this prefetch run at once; 3 by default.
     public func prefetch(
         _ urls: [URL],
         options: ImageOptions = [],
         context: ImageContext = ImageContext(),
+        priority: ImageRequest.Priority = .low,
+        decodes: Bool = true,
         maxConcurrentLoads: Int = 3
     ) -> ImagePrefetchSequence {
-        ImagePrefetchSequence(loader: self, urls: urls, options: options, context: context, maxConcurrentLoads: maxConcurrentLoads)
+        prefetch(
+            urls.map { ImageRequest(url: $0, options: options, context: context, priority: priority) },
+            decodes: decodes, maxConcurrentLoads: maxConcurrentLoads
+        )
     }
 }

@@ -39,7 +39,7 @@ extension Image {
     /// Gray becomes colour by copying the luma to red, green and blue; colour
     /// becomes gray by Rec. 709 luma; an added alpha channel is opaque; a
     /// dropped alpha channel is discarded (colours are kept, not matted).
-    package func converted(to target: PixelFormat) -> Image {
+    public func converted(to target: PixelFormat) -> Image {
         if pixelFormat == target { return self }
         let source = pixelFormat
         let (w, h, stride) = (width, height, bytesPerRow)
@@ -127,7 +127,7 @@ extension Image {
     /// The smallest format that holds both this image's pixels and `color`
     /// without losing anything: adds colour when `color` is not gray, and
     /// alpha when it is not opaque.
-    func formatAccommodating(_ color: TransformColor) -> PixelFormat {
+    func formatAccommodating(_ color: ImageTransformers.Color) -> PixelFormat {
         let gray = pixelFormat.isGray && color.isGray
         let alpha = pixelFormat.hasAlpha || color.alpha < 255
         switch (gray, alpha) {

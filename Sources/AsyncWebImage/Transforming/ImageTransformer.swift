@@ -42,9 +42,9 @@ extension ImageTransformer {
     /// A pipeline that runs `self`, then `next`.
     ///
     /// ```swift
-    /// let thumbnail = ResizeTransformer.resize(width: 256, height: 256, mode: .fill).then(.roundCorners(radius: 16))
+    /// let thumbnail = ImageTransformers.Resize.resize(width: 256, height: 256, mode: .fill).then(.roundCorners(radius: 16))
     /// ```
-    public func then(_ next: any ImageTransformer) -> PipelineTransformer {
-        PipelineTransformer([self, next])
+    public func then(_ next: any ImageTransformer) -> ImageTransformers.Pipeline {
+        ImageTransformers.Pipeline([self, next])
     }
 }

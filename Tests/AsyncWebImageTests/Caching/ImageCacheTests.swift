@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 /// A second `DataCaching` tier, kept in memory: shows that any conformer
 /// slots in as the disk tier.
@@ -22,12 +22,10 @@ struct ImageCacheTests {
         decoder: CountingDecoder = CountingDecoder(),
         memory: MemoryCache.Configuration = .init(costLimit: 1 << 20),
         limit: Int = 2
-    ) -> (ImageCache, DiskStore) {
+    ) -> (CodedCache, DiskStore) {
         let disk = DiskStore(directory: directory.url, configuration: .init(cleansUpAtStart: false, cleanupInterval: nil))
-        let cache = ImageCache(
-            memory: MemoryCache(configuration: memory), disk: disk,
-            coders: decoder.registry, decodeLimiter: ConcurrencyLimiter(limit: limit))
-        return (cache, disk)
+        let cache = ImageCache(memory: MemoryCache(configuration: memory), disk: disk, decodeLimiter: ConcurrencyLimiter(limit: limit))
+        return (CodedCache(cache: cache, coders: decoder.registry), disk)
     }
 
     @Test("a disk hit is decoded once, lands in memory, and the next query is a memory hit")
@@ -221,10 +219,42 @@ struct ImageCacheTests {
     func customTier() async throws {
         let decoder = CountingDecoder()
         let tier = DictionaryDataTier()
-        let cache = ImageCache(memory: MemoryCache(), disk: tier, coders: decoder.registry)
+        let cache = CodedCache(cache: ImageCache(memory: MemoryCache(), disk: tier), coders: decoder.registry)
         try await cache.store(nil, data: CountingDecoder.encode(side: 2, value: 3), extendedData: Data("e".utf8), forKey: "k", waitsForDisk: true)
         let result = try await cache.query(forKey: "k", options: .init(includeExtendedData: true))
         #expect(result?.cacheType == .disk && result?.extendedData == Data("e".utf8))
         #expect(result?.image?.pixel(x: 1, y: 1) == [3])
+    }
+}
+
+/// An ``ImageCache`` whose direct calls decode and encode with one registry
+/// (the counting decoder's), as a caller passing `coders:` to every call would.
+@dynamicMemberLookup
+private struct CodedCache: Sendable {
+    let cache: ImageCache
+    let coders: ImageCoderRegistry
+
+    subscript<T>(dynamicMember path: KeyPath<ImageCache, T>) -> T { cache[keyPath: path] }
+
+    func query(forKey key: String, cacheType: ImageCacheType = .all, options: ImageCache.QueryOptions = .init()) async throws -> ImageCache.QueryResult? {
+        try await cache.query(forKey: key, cacheType: cacheType, options: options, coders: coders)
+    }
+
+    func store(
+        _ image: Image?, data: Data?, extendedData: Data? = nil, forKey key: String, cacheType: ImageCacheType = .all, waitsForDisk: Bool = false
+    ) async throws {
+        try await cache.store(image, data: data, extendedData: extendedData, forKey: key, cacheType: cacheType, coders: coders, waitsForDisk: waitsForDisk)
+    }
+
+    func containsImage(forKey key: String, cacheType: ImageCacheType = .all) async -> ImageCacheType {
+        await cache.containsImage(forKey: key, cacheType: cacheType)
+    }
+
+    func removeImage(forKey key: String, cacheType: ImageCacheType = .all) async throws {
+        try await cache.removeImage(forKey: key, cacheType: cacheType)
+    }
+
+    func removeAll(cacheType: ImageCacheType = .all) async throws {
+        try await cache.removeAll(cacheType: cacheType)
     }
 }

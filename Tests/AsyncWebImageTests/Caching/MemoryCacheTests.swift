@@ -1,5 +1,5 @@
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 import AWILocking
 
 @Suite("MemoryCache", .timeLimit(.minutes(1)))

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 import AsyncWebImageAllFormats
 
 /// Header sizes read without decoding, and the decode scheduling that uses
@@ -26,9 +26,8 @@ struct DeclaredSizeTests {
     @Test("a decode declaring more than heavyPixelCount waits for the heavy lane; a small one passes")
     func heavyDecodeWaitsInItsLane() async throws {
         // Given a limiter of 2 permits that counts 10,000 pixels as heavy,
-        // its one heavy permit held by other work, and a cache using it
+        // its one heavy permit held by other work
         let limiter = ConcurrencyLimiter(limit: 2, heavyPixelCount: 10_000)
-        let cache = ImageCache(memory: MemoryCache(), disk: nil, decodeLimiter: limiter)
         let small = try ImageCoderRegistry.allFormats.encode(TestImages.gray(side: 64), as: .png)
         let large = try ImageCoderRegistry.allFormats.encode(TestImages.gray(side: 128), as: .png)
         let (gate, open) = AsyncStream<Void>.makeStream()
@@ -38,11 +37,11 @@ struct DeclaredSizeTests {
         // When the large image and then the small one are decoded
         let largeDone = Locked(false)
         let largeDecode = Task {
-            let image = try await cache.decode(large, options: .init(), limiter: limiter)
+            let image = try await ImageCoderRegistry.allFormats.decode(large, options: .init(), limiter: limiter)
             largeDone.withLock { $0 = true }
             return image
         }
-        let smallImage = try await cache.decode(small, options: .init(), limiter: limiter)
+        let smallImage = try await ImageCoderRegistry.allFormats.decode(small, options: .init(), limiter: limiter)
 
         // Then the small one is done while the large one still waits (with
         // no permit taken: heavy bodies hold none), and the large one
@@ -61,7 +60,6 @@ struct DeclaredSizeTests {
         // Given a limiter that counts 10,000 pixels as heavy, its one heavy
         // permit held by other work, and a cache using it
         let limiter = ConcurrencyLimiter(limit: 2, heavyPixelCount: 10_000)
-        let cache = ImageCache(memory: MemoryCache(), disk: nil, decodeLimiter: limiter)
         let (gate, open) = AsyncStream<Void>.makeStream()
         let holder = Task { try await limiter.withPermit(heavy: true) { for await _ in gate { break } } }
         #expect(await pipelineEventually { limiter.availableHeavyPermits == 0 })
@@ -74,7 +72,7 @@ struct DeclaredSizeTests {
             for (name, data, options) in [
                 ("scans", manyScans, ImageDecodingOptions()), ("pixels", large, ImageDecodingOptions(maxPixelCount: 15_000)),
             ] {
-                do { _ = try await cache.decode(data, options: options, limiter: limiter) } catch let error as ImageError {
+                do { _ = try await ImageCoderRegistry.allFormats.decode(data, options: options, limiter: limiter) } catch let error as ImageError {
                     outcomes.withLock { $0[name] = error }
                 }
             }

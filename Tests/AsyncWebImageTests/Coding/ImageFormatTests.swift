@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 @Suite("ImageFormat.detect", .timeLimit(.minutes(1)))
 struct ImageFormatTests {

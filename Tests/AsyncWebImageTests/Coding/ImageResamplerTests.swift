@@ -1,10 +1,10 @@
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 @Suite("ImageResampler", .timeLimit(.minutes(1)))
 struct ImageResamplerTests {
-    @Test("area averaging of 2×2 blocks is the exact mean", arguments: ResamplingFilter.allCases)
-    func exactAreaMean(filter: ResamplingFilter) throws {
+    @Test("area averaging of 2×2 blocks is the exact mean", arguments: ImageTransformers.Resize.Filter.allCases)
+    func exactAreaMean(filter: ImageTransformers.Resize.Filter) throws {
         // Given a 4×2 gray image made of two 2×2 blocks
         let image = try Image(width: 4, height: 2, pixelFormat: .gray8, pixels: [10, 30, 100, 200, 50, 70, 0, 100])
         // When it is halved
@@ -19,8 +19,8 @@ struct ImageResamplerTests {
         }
     }
 
-    @Test("a uniform colour stays exactly uniform at any size", arguments: ResamplingFilter.allCases)
-    func uniform(filter: ResamplingFilter) throws {
+    @Test("a uniform colour stays exactly uniform at any size", arguments: ImageTransformers.Resize.Filter.allCases)
+    func uniform(filter: ImageTransformers.Resize.Filter) throws {
         let pixels = [UInt8](repeating: 0, count: 37 * 23 * 3).enumerated().map { index, _ in [200, 17, 90][index % 3] as UInt8 }
         let image = try Image(width: 37, height: 23, pixelFormat: .rgb8, pixels: pixels)
         for size in [PixelSize(width: 5, height: 3), PixelSize(width: 100, height: 61), PixelSize(width: 37, height: 7)] {

@@ -1,5 +1,5 @@
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 @Suite("ScatteredBoxReducer", .timeLimit(.minutes(1)))
 struct ScatteredBoxReducerTests {

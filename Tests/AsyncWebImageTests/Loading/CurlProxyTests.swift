@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 /// Proxy settings against a real `tinyproxy` on 127.0.0.1.
 @Suite("Proxies through tinyproxy", .timeLimit(.minutes(1)))
@@ -44,7 +44,7 @@ struct CurlProxyTests {
         let server = try startedServer()
         defer { server.stop() }
         server.route("/p", .ok(testBytes(100)))
-        let (fd, port) = try RedisServer.listeningSocket()
+        let (fd, port) = try LoopbackPort.listeningSocket()
         close(fd) // nothing listens there now
         #expect(try await failureKind(loader(proxy: "http://127.0.0.1:\(port)").loadData(for: DataRequest(url: server.url("/p")))) == .proxy)
         #expect(try await failureKind(loader(proxy: "http://no-such-proxy.invalid:3128").loadData(for: DataRequest(url: server.url("/p")))) == .proxy)

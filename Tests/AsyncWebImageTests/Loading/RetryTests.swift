@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 import AWILocking
 
 /// Retries below the coalescer: one sequence of attempts per shared
@@ -172,6 +172,73 @@ struct RetryTests {
         #expect(second["if-range"] == "\"v1\"")
     }
 
+    /// A server whose first answer for `body` (ETag `"v1"`) is cut after 180 KB,
+    /// and whose answers after it are `later(request, number)`.
+    private func cutThen(
+        _ server: LoopbackServer, _ path: String, _ body: Data,
+        later: @escaping @Sendable (LoopbackServer.Request, Int) -> LoopbackServer.Response
+    ) {
+        let count = Locked(0)
+        server.route(path) { request in
+            let number = count.withLock { value -> Int in
+                value += 1
+                return value
+            }
+            guard number > 1 else {
+                return .init(headers: [("Accept-Ranges", "bytes"), ("ETag", "\"v1\"")], body: body, fault: .resetAfter(bytes: 180_000))
+            }
+            return later(request, number)
+        }
+    }
+
+    @Test("a 206 of another version (its ETag) or of another length is not spliced: the whole body again, from zero")
+    func unusablePartialRestarts() async throws {
+        for changed in ["etag", "length"] {
+            // Given a cut 200 KB body, and a server that answers the range request with a 206 that
+            // names another ETag (ignoring If-Range) or another complete length, then sends the new version whole
+            let server = try startedServer()
+            defer { server.stop() }
+            let body = testBytes(200_000, seed: 30)
+            let newer = testBytes(210_000, seed: 31)
+            cutThen(server, "/v", body) { request, number in
+                if number == 2 {
+                    let tag = changed == "etag" ? "\"v2\"" : "\"v1\""
+                    let total = changed == "etag" ? body.count : body.count + 1
+                    return .init(status: 206, headers: [("ETag", tag), ("Content-Range", "bytes 180000-\(total - 1)/\(total)")],
+                                 body: newer.subdata(in: 180_000..<total))
+                }
+                return .init(headers: [("ETag", "\"v2\"")], body: newer)
+            }
+            // When it is downloaded with retries allowed
+            let result = try await coalescer(Self.quick).download(DataRequest(url: server.url("/v"))).collect()
+            // Then the body is the new version whole, never the old bytes with the new tail
+            #expect(result.completed == newer, "\(changed)")
+            let statistics = server.statistics("/v")
+            #expect(statistics.requests == 3, "\(changed)")
+            // and the third request asked for everything, unconditionally
+            #expect(statistics.requestHeaders.last?["range"] == nil && statistics.requestHeaders.last?["if-range"] == nil, "\(changed)")
+        }
+    }
+
+    @Test("a 200 of another version answering If-Range replaces the bytes so far, with no further request")
+    func replacementRestartsTheBody() async throws {
+        let server = try startedServer()
+        defer { server.stop() }
+        let body = testBytes(200_000, seed: 32)
+        let newer = testBytes(150_000, seed: 33)
+        cutThen(server, "/r", body) { request, _ in
+            // If-Range does not match the new version: the whole of it (RFC 9110 §13.1.5).
+            #expect(request[header: "If-Range"] == "\"v1\"")
+            return .init(headers: [("Accept-Ranges", "bytes"), ("ETag", "\"v2\"")], body: newer)
+        }
+        let result = try await coalescer(Self.quick).download(DataRequest(url: server.url("/r"))).collect()
+        #expect(result.completed == newer)
+        // Two heads: the subscriber saw the body start again.
+        #expect(result.events.filter { $0 == "head" }.count == 2)
+        #expect(result.head?.headers[.eTag] == "\"v2\"")
+        #expect(server.statistics("/r").requests == 2)
+    }
+
     @Test("a cut body without a validator is not resumed: the error, one request")
     func noResumeWithoutValidator() async throws {
         // Given a body reset after 180 KB whose response has Accept-Ranges but no ETag or Last-Modified
@@ -227,8 +294,40 @@ struct RetryTests {
         context.retryPolicy = Self.quick
         let response = try await harness.loader.image(url, context: context)
         // Then the second load retried past the 503 (requests 2 and 3) and decoded the image
-        #expect(response.image?.width == 16)
+        #expect(response.image.width == 16)
         #expect(harness.server.statistics("/img.png").requests == 3)
+    }
+
+    @Test("the loader-wide retryPolicy reaches every download, its per-request loaders' too; a context's .none wins over it")
+    func loaderWidePolicy() async throws {
+        // Given images whose first two answers are 503, and a loader configured to retry
+        let harness = try PipelineHarness { $0.retryPolicy = Self.quick }
+        defer { harness.server.stop() }
+        let png = try noisePNG(side: 16)
+        for path in ["/a.png", "/b.png", "/c.png"] {
+            let count = Locked(0)
+            harness.server.route(path) { _ in
+                let number = count.withLock { value -> Int in
+                    value += 1
+                    return value
+                }
+                return number <= 2 ? .status(503) : .ok(png, contentType: "image/png")
+            }
+        }
+        // When one is loaded plainly, one through a per-request data loader, and one with a context that says none
+        let plain = try await harness.loader.image(harness.server.url("/a.png"))
+        var ownLoader = ImageContext()
+        ownLoader.dataLoader = CurlDataLoader()
+        let viaOwnLoader = try await harness.loader.image(harness.server.url("/b.png"), context: ownLoader)
+        var noRetry = ImageContext()
+        noRetry.retryPolicy = RetryPolicy.none
+        await #expect(throws: ImageError.httpStatus(503)) { try await harness.loader.image(harness.server.url("/c.png"), context: noRetry) }
+
+        // Then the first two retried past the 503s (three requests each); the third asked once
+        #expect(plain.image.width == 16 && viaOwnLoader.image.width == 16)
+        #expect(harness.server.statistics("/a.png").requests == 3)
+        #expect(harness.server.statistics("/b.png").requests == 3)
+        #expect(harness.server.statistics("/c.png").requests == 1)
     }
 
     private func downloadError(_ coalescer: DownloadCoalescer, _ request: DataRequest) async -> (any Error)? {

@@ -41,11 +41,24 @@ struct AllocatorTuningTests {
         return values
     }
 
-    @Test("a default loader applies the tuning: 8 MiB and 64 MiB buffers come from the heap, not from their own mmap")
-    func defaultLoaderTunes() throws {
+    @Test("a default loader leaves glibc's malloc as it was: no tuning in effect, glibc maps 8 MiB and 64 MiB buffers itself")
+    func defaultLoaderLeavesAllocatorAlone() throws {
         // Given a process whose only loader has the default configuration
-        // When it allocates and writes 8 MiB, then 64 MiB (past glibc's own 32 MiB ceiling)
+        // When it allocates and writes 8 MiB, then 64 MiB
         let values = try probe("default")
+        // Then nothing was tuned: glibc's own threshold mapped both
+        #expect(values["current"] == "none")
+        let mapped = try #require(values["mapped"].flatMap { Int($0) })
+        #expect(mapped >= 8 * Self.mebibyte)
+        let mapped64 = try #require(values["mapped64"].flatMap { Int($0) })
+        #expect(mapped64 >= 64 * Self.mebibyte)
+    }
+
+    @Test("a loader asking for AllocatorTuning.default applies it: 8 MiB and 64 MiB buffers come from the heap, not from their own mmap")
+    func tunedLoaderTunes() throws {
+        // Given a process whose only loader asks for the default tuning
+        // When it allocates and writes 8 MiB, then 64 MiB (past glibc's own 32 MiB ceiling)
+        let values = try probe("tuned")
         // Then the default tuning is in effect and glibc mapped nothing for either
         #expect(values["current"] == String(AllocatorTuning.default.mmapThreshold))
         #expect(values["mapped"] == "0")

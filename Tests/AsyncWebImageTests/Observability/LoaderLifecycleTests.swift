@@ -3,11 +3,11 @@ import Logging
 import LoopbackServer
 import ServiceLifecycle
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 import AWILocking
 import Synchronization
 
-/// `ImageLoader.shutdown()` and `ImageLoaderService`: transfers cancelled,
+/// `ImageLoader.shutdown()` and `ImageLoader.Service`: transfers cancelled,
 /// disk writes finished, the curl and disk threads gone, later calls refused
 /// with a typed error; against the real loopback server and a real disk store.
 @Suite("Lifecycle: shutdown and the service", .serialized, .timeLimit(.minutes(1)))
@@ -111,7 +111,7 @@ struct LoaderLifecycleTests {
         #expect(server.statistics("/a").requests == 0)
     }
 
-    @Test("ImageLoaderService records gauges, cleans the disk, and shuts the loader down on graceful shutdown")
+    @Test("ImageLoader.Service records gauges, cleans the disk, and shuts the loader down on graceful shutdown")
     func serviceGracefulShutdown() async throws {
         // Given a loader with an image in memory and on disk, run by the service in a ServiceGroup
         let server = LoopbackServer()
@@ -126,7 +126,7 @@ struct LoaderLifecycleTests {
         configuration.metricsFactory = metrics
         let loader = ImageLoader(configuration: configuration)
         _ = try await loader.image(server.url("/s.png"), options: .waitStoreCache)
-        let service = ImageLoaderService(loader: loader, cleanupInterval: .milliseconds(20), gaugeInterval: .milliseconds(10))
+        let service = ImageLoader.Service(loader: loader, cleanupInterval: .milliseconds(20), gaugeInterval: .milliseconds(10))
         let group = ServiceGroup(services: [service], logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         let run = Task { try await group.run() }
 

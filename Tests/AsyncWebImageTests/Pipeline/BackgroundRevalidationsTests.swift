@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 @Suite("BackgroundRevalidations", .timeLimit(.minutes(1)))
 struct BackgroundRevalidationsTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 import AWILocking
 
 @Suite("ConcurrencyLimiter", .timeLimit(.minutes(1)))

@@ -24,7 +24,7 @@ struct ExportsTests {
         context.requestModifier = RequestModifier.headers([.authorization: "Bearer \(token)"])
         let signed = try await loader.image(url, context: context)
 
-        #expect(signed.image?.width == 37)
+        #expect(signed.image.width == 37)
         #expect(server.statistics("/a.png").requestHeaders.last?["authorization"] == "Bearer t0k3n")
         // And the types themselves, by name
         var fields = HTTPFields()

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 @Suite("FailedURLSet: per identity, bounded, oldest forgotten first")
 struct FailedURLSetTests {

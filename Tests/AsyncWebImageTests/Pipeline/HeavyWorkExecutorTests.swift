@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 #if canImport(Glibc)
 import Glibc
@@ -128,7 +128,6 @@ struct HeavyWorkExecutorTests {
         // Given a limiter of 1 permit that counts 10,000 pixels as heavy, a
         // cache using it, and every core busy with normal-priority threads
         let limiter = ConcurrencyLimiter(limit: 1, heavyPixelCount: 10_000)
-        let cache = ImageCache(memory: MemoryCache(), disk: nil, decodeLimiter: limiter)
         let large = try ImageCoderRegistry.allFormats.encode(TestImages.gray(side: 2_500), as: .png)
         let small = try ImageCoderRegistry.allFormats.encode(TestImages.gray(side: 64, value: 9), as: .png)
         let stop = Locked(false)
@@ -147,12 +146,12 @@ struct HeavyWorkExecutorTests {
 
         // When the large image starts decoding, then the small one is decoded
         let heavy = Task {
-            let image = try await cache.decode(large, options: .init(), limiter: limiter)
+            let image = try await ImageCoderRegistry.allFormats.decode(large, options: .init(), limiter: limiter)
             order.withLock { $0.append("heavy") }
             return image
         }
         #expect(await pipelineEventually { limiter.availableHeavyPermits == 0 })
-        let light = try await cache.decode(small, options: .init(), limiter: limiter)
+        let light = try await ImageCoderRegistry.allFormats.decode(small, options: .init(), limiter: limiter)
         order.withLock { $0.append("light") }
         stop.withLock { $0 = true }
 

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 @Suite("ImageEventBuffer", .timeLimit(.minutes(1)))
 struct ImageEventBufferTests {
@@ -10,7 +10,7 @@ struct ImageEventBufferTests {
         Image.make(width: 1, height: 1, pixelFormat: .gray8, isPreview: preview) { $0[0] = value }
     }
 
-    static func describe(_ event: ImageEvent?) -> String {
+    static func describe(_ event: LoadEvent?) -> String {
         switch event {
         case .progress(let received, let expected)?: "progress \(received)/\(expected.map(String.init) ?? "?")"
         case .preview(let image)?: "preview \(image.pixels[0])"
@@ -44,7 +44,7 @@ struct ImageEventBufferTests {
         buffer.append(.progress(received: 10, expected: nil))
         buffer.append(.preview(Self.image(1, preview: true)))
         buffer.append(.progress(received: 100, expected: nil))
-        buffer.append(.finished(ImageResponse(image: Self.image(9, preview: false), data: nil, cacheType: .none, url: Self.url)))
+        buffer.append(.finished(LoadResult(image: Self.image(9, preview: false), data: nil, cacheType: .none, url: Self.url)))
         buffer.close(.finished)
         #expect(Self.drain(&buffer) == ["progress 100/?", "finished 9"])
         #expect(buffer.isClosed)
@@ -54,17 +54,17 @@ struct ImageEventBufferTests {
     func twoFinals() {
         // Given the cached image, then a revalidation's progress and the new image (.refreshCached)
         var buffer = ImageEventBuffer()
-        buffer.append(.finished(ImageResponse(image: Self.image(1, preview: false), data: nil, cacheType: .disk, url: Self.url)))
+        buffer.append(.finished(LoadResult(image: Self.image(1, preview: false), data: nil, cacheType: .disk, url: Self.url)))
         buffer.append(.progress(received: 5, expected: 10))
         buffer.append(.progress(received: 10, expected: 10))
-        buffer.append(.finished(ImageResponse(image: Self.image(2, preview: false), data: nil, cacheType: .none, url: Self.url)))
+        buffer.append(.finished(LoadResult(image: Self.image(2, preview: false), data: nil, cacheType: .none, url: Self.url)))
         #expect(Self.drain(&buffer) == ["finished 1", "progress 10/10", "finished 2"])
     }
 
     @Test("replacement only touches events after the last delivered one")
     func partialDrain() {
         var buffer = ImageEventBuffer()
-        buffer.append(.finished(ImageResponse(image: Self.image(1, preview: false), data: nil, cacheType: .disk, url: Self.url)))
+        buffer.append(.finished(LoadResult(image: Self.image(1, preview: false), data: nil, cacheType: .disk, url: Self.url)))
         buffer.append(.progress(received: 1, expected: nil))
         #expect(Self.describe(buffer.popFirst()) == "finished 1")
         buffer.append(.progress(received: 2, expected: nil))
@@ -83,7 +83,7 @@ struct ImageEventBufferTests {
             return seen
         }
         channel.send(.progress(received: 1, expected: 2))
-        channel.send(.finished(ImageResponse(image: Self.image(7, preview: false), data: nil, cacheType: .none, url: Self.url)))
+        channel.send(.finished(LoadResult(image: Self.image(7, preview: false), data: nil, cacheType: .none, url: Self.url)))
         channel.finish()
         let seen = try await consumer.value
         #expect(seen.last == "finished 7")

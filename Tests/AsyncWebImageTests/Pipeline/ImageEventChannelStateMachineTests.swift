@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 /// Every transition of the event channel's state machine, with plain
 /// values for the waiter (an Int) and the termination action (a String).
@@ -9,7 +9,7 @@ struct ImageEventChannelStateMachineTests {
     typealias Machine = ImageEventChannelStateMachine<Int, String>
     struct Failure: Error, Equatable {}
 
-    static let response = ImageResponse(image: TestImages.gray(side: 2), data: nil, cacheType: .memory, url: URL(string: "https://a.example/x")!)
+    static let response = LoadResult(image: TestImages.gray(side: 2), data: nil, cacheType: .memory, url: URL(string: "https://a.example/x")!)
 
     static func isProgress(_ ready: Machine.Ready, _ bytes: Int64) -> Bool {
         if case .event(.progress(let received, _)) = ready { return received == bytes }

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 /// HTTP caching (RFC 9111) against a real loopback server: every test counts
 /// what the server saw — requests, conditional requests and 304s — and what
@@ -31,7 +31,7 @@ struct ImageLoaderHTTPCacheTests {
         return [statistics.requests, statistics.conditionalRequests, statistics.notModifiedResponses]
     }
 
-    static func width(_ response: ImageResponse) -> Int? { response.image?.width }
+    static func width(_ response: ImageResponse) -> Int? { response.image.width }
 
     @Test("no-store: written to no tier, every load asks the server")
     func noStore() async throws {
@@ -142,10 +142,12 @@ struct ImageLoaderHTTPCacheTests {
         #expect(Self.counts(harness, "/past.png") == [2, 1, 1])
     }
 
-    @Test("Vary: the same header value is a hit, another value a miss (a full request)")
+    @Test("Vary: the same header value is a hit, another value a miss (a full request); each variant is kept under its own keys")
     func vary() async throws {
         let harness = try Self.harness()
-        let url = try Self.serve(harness, "/v.png", [("Cache-Control", "max-age=60"), ("Vary", "Accept-Language")])
+        // No validator: a request for another variant cannot be conditional
+        // (ImageLoaderHTTPSemanticsTests has the conditional case, RFC 9111 §4.3.1).
+        let url = try Self.serve(harness, "/v.png", [("Cache-Control", "max-age=60"), ("Vary", "Accept-Language")], etag: nil)
         // The key filter shares entries across the header's values: Vary alone keeps them apart.
         func context(_ language: String) -> ImageContext {
             var context = ImageContext()
@@ -161,10 +163,15 @@ struct ImageLoaderHTTPCacheTests {
         #expect(other.cacheType == .none)
         #expect(Self.counts(harness, "/v.png") == [2, 0, 0])
         #expect(harness.server.statistics("/v.png").requestHeaders.last?["accept-language"] == "de")
-        // A new loader on the same disk: the entry now holds "de".
+        // The first variant was not replaced by the second (RFC 9111 §4.1: a
+        // cache may keep several responses of one URL).
+        #expect(try await harness.loader.image(url, context: context("fr")).cacheType == .memory)
+        #expect(Self.counts(harness, "/v.png") == [2, 0, 0])
+        // A new loader on the same disk: both variants are there.
         let restarted = harness.restartedLoader()
         #expect(try await restarted.image(url, context: context("de")).cacheType == .disk)
-        #expect(try await restarted.image(url, context: context("fr")).cacheType == .none)
+        #expect(try await restarted.image(url, context: context("fr")).cacheType == .disk)
+        #expect(try await restarted.image(url, options: .waitStoreCache, context: context("it")).cacheType == .none)
         #expect(Self.counts(harness, "/v.png") == [3, 0, 0])
     }
 
@@ -173,7 +180,7 @@ struct ImageLoaderHTTPCacheTests {
         let harness = try Self.harness()
         let url = try Self.serve(harness, "/v2.png", [
             ("Cache-Control", "max-age=60"), ("Vary", "Accept-Language"), ("vary", "X-Variant"),
-        ])
+        ], etag: nil)
         let variant = HTTPField.Name("X-Variant")!
         // The key filter shares entries across both fields' values: Vary alone keeps them apart.
         func context(_ language: String, _ value: String) -> ImageContext {
@@ -315,20 +322,20 @@ struct ImageLoaderHTTPCacheTests {
         let harness = try Self.harness()
         let url = try Self.serve(harness, "/t.png", [("Cache-Control", "no-cache")])
         var context = ImageContext()
-        context.transformer = ResizeTransformer(width: 8, height: 8, mode: .fill)
+        context.transformer = ImageTransformers.Resize(width: 8, height: 8, mode: .fill)
         let first = try await harness.loader.image(url, options: .waitStoreCache, context: context)
         let decodes = harness.decodes.count
         let second = try await harness.loader.image(url, context: context)
-        #expect(first.image?.width == 8 && second.image?.width == 8)
+        #expect(first.image.width == 8 && second.image.width == 8)
         #expect(second.cacheType == .memory)
-        #expect(second.image?.pixels == first.image?.pixels)
+        #expect(second.image.pixels == first.image.pixels)
         #expect(harness.decodes.count == decodes)
         #expect(Self.counts(harness, "/t.png") == [2, 1, 1])
         // A new loader (empty memory): the transformed entry on disk is due too.
         let restarted = harness.restartedLoader()
         let third = try await restarted.image(url, context: context)
         #expect(third.cacheType == .disk)
-        #expect(third.image?.width == 8)
+        #expect(third.image.width == 8)
         #expect(Self.counts(harness, "/t.png") == [3, 2, 2])
     }
 
@@ -360,8 +367,8 @@ struct ImageLoaderHTTPCacheTests {
         let second = try await harness.loader.image(url, options: .waitStoreCache)
         let expected = try PNGCoder().decode(new, options: ImageDecodingOptions())
         #expect(second.cacheType == .none)
-        #expect(second.image?.pixels == expected.pixels)
-        #expect(second.image?.pixels != first.image?.pixels)
+        #expect(second.image.pixels == expected.pixels)
+        #expect(second.image.pixels != first.image.pixels)
         let statistics = harness.server.statistics(path)
         #expect(statistics.requests == 3 && statistics.conditionalRequests == 1)
         #expect(statistics.requestHeaders.last?["if-none-match"] == nil)
@@ -369,7 +376,7 @@ struct ImageLoaderHTTPCacheTests {
         // The new representation is what is stored now: its own 304 refreshes it.
         let third = try await harness.loader.image(url)
         #expect(third.cacheType == .memory)
-        #expect(third.image?.pixels == expected.pixels)
+        #expect(third.image.pixels == expected.pixels)
         #expect(harness.server.statistics(path).requestHeaders.last?["if-none-match"] == "\"v2\"")
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 import AsyncWebImageAllFormats
 
 @Suite("ImageLoader: options, context and precedence", .timeLimit(.minutes(2)))
@@ -77,16 +77,17 @@ struct ImageLoaderOptionsTests {
         let fresh = try ImageCoderRegistry.allFormats.decode(v2)
         #expect(try #require(responses.last?.image).hasSamePixels(as: fresh))
         #expect(try #require(await harness.memory.image(forKey: url.absoluteString)).hasSamePixels(as: fresh))
-        #expect(try await harness.loader.image(url, options: [.refreshCached, .waitStoreCache]).image?.hasSamePixels(as: fresh) == true)
+        #expect(try await harness.loader.image(url, options: [.refreshCached, .waitStoreCache]).image.hasSamePixels(as: fresh) == true)
     }
 
-    @Test("queryMemoryData fills data on a memory hit; avoidDecodeImage returns bytes without decoding")
+    @Test("queryMemoryData fills data on a memory hit; data(for:) returns bytes and their head without decoding")
     func dataOptions() async throws {
         let harness = try PipelineHarness()
         let png = try fixture("png", "gray8.png")
         let url = harness.serve("/d.png", png)
-        let raw = try await harness.loader.image(url, options: [.avoidDecodeImage, .waitStoreCache])
-        #expect(raw.image == nil)
+        let raw = try await harness.loader.data(for: ImageRequest(url: url, options: .waitStoreCache))
+        #expect(raw.cacheType == .none)
+        #expect(raw.head?.statusCode == 200 && raw.head?.headers[.contentType] == "image/png")
         #expect(raw.data == png)
         #expect(harness.decodes.count == 0)
         #expect(await harness.memory.image(forKey: url.absoluteString) == nil)
@@ -103,14 +104,14 @@ struct ImageLoaderOptionsTests {
     func cacheTypes() async throws {
         let harness = try PipelineHarness()
         let url = harness.serve("/t.png", try fixture("png", "rgb8.png"))
-        _ = try await harness.loader.image(url, options: .waitStoreCache, context: ImageContext(storeCacheType: ImageCacheType.none))
+        _ = try await harness.loader.image(url, options: .waitStoreCache, context: ImageContext.tiers(store: []))
         #expect(await harness.memory.image(forKey: url.absoluteString) == nil)
         #expect(await !harness.disk.contains(url.absoluteString))
 
         _ = try await harness.loader.image(url, options: .waitStoreCache)
-        let fromDisk = try await harness.loader.image(url, context: ImageContext(queryCacheType: .disk))
+        let fromDisk = try await harness.loader.image(url, context: ImageContext.tiers(query: .disk))
         #expect(fromDisk.cacheType == .disk)
-        let noCache = try await harness.loader.image(url, context: ImageContext(queryCacheType: ImageCacheType.none))
+        let noCache = try await harness.loader.image(url, context: ImageContext.tiers(query: []))
         #expect(noCache.cacheType == .none)
         #expect(harness.requests("/t.png") == 3)
     }
@@ -171,8 +172,8 @@ struct ImageLoaderOptionsTests {
         let url = httpsOnly.serve("/a.png", png)
         // Then the file decodes with no second setting, and http fails
         // before any request reaches the server
-        #expect(image.image?.size == (try ImageCoderRegistry.allFormats.decode(png, options: .init())).size)
-        #expect(image.image != nil)
+        #expect(image.image.size == (try ImageCoderRegistry.allFormats.decode(png, options: .init())).size)
+        #expect(image.image.width > 0)
         await #expect(throws: ImageError.unsupportedScheme("http")) { try await httpsOnly.loader.image(url) }
         #expect(httpsOnly.requests("/a.png") == 0)
         #expect(httpsOnly.loader.tasks.started == 0)
@@ -182,7 +183,7 @@ struct ImageLoaderOptionsTests {
     func precedence() async throws {
         let jpeg = try fixture("jpeg", "large.jpg")
         func longestSide(_ loader: ImageLoader, _ url: URL, _ context: ImageContext = ImageContext()) async throws -> Int {
-            let image = try #require(try await loader.image(url, options: .fromLoaderOnly, context: context).image)
+            let image = try await loader.image(url, options: .fromLoaderOnly, context: context).image
             return max(image.width, image.height)
         }
         // Defaults: full size.
@@ -191,22 +192,22 @@ struct ImageLoaderOptionsTests {
         #expect(try await longestSide(plain.loader, plain.serve("/p.jpg", jpeg)) == max(full.width, full.height))
 
         // Configuration over defaults, per-call over configuration.
-        let configured = try PipelineHarness { $0.defaultContext.thumbnailPixelSize = PixelSize(width: 40, height: 40) }
+        let configured = try PipelineHarness { $0.defaultContext.thumbnail = ThumbnailOptions(size: PixelSize(width: 40, height: 40)) }
         let url = configured.serve("/p.jpg", jpeg)
         #expect(try await longestSide(configured.loader, url) == 40)
-        #expect(try await longestSide(configured.loader, url, ImageContext(thumbnailPixelSize: PixelSize(width: 24, height: 24))) == 24)
+        #expect(try await longestSide(configured.loader, url, ImageContext(thumbnail: ThumbnailOptions(size: PixelSize(width: 24, height: 24)))) == 24)
 
         // The processor over everything.
         let processed = try PipelineHarness {
-            $0.defaultContext.thumbnailPixelSize = PixelSize(width: 40, height: 40)
-            $0.optionsProcessor = ImageOptionsProcessor { _, options, context in
-                var context = context
-                context.thumbnailPixelSize = PixelSize(width: 10, height: 10)
-                return (options, context)
+            $0.defaultContext.thumbnail = ThumbnailOptions(size: PixelSize(width: 40, height: 40))
+            $0.optionsProcessor = { request in
+                var request = request
+                request.context.thumbnail = ThumbnailOptions(width: 10, height: 10)
+                return request
             }
         }
         let processedURL = processed.serve("/p.jpg", jpeg)
-        #expect(try await longestSide(processed.loader, processedURL, ImageContext(thumbnailPixelSize: PixelSize(width: 24, height: 24))) == 10)
+        #expect(try await longestSide(processed.loader, processedURL, ImageContext(thumbnail: ThumbnailOptions(size: PixelSize(width: 24, height: 24)))) == 10)
     }
 
     @Test("cache key filter: URLs with different signatures share one entry")
@@ -236,16 +237,16 @@ struct ImageLoaderOptionsTests {
         let response = try await harness.loader.image(url, options: .waitStoreCache, context: ImageContext(cacheSerializer: serializer))
         let stored = try #require(try await harness.disk.data(forKey: url.absoluteString))
         #expect(ImageFormat.detect(stored) == .png)
-        #expect(try ImageCoderRegistry.allFormats.decode(stored).hasSamePixels(as: try #require(response.image)))
+        #expect(try ImageCoderRegistry.allFormats.decode(stored).hasSamePixels(as: response.image))
     }
 
     @Test("transformers: result cached under key + transformer key, original on disk, other transforms need no download")
     func transformers() async throws {
         let harness = try PipelineHarness()
         let url = harness.serve("/x.jpg", try fixture("jpeg", "large.jpg"), contentType: "image/jpeg")
-        let resize = ResizeTransformer(width: 20, height: 20, mode: .fill)
+        let resize = ImageTransformers.Resize(width: 20, height: 20, mode: .fill)
         let response = try await harness.loader.image(url, options: .waitStoreCache, context: ImageContext(transformer: resize))
-        let image = try #require(response.image)
+        let image = response.image
         #expect(image.size == PixelSize(width: 20, height: 20))
 
         let resultKey = url.absoluteString + "#transform=" + resize.key
@@ -259,8 +260,8 @@ struct ImageLoaderOptionsTests {
         let restarted = harness.restartedLoader()
         let again = try await restarted.image(url, context: ImageContext(transformer: resize))
         #expect(again.cacheType == .disk)
-        #expect(try #require(again.image).size == image.size)
-        let flipped = try await restarted.image(url, context: ImageContext(transformer: FlipTransformer(horizontal: true, vertical: false)))
+        #expect(again.image.size == image.size)
+        let flipped = try await restarted.image(url, context: ImageContext(transformer: ImageTransformers.Flip(horizontal: true, vertical: false)))
         #expect(flipped.cacheType == .disk)
         #expect(harness.requests("/x.jpg") == 1)
     }
@@ -291,11 +292,11 @@ struct ImageLoaderOptionsTests {
 
     @Test("scaleDownLargeImages keeps decoded bytes under the configured limit")
     func scaleDown() async throws {
-        let harness = try PipelineHarness { $0.scaleDownLimitBytes = 16 * 1024 }
+        let harness = try PipelineHarness { $0.decodingLimits.scaleDownLimitBytes = 16 * 1024 }
         let url = harness.serve("/big.jpg", try fixture("jpeg", "large.jpg"), contentType: "image/jpeg")
-        let image = try #require(try await harness.loader.image(url, options: .scaleDownLargeImages).image)
+        let image = try await harness.loader.image(url, options: .scaleDownLargeImages).image
         #expect(image.width * image.height * 4 <= 16 * 1024)
-        let full = try #require(try await harness.loader.image(url).image)
+        let full = try await harness.loader.image(url).image
         #expect(full.width > image.width)
         #expect(harness.requests("/big.jpg") == 1 || harness.requests("/big.jpg") == 2)
     }

@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 import AsyncWebImageAllFormats
 
 /// Priority follows the task through the loader: a caller of `image(_:)` or
@@ -27,13 +27,13 @@ struct ImageLoaderPriorityTests {
         let loader = harness.loader
         let blocker = Task { _ = try await loader.image(blockURL) }
         #expect(await eventually { harness.requests("/block.png") == 1 })
-        let b = Task(priority: .low) { _ = try await loader.image(bURL, options: .lowPriority) }
+        let b = Task(priority: .low) { _ = try await loader.response(for: ImageRequest(url: bURL, priority: .low)) }
         #expect(await eventually { dataLoader.outstandingTransfers == 2 })
         let a = Task(priority: .low) {
             if useEvents {
-                for try await _ in loader.events(harness.server.url("/a.png"), options: .lowPriority) {}
+                for try await _ in loader.events(for: ImageRequest(url: harness.server.url("/a.png"), priority: .low)) {}
             } else {
-                _ = try await loader.image(harness.server.url("/a.png"), options: .lowPriority)
+                _ = try await loader.image(for: ImageRequest(url: harness.server.url("/a.png"), priority: .low))
             }
         }
         #expect(await eventually { dataLoader.outstandingTransfers == 3 })

@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 /// `ImageLoader.removeCachedImage(_:options:context:cacheType:)`: after it,
 /// the same load downloads again; other results of the URL stay cached.
@@ -11,7 +11,7 @@ struct ImageLoaderRemovalTests {
     func removesWhatTheLoadFinds() async throws {
         let harness = try PipelineHarness()
         let url = harness.serve("/a.png", try fixture("png", "rgb8.png"))
-        let thumbnail = ImageContext(thumbnailPixelSize: PixelSize(width: 16, height: 16))
+        let thumbnail = ImageContext(thumbnail: ThumbnailOptions(size: PixelSize(width: 16, height: 16)))
         var signed = ImageContext()
         signed.requestModifier = RequestModifier.headers([.authorization: "Bearer A"])
         _ = try await harness.loader.image(url, options: .waitStoreCache, context: thumbnail)
@@ -23,15 +23,15 @@ struct ImageLoaderRemovalTests {
         #expect(try await harness.loader.image(url, context: thumbnail).cacheType == .memory)
 
         // While removing it as loaded forgets the thumbnail and the data
-        try await harness.loader.removeCachedImage(url, context: thumbnail)
+        try await harness.loader.removeCachedImage(for: ImageRequest(url: url, context: thumbnail))
         let again = try await harness.loader.image(url, options: .waitStoreCache, context: thumbnail)
         #expect(again.cacheType == .none)
-        #expect(again.image?.size.width == 16)
+        #expect(again.image.size.width == 16)
         #expect(harness.requests("/a.png") == 3)
 
         // The header variant is its own entry, removed with its own context
         #expect(try await harness.loader.image(url, context: signed).cacheType == .memory)
-        try await harness.loader.removeCachedImage(url, context: signed)
+        try await harness.loader.removeCachedImage(for: ImageRequest(url: url, context: signed))
         #expect(try await harness.loader.image(url, context: signed).cacheType == .none)
         #expect(harness.requests("/a.png") == 4)
     }

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 import AsyncWebImageAllFormats
 
 /// Two tenants of one server: the loopback server returns a different image
@@ -57,13 +57,13 @@ struct ImageLoaderTenantTests {
         // network, and only A's repeat came from memory
         let decode = { (data: Data) in try ImageCoderRegistry.allFormats.decode(data) }
         #expect(first.cacheType == .none)
-        #expect(try #require(first.image).hasSamePixels(as: try decode(tenants.a)))
+        #expect(first.image.hasSamePixels(as: try decode(tenants.a)))
         #expect(b.cacheType == .none)
-        #expect(try #require(b.image).hasSamePixels(as: try decode(tenants.b)))
+        #expect(b.image.hasSamePixels(as: try decode(tenants.b)))
         #expect(anonymous.cacheType == .none)
-        #expect(try #require(anonymous.image).hasSamePixels(as: try decode(tenants.anonymous)))
+        #expect(anonymous.image.hasSamePixels(as: try decode(tenants.anonymous)))
         #expect(again.cacheType == .memory)
-        #expect(try #require(again.image).hasSamePixels(as: try decode(tenants.a)))
+        #expect(again.image.hasSamePixels(as: try decode(tenants.a)))
         #expect(harness.requests("/avatar.png") == 3)
         let tokens = harness.server.statistics("/avatar.png").requestHeaders.map { $0.first { $0.key.lowercased() == "authorization" }?.value }
         #expect(tokens == ["Bearer A", "Bearer B", nil])
@@ -88,9 +88,9 @@ struct ImageLoaderTenantTests {
         // repeats came from their own disk entries
         let decode = { (data: Data) in try ImageCoderRegistry.allFormats.decode(data) }
         #expect(b.cacheType == .none)
-        #expect(try #require(b.image).hasSamePixels(as: try decode(tenants.b)))
+        #expect(b.image.hasSamePixels(as: try decode(tenants.b)))
         #expect(anonymous.cacheType == .none)
-        #expect(try #require(anonymous.image).hasSamePixels(as: try decode(tenants.anonymous)))
+        #expect(anonymous.image.hasSamePixels(as: try decode(tenants.anonymous)))
         #expect(a.cacheType == .disk)
         #expect(a.data == tenants.a)
         #expect(bAgain.cacheType == .disk)
@@ -115,7 +115,7 @@ struct ImageLoaderTenantTests {
 
         // Then B got A's image from memory: one request, as declared
         #expect(b.cacheType == .memory)
-        #expect(try #require(b.image).hasSamePixels(as: try ImageCoderRegistry.allFormats.decode(tenants.a)))
+        #expect(b.image.hasSamePixels(as: try ImageCoderRegistry.allFormats.decode(tenants.a)))
         #expect(harness.requests("/avatar.png") == 1)
     }
 
@@ -138,7 +138,7 @@ struct ImageLoaderTenantTests {
 
         // Then only C's identity is blocked
         #expect(a.cacheType == .none)
-        #expect(try #require(a.image).hasSamePixels(as: try ImageCoderRegistry.allFormats.decode(tenants.a)))
+        #expect(a.image.hasSamePixels(as: try ImageCoderRegistry.allFormats.decode(tenants.a)))
         #expect(anonymous.cacheType == .none)
         #expect(harness.requests("/avatar.png") == 3)
         #expect(harness.loader.isBlocked(url))

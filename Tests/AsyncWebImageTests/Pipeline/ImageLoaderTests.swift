@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 import AsyncWebImageAllFormats
 
 @Suite("ImageLoader: loading, caching and coalescing", .timeLimit(.minutes(2)))
@@ -24,7 +24,7 @@ struct ImageLoaderTests {
         #expect(second.cacheType == .memory)
         #expect(third.cacheType == .disk)
         for response in [first, second, third] {
-            #expect(try #require(response.image).hasSamePixels(as: expected))
+            #expect(response.image.hasSamePixels(as: expected))
             #expect(response.url == url)
         }
         #expect(first.data == png)
@@ -46,7 +46,7 @@ struct ImageLoaderTests {
         // When 100 callers ask at once
         let images = try await withThrowingTaskGroup(of: Image.self) { group in
             for _ in 0..<100 {
-                group.addTask { try #require(try await harness.loader.image(url).image) }
+                group.addTask { try await harness.loader.image(url).image }
             }
             return try await group.reduce(into: [Image]()) { $0.append($1) }
         }
@@ -73,11 +73,11 @@ struct ImageLoaderTests {
     func thumbnailsShareDownload() async throws {
         let (harness, url, full) = try Self.trickledLargeJPEG()
 
-        async let small = harness.loader.image(url, context: ImageContext(thumbnailPixelSize: PixelSize(width: 32, height: 32)))
-        async let medium = harness.loader.image(url, context: ImageContext(thumbnailPixelSize: PixelSize(width: 64, height: 64)))
+        async let small = harness.loader.image(url, context: ImageContext(thumbnail: ThumbnailOptions(size: PixelSize(width: 32, height: 32))))
+        async let medium = harness.loader.image(url, context: ImageContext(thumbnail: ThumbnailOptions(size: PixelSize(width: 64, height: 64))))
         let (a, b) = try await (small, medium)
 
-        let smallImage = try #require(a.image), mediumImage = try #require(b.image)
+        let smallImage = a.image, mediumImage = b.image
         #expect(max(smallImage.width, smallImage.height) == 32)
         #expect(max(mediumImage.width, mediumImage.height) == 64)
         // Aspect preserved within a pixel of rounding.
@@ -91,10 +91,10 @@ struct ImageLoaderTests {
         let (harness, url, full) = try Self.trickledLargeJPEG()
         let box = PixelSize(width: 64, height: 64)
 
-        async let covering = harness.loader.image(url, context: ImageContext(thumbnailPixelSize: box, coversThumbnailPixelSize: true))
-        async let fitting = harness.loader.image(url, context: ImageContext(thumbnailPixelSize: box))
+        async let covering = harness.loader.image(url, context: ImageContext(thumbnail: ThumbnailOptions(size: box, contentMode: .cover)))
+        async let fitting = harness.loader.image(url, context: ImageContext(thumbnail: ThumbnailOptions(size: box)))
         let (a, b) = try await (covering, fitting)
-        let cover = try #require(a.image), fit = try #require(b.image)
+        let cover = a.image, fit = b.image
 
         // The cover's short side is the box's, the fit's long side is
         #expect(min(cover.width, cover.height) == 64)
@@ -182,7 +182,7 @@ struct ImageLoaderTests {
         #expect(await pipelineEventually { harness.server.statistics("/c.jpg").bodyBytesSent > 0 })
         leaving.cancel()
         await #expect(throws: CancellationError.self) { try await leaving.value }
-        let image = try #require(try await staying.value.image)
+        let image = try await staying.value.image
         #expect(image.hasSamePixels(as: try ImageCoderRegistry.allFormats.decode(jpeg)))
         #expect(harness.requests("/c.jpg") == 1)
 
@@ -229,7 +229,7 @@ struct ImageLoaderTests {
         for joiner in joiners.dropFirst() {
             let response = try await joiner.value
             #expect(response.cacheType == .none)
-            #expect(try #require(response.image).hasSamePixels(as: reference))
+            #expect(response.image.hasSamePixels(as: reference))
         }
         #expect(harness.requests("/j.jpg") == 1)
         #expect(harness.decodes.count == 1)

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 /// Client certificates and credentials are part of the request identity.
 @Suite("ImageRequestKeys: client certificates and credentials")

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 @Suite("ImageRequestKeys: one identity per load")
 struct ImageRequestKeysTests {
@@ -22,10 +22,10 @@ struct ImageRequestKeysTests {
 
     @Test("decode and transform parts extend the plain key")
     func resultParts() {
-        let keys = keys(DataRequest(url: url), suffix: "#decode=x", transformer: GrayscaleTransformer())
+        let keys = keys(DataRequest(url: url), suffix: "#decode=x", transformer: ImageTransformers.Grayscale())
         #expect(keys.dataKey == url.absoluteString)
         #expect(keys.originalImageKey == url.absoluteString + "#decode=x")
-        #expect(keys.resultKey == url.absoluteString + "#decode=x#transform=" + GrayscaleTransformer().key)
+        #expect(keys.resultKey == url.absoluteString + "#decode=x#transform=" + ImageTransformers.Grayscale().key)
     }
 
     @Test("credentials, cookies and TLS options each make another identity, and no key spells a token")

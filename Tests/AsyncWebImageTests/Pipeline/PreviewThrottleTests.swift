@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import AWILocking
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 import AsyncWebImageAllFormats
 
 /// The real progressive JPEG decoder behind a gate: each preview call

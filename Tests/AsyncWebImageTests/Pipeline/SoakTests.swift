@@ -2,7 +2,7 @@ import Foundation
 import LoopbackServer
 import Synchronization
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 #if canImport(Glibc)
 import Glibc
 import AsyncWebImageAllFormats
@@ -153,7 +153,7 @@ struct SoakTests {
     private static func load(_ loader: ImageLoader, _ url: URL, options: ImageOptions, expected: Image) async -> Outcome {
         do {
             let response = try await loader.image(url, options: options)
-            return .loaded(response.image?.hasSamePixels(as: expected) ?? false)
+            return .loaded(response.image.hasSamePixels(as: expected))
         } catch {
             return .failed("\(error)")
         }
@@ -177,7 +177,7 @@ struct SoakTests {
                     }
                 }
                 guard let final else { return .cancelled }
-                return .loaded(final.image?.hasSamePixels(as: expected) ?? false)
+                return .loaded(final.image.hasSamePixels(as: expected))
             } catch is CancellationError {
                 return .cancelled
             } catch {

@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 @Suite("ImageLoader.prefetch", .timeLimit(.minutes(2)))
 struct ImagePrefetchSequenceTests {
@@ -21,11 +21,11 @@ struct ImagePrefetchSequenceTests {
         harness.server.route("/p/missing.png", .status(404))
         urls.insert(harness.server.url("/p/missing.png"), at: 4)
 
-        var seen: [PrefetchProgress] = []
+        var seen: [ImagePrefetchSequence.Progress] = []
         for await progress in harness.loader.prefetch(urls) { seen.append(progress) }
 
         let last = try #require(seen.last)
-        #expect(last == PrefetchProgress(finished: 9, skipped: 1, total: 10))
+        #expect(last == ImagePrefetchSequence.Progress(finished: 9, skipped: 1, total: 10))
         #expect(last.isComplete)
         #expect(seen.map(\.completed) == seen.map(\.completed).sorted())
         #expect(harness.server.maxInFlight <= 3)
@@ -49,7 +49,7 @@ struct ImagePrefetchSequenceTests {
         let cancelledProgress = await cancelled.value
         let keptProgress = await kept.value
 
-        #expect(keptProgress == PrefetchProgress(finished: 6, skipped: 0, total: 6))
+        #expect(keptProgress == ImagePrefetchSequence.Progress(finished: 6, skipped: 0, total: 6))
         #expect(cancelledProgress.finished < 12)
         try await Task.sleep(for: .milliseconds(200))
         let requested = first.map { harness.requests($0.path) }.reduce(0, +)
@@ -60,7 +60,7 @@ struct ImagePrefetchSequenceTests {
     func dataOnly() async throws {
         let harness = try PipelineHarness()
         let urls = try Self.serveMany(harness, prefix: "d", count: 4, delay: .zero)
-        let progress = await harness.loader.prefetch(urls, options: [.avoidDecodeImage, .waitStoreCache]).run()
+        let progress = await harness.loader.prefetch(urls, options: .waitStoreCache, decodes: false).run()
         #expect(progress.finished == 4)
         #expect(harness.decodes.count == 0)
         for url in urls {
@@ -73,6 +73,6 @@ struct ImagePrefetchSequenceTests {
     func empty() async {
         let harness = try? PipelineHarness()
         let progress = await harness?.loader.prefetch([]).run()
-        #expect(progress == PrefetchProgress(total: 0))
+        #expect(progress == ImagePrefetchSequence.Progress(total: 0))
     }
 }

@@ -3,7 +3,7 @@ import AWILocking
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 import AsyncWebImageAllFormats
 
 /// A real decoder for a tiny test format, registered through the real

@@ -1,5 +1,5 @@
 import Foundation
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 /// The committed JPEG fixtures (`Fixtures/jpeg`, made by
 /// `Fixtures/make-jpeg-fixtures.sh`) and their djpeg reference decodes.

@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Synchronization
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 import AWILocking
 import AsyncWebImageAllFormats
 

@@ -1,4 +1,4 @@
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 /// Images built in memory for cache tests.
 enum TestImages {

@@ -1,4 +1,4 @@
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 /// Images built in memory for transformer tests.
 enum TransformImages {

@@ -1,7 +1,7 @@
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
-@Suite("FlipTransformer", .timeLimit(.minutes(1)))
+@Suite("ImageTransformers.Flip", .timeLimit(.minutes(1)))
 struct FlipTransformerTests {
     static let formats: [PixelFormat] = [.rgba8, .rgb8, .grayAlpha8, .gray8]
 
@@ -11,7 +11,7 @@ struct FlipTransformerTests {
         let image = TransformImages.numbered(width: 7, height: 5, format: format, padding: 3)
         for (h, v) in [(true, false), (false, true), (true, true)] {
             // When flipped
-            let out = try FlipTransformer(horizontal: h, vertical: v).transform(image)
+            let out = try ImageTransformers.Flip(horizontal: h, vertical: v).transform(image)
             // Then every pixel comes from the mirrored position, and nothing else changes
             #expect(out.size == image.size && out.pixelFormat == format)
             #expect(out.bytesPerRow == 7 * format.bytesPerPixel)
@@ -26,9 +26,9 @@ struct FlipTransformerTests {
     @Test("flipping twice gives the original; no direction is the identity")
     func involution() throws {
         let image = TransformImages.numbered(width: 9, height: 4)
-        let flip = FlipTransformer.flip(horizontal: true, vertical: true)
+        let flip = ImageTransformers.Flip.flip(horizontal: true, vertical: true)
         #expect(try flip.transform(flip.transform(image)).hasSamePixels(as: image))
-        #expect(try FlipTransformer.flip().transform(image).storage === image.storage)
+        #expect(try ImageTransformers.Flip.flip().transform(image).storage === image.storage)
     }
 
     @Test("works in display coordinates: the EXIF orientation is applied first")
@@ -37,7 +37,7 @@ struct FlipTransformerTests {
         let stored = TransformImages.numbered(width: 4, height: 2, format: .gray8)
         let rotated = stored.with(orientation: .right)
         // When flipped horizontally
-        let out = try FlipTransformer(horizontal: true, vertical: false).transform(rotated)
+        let out = try ImageTransformers.Flip(horizontal: true, vertical: false).transform(rotated)
         // Then the result is the upright image mirrored: 2×4 and `.up`
         let upright = rotated.applyingOrientation()
         #expect(out.orientation == .up && out.size == PixelSize(width: 2, height: 4))
@@ -48,7 +48,7 @@ struct FlipTransformerTests {
 
     @Test("key names both directions")
     func key() {
-        #expect(FlipTransformer.flip(horizontal: true).key == "flip(h=true,v=false)")
-        #expect(FlipTransformer(horizontal: false, vertical: true).key == "flip(h=false,v=true)")
+        #expect(ImageTransformers.Flip.flip(horizontal: true).key == "flip(h=true,v=false)")
+        #expect(ImageTransformers.Flip(horizontal: false, vertical: true).key == "flip(h=false,v=true)")
     }
 }

@@ -1,23 +1,23 @@
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
-@Suite("GrayscaleTransformer", .timeLimit(.minutes(1)))
+@Suite("ImageTransformers.Grayscale", .timeLimit(.minutes(1)))
 struct GrayscaleTransformerTests {
     @Test("weights red, green and blue by Rec. 709 or Rec. 601")
     func weights() throws {
         // Given pure red, green, blue, white and black
         let image = try Image(width: 5, height: 1, pixelFormat: .rgb8, pixels: [255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255, 0, 0, 0])
         // When converted, Then each is its luma weight × 255, white stays 255, black 0
-        let rec709 = try GrayscaleTransformer.grayscale().transform(image)
+        let rec709 = try ImageTransformers.Grayscale.grayscale().transform(image)
         #expect(rec709.pixelFormat == .gray8 && rec709.pixels == [54, 182, 18, 255, 0])
-        let rec601 = try GrayscaleTransformer(luma: .rec601).transform(image)
+        let rec601 = try ImageTransformers.Grayscale(luma: .rec601).transform(image)
         #expect(rec601.pixels == [76, 150, 29, 255, 0])
     }
 
     @Test("keeps alpha, in rows with padding")
     func alpha() throws {
         let image = TransformImages.numbered(width: 5, height: 3, format: .rgba8, padding: 7)
-        let out = try GrayscaleTransformer().transform(image)
+        let out = try ImageTransformers.Grayscale().transform(image)
         #expect(out.pixelFormat == .grayAlpha8 && out.size == image.size)
         for y in 0..<3 {
             for x in 0..<5 {
@@ -32,8 +32,8 @@ struct GrayscaleTransformerTests {
     @Test("gray images are returned as they are")
     func gray() throws {
         let image = TransformImages.numbered(width: 4, height: 4, format: .grayAlpha8)
-        #expect(try GrayscaleTransformer().transform(image).storage === image.storage)
-        #expect(GrayscaleTransformer.grayscale(.rec601).key == "grayscale(luma=rec601)")
-        #expect(GrayscaleTransformer().key == "grayscale(luma=rec709)")
+        #expect(try ImageTransformers.Grayscale().transform(image).storage === image.storage)
+        #expect(ImageTransformers.Grayscale.grayscale(.rec601).key == "grayscale(luma=rec601)")
+        #expect(ImageTransformers.Grayscale().key == "grayscale(luma=rec709)")
     }
 }

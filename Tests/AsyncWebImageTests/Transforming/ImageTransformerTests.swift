@@ -1,5 +1,5 @@
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 /// The contract every built-in keeps, checked on all of them at once.
 @Suite("ImageTransformer contract", .timeLimit(.minutes(2)))
@@ -10,7 +10,7 @@ struct ImageTransformerTests {
         .crop(x: 1, y: 0, width: 2, height: 2), .flip(horizontal: true, vertical: true),
         .rotate(degrees: 90), .rotate(degrees: 180), .rotate(degrees: 33, background: .white), .rotate(degrees: -45),
         .roundCorners(radius: 2, borderWidth: 1, borderColor: .white), .circle(borderWidth: 1),
-        .tint(TransformColor(red: 9, green: 8, blue: 7, alpha: 99)), .blur(radius: 0.5), .blur(radius: 30),
+        .tint(ImageTransformers.Color(red: 9, green: 8, blue: 7, alpha: 99)), .blur(radius: 0.5), .blur(radius: 30),
         .grayscale(), .grayscale(.rec601),
         .pipeline([.rotate(degrees: 10), .blur(radius: 1), .resize(width: 2, height: 2, mode: .fill)]),
         .colorControls(saturation: 1.5, brightness: 0.1, contrast: 1.2),

@@ -76,10 +76,10 @@ enum ImageProcessor {
         }
         var result = image
         if plan.crop.width != source.width || plan.crop.height != source.height {
-            result = try CropTransformer(rect: plan.crop).transform(result)
+            result = try ImageTransformers.Crop(rect: plan.crop).transform(result)
         }
         if result.size != plan.output {
-            result = try ResizeTransformer(size: plan.output, mode: .stretch).transform(result)
+            result = try ImageTransformers.Resize(size: plan.output, mode: .stretch).transform(result)
         }
         return result
     }
@@ -162,7 +162,7 @@ enum SmartCrop {
 
     /// Luma (BT.601) of `image` scaled to `size` by area averaging.
     static func greyscale(_ image: Image, size: PixelSize) -> [UInt8]? {
-        guard let small = try? ResizeTransformer(size: size, mode: .stretch).transform(image) else { return nil }
+        guard let small = try? ImageTransformers.Resize(size: size, mode: .stretch).transform(image) else { return nil }
         let channels = small.pixelFormat.channelCount
         var grey = [UInt8](repeating: 0, count: small.width * small.height)
         small.withUnsafeBytes { bytes in

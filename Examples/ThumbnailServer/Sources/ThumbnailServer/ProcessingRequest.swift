@@ -129,11 +129,7 @@ struct ProcessingRequest: Sendable, Hashable {
             }
             source = text
         }
-        guard let url = URL(string: source), let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else {
-            throw .badRequest("the source must be an absolute http or https URL")
-        }
-        request.url = url
+        request.url = try SourceURL.parse(source)
         if let extensionName, !extensionName.isEmpty { request.format = try Self.format(named: extensionName) }
         let target = request.targetSize
         guard target.width <= maxDimension, target.height <= maxDimension else {

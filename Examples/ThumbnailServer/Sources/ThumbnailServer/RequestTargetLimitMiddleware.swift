@@ -7,11 +7,14 @@ import Hummingbird
 /// A middleware rather than a check in each handler, so no route can miss it
 /// (`/health`, `/metrics`, the imgproxy-style routes, an unknown path that
 /// would be a 404, and the HEAD routes Hummingbird derives from each GET),
-/// and placed ahead of the request log and the tracing span, which record
-/// the target: a megabyte-long URL reaches neither, nor the upstream, nor
-/// a cache key. The metrics middleware runs before it and counts the 414 by
-/// its route, which carries no part of the target.
-struct RequestTargetLimitMiddleware<Context: RequestContext>: RouterMiddleware {
+/// and placed ahead of the tracing span, which records the target: a
+/// megabyte-long URL reaches neither it, nor the upstream, nor a cache key.
+/// The metrics middleware runs before it and counts the 414 by its route,
+/// which carries no part of the target; the access log runs before it too,
+/// and logs at most the target's first kilobyte.
+struct RequestTargetLimitMiddleware: RouterMiddleware {
+    typealias Context = ThumbnailRequestContext
+
     /// The longest request target accepted, in bytes.
     let maxLength: Int
 
@@ -19,7 +22,8 @@ struct RequestTargetLimitMiddleware<Context: RequestContext>: RouterMiddleware {
         let length = request.head.path?.utf8.count ?? 0
         guard length <= maxLength else {
             return ThumbnailController.errorResponse(
-                for: ThumbnailError.uriTooLong("the request URL is \(length) bytes, over the limit of \(maxLength) (--max-url-length)")
+                for: ThumbnailError.uriTooLong("the request URL is \(length) bytes, over the limit of \(maxLength) (--max-url-length)"),
+                outcome: context.outcome
             )
         }
         return try await next(request, context)

@@ -13,4 +13,8 @@ struct Thumbnail: Sendable {
     /// response was stored), else where the pixels came from: `miss` (the
     /// upstream), `hit-memory` or `hit-disk` (disk or the fleet's Redis).
     let cacheStatus: String
+    /// `Cache-Control` of the answer (``ThumbnailCachePolicy``).
+    let cacheControl: String
+    /// Whether the answer carries `Vary: *` (the origin's did).
+    var variesOnEverything = false
 }

@@ -9,41 +9,39 @@ import NIOCore
 struct ThumbnailController: Sendable {
     let renderer: ThumbnailRenderer
     let maxOutputDimension: Int
-    /// `Cache-Control` of successful responses.
-    let cacheControl: String
-    /// Verifies imgproxy-style signatures; `nil` without a key.
-    let signer: URLSigner?
-    /// Whether the signature `insecure` is accepted.
-    let allowsUnsigned: Bool
+    /// Which requests may fetch: signatures on both URL forms.
+    let signatures: SignaturePolicy
+    /// Whether answers carry `X-Cache` (`--cache-status-header`).
+    var showsCacheStatus = false
 
     /// Adds the routes to `router`.
     func addRoutes(to router: Router<ThumbnailRequestContext>) {
         router.get("thumbnail") { request, context in
             // The work of a miss stops when the client leaves: its transfer
             // and its decode permit go back to requests someone still waits for.
-            await respond(to: request, watch: ClientDisconnectHandler.watch(for: context.channel))
+            await respond(to: request, context: context, watch: ClientDisconnectHandler.watch(for: context.channel))
         }
         router.get("health") { _, _ in
             "ok\n"
         }
         // imgproxy-style: /{signature}/{options…}/plain/{url}@{ext} or /{signature}/{options…}/{base64url}.{ext}.
         router.get("**") { request, context in
-            await respondProcessed(to: request, watch: ClientDisconnectHandler.watch(for: context.channel))
+            await respondProcessed(to: request, context: context, watch: ClientDisconnectHandler.watch(for: context.channel))
         }
     }
 
     /// Answers one imgproxy-style request: signature, options, negotiation, result.
-    func respondProcessed(to request: Request, watch: ClientDisconnectWatch? = nil) async -> Response {
+    func respondProcessed(to request: Request, context: ThumbnailRequestContext, watch: ClientDisconnectWatch? = nil) async -> Response {
         do {
             // The path as sent (still percent-encoded): what was signed.
             let path = request.uri.path.dropFirst()
             let slash = path.firstIndex(of: "/") ?? path.endIndex
             let signature = path[..<slash]
             let rest = path[slash...]
-            let signed = signer?.verify(signature: String(signature), path: String(rest)) ?? false
-            guard signed || (allowsUnsigned && signature == "insecure") else {
-                throw ThumbnailError.forbidden(signer == nil ? "unsigned requests are not allowed (no THUMBNAIL_KEY)" : "invalid signature")
-            }
+            // A first segment that cannot be a signature, or nothing after
+            // it: no route of ours, a 404 rather than a 403.
+            guard slash < path.endIndex, SignaturePolicy.isSignatureShaped(signature) else { throw ThumbnailError.notFound }
+            try signatures.checkProcessing(signature: signature, path: rest)
             let parameters = try ProcessingRequest(path: rest, maxDimension: maxOutputDimension)
             let negotiated = parameters.format == nil
             let format = parameters.format ?? Self.negotiateFormat(accept: request.headers[.accept])
@@ -52,9 +50,10 @@ struct ThumbnailController: Sendable {
             let animates = parameters.format == .webp
                 || (negotiated && Self.accepts("image/webp", accept: request.headers[.accept]))
             let thumbnail = try await renderer.render(parameters, format: format, animatesAsWebP: animates, watch: watch)
+            context.outcome.cacheStatus = thumbnail.cacheStatus
             return response(for: thumbnail, request: request, variesByAccept: negotiated)
         } catch {
-            return Self.errorResponse(for: error)
+            return Self.errorResponse(for: error, outcome: context.outcome)
         }
     }
 
@@ -98,30 +97,38 @@ struct ThumbnailController: Sendable {
     func response(for thumbnail: Thumbnail, request: Request, variesByAccept: Bool) -> Response {
         var headers = HTTPFields()
         headers[.eTag] = thumbnail.entityTag.value
-        headers[.cacheControl] = cacheControl
-        // The answer depends on Accept: shared caches must key on it.
-        if variesByAccept { headers[.vary] = "Accept" }
+        // No more permissive than the origin's (ThumbnailCachePolicy).
+        headers[.cacheControl] = thumbnail.cacheControl
+        // The answer depends on Accept: shared caches must key on it. An
+        // origin's `Vary: *` says more (no stored copy ever matches).
+        if thumbnail.variesOnEverything {
+            headers[.vary] = "*"
+        } else if variesByAccept {
+            headers[.vary] = "Accept"
+        }
         if let ifNoneMatch = request.headers[.ifNoneMatch], thumbnail.entityTag.matches(ifNoneMatch: ifNoneMatch) {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = thumbnail.format.mimeType
         headers[.contentLength] = String(thumbnail.body.count)
-        headers[Self.cacheStatus] = thumbnail.cacheStatus
+        if showsCacheStatus { headers[Self.cacheStatus] = thumbnail.cacheStatus }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: thumbnail.body)))
     }
 
     /// Answers one request; every failure becomes a status with a one-line text body.
-    func respond(to request: Request, watch: ClientDisconnectWatch? = nil) async -> Response {
+    func respond(to request: Request, context: ThumbnailRequestContext, watch: ClientDisconnectWatch? = nil) async -> Response {
         let query = request.uri.queryParameters
         do {
+            try signatures.checkQuery(target: (request.head.path ?? "")[...])
             let parameters = try ThumbnailRequest(
                 values: { name in query.getAll(name) },
                 maxDimension: maxOutputDimension
             )
             let thumbnail = try await renderer.render(parameters, watch: watch)
+            context.outcome.cacheStatus = thumbnail.cacheStatus
             return response(for: thumbnail, request: request, variesByAccept: false)
         } catch {
-            return Self.errorResponse(for: error)
+            return Self.errorResponse(for: error, outcome: context.outcome)
         }
     }
 
@@ -130,8 +137,8 @@ struct ThumbnailController: Sendable {
     /// `hit-memory`, `hit-disk`).
     static let cacheStatus = HTTPField.Name("X-Cache")!
 
-    /// The status and text for `error`.
-    static func errorResponse(for error: any Error) -> Response {
+    /// The status and text for `error`; its reason goes to `outcome` (the access log).
+    static func errorResponse(for error: any Error, outcome: RequestOutcome? = nil) -> Response {
         let failure: ThumbnailError =
             switch error {
             case let error as ThumbnailError: error
@@ -140,6 +147,7 @@ struct ThumbnailController: Sendable {
             case is CancellationError: .upstreamFailed("cancelled")
             default: .internalError(String(describing: error))
             }
+        outcome?.errorReason = failure.message
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; charset=utf-8"
         // Failures are not cached: a timeout or a refused host may not last.

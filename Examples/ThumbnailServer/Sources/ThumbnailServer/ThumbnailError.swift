@@ -10,6 +10,8 @@ enum ThumbnailError: Error, Sendable, Equatable {
     /// 403: the host is not on the allow-list, the destination guard
     /// refused the address it resolved to, or a redirect led to a refused scheme.
     case forbidden(String)
+    /// 404: no route of this server has that path.
+    case notFound
     /// 414: the request target (which carries the source URL) is longer
     /// than `--max-url-length`.
     case uriTooLong(String)
@@ -29,6 +31,7 @@ enum ThumbnailError: Error, Sendable, Equatable {
         switch self {
         case .badRequest: 400
         case .forbidden: 403
+        case .notFound: 404
         case .tooLarge: 413
         case .uriTooLong: 414
         case .notAnImage: 415
@@ -41,6 +44,8 @@ enum ThumbnailError: Error, Sendable, Equatable {
     /// A one-line explanation for the response body.
     var message: String {
         switch self {
+        case .notFound:
+            "not found"
         case .badRequest(let text), .forbidden(let text), .tooLarge(let text), .uriTooLong(let text), .notAnImage(let text),
              .upstreamFailed(let text), .upstreamTimeout(let text), .internalError(let text):
             text

@@ -1,6 +1,7 @@
 import AsyncWebImage
 import AsyncWebImageAllFormats
 import AsyncWebImageWebP
+import AsyncWebImageRedis
 import Foundation
 import HTTPTypes
 
@@ -17,14 +18,23 @@ final class ThumbnailRenderer: Sendable {
     /// The loader: upstream fetches, decoding, resizing and caching.
     let loader: ImageLoader
     private let allowedHosts: HostAllowList
-    private let coders: ImageCoderRegistry
     let cpuLimiter: ConcurrencyLimiter
     /// Encoded responses already made.
     let results: ResultCache
-    /// The fleet's Redis, when `--redis` is given.
+    /// The fleet's Redis, when `--redis` is given (its nodes or cluster, this
+    /// tenant's prefix, database and credentials: ``RedisOptions``).
     let redis: RedisStore?
     /// Where a load without a transformer stores the downloaded original.
     private let directStoreCacheType: ImageCacheType
+    /// Whether results are kept, and their `Cache-Control`, from the origin's.
+    let cachePolicy: ThumbnailCachePolicy
+    /// What origins said about caching, for originals served from the loader's cache.
+    private let origins = OriginCacheabilityMemo()
+
+    /// Bytes a decoded-image entry of the loader's memory cache costs beyond
+    /// its key and pixels: the LRU's node, the image's storage header and
+    /// the HTTP record of a small origin head.
+    static let memoryEntryOverhead = 1024
 
     /// Creates the loader and its parts from the server's options.
     init(options: ServerOptions) {
@@ -44,16 +54,22 @@ final class ThumbnailRenderer: Sendable {
         // none unless a load passes `.handleCookies`).
         transfer.defaultHeaders[.userAgent] = "AsyncWebImage-ThumbnailServer/\(CurlDataLoader.version)"
 
-        let memory = MemoryCache(configuration: .init(costLimit: options.memoryCacheMiB * 1024 * 1024))
+        // Keys count too: a decoded 1×1 image costs 4 bytes of pixels beside
+        // a key of up to --max-url-length bytes (and its HTTP record), so the
+        // pixels get three quarters of --cache-mib and the entry count is
+        // capped so that keys of the longest URL take at most the last quarter.
+        let memoryBytes = options.memoryCacheMiB * 1024 * 1024
+        let memory = MemoryCache(configuration: .init(
+            costLimit: memoryBytes / 4 * 3,
+            countLimit: memoryBytes / 4 / (options.maxURILength + Self.memoryEntryOverhead)
+        ))
         // `--cache-dir DIR`: originals in DIR/originals, encoded responses
         // in DIR/results (two stores, so neither's eviction starves the other).
         let directory = options.cacheDirectory.map { URL(fileURLWithPath: $0) }
         let disk = directory.map { DiskStore(directory: $0.appendingPathComponent("originals")) }
         // The fleet's tier: originals (with one origin fetch per image across
         // the fleet, by leases) and encoded responses under their own keys.
-        var redisConfiguration = RedisStore.Configuration(endpoints: options.redisEndpoints)
-        redisConfiguration.commandTimeout = options.redisTimeout
-        let redis = options.redisEndpoints.isEmpty ? nil : RedisStore(configuration: redisConfiguration)
+        let redis = options.redis.configuration().map(RedisStore.init(configuration:))
         // One CPU limiter for the loader and the cache: one decode, resize or
         // encode per core the process may use (its affinity mask and CPU
         // quota, not the host's core count: under `taskset -c 0` two decodes
@@ -65,6 +81,7 @@ final class ThumbnailRenderer: Sendable {
             // --cache-mib 0 keeps its promise that every request does the
             // whole work (the benchmarks rely on it): no result memory either.
             memoryBytes: options.memoryCacheMiB == 0 ? 0 : options.resultCacheMiB * 1024 * 1024,
+            memoryEntries: options.resultCacheEntries,
             disk: directory.map { DiskStore(directory: $0.appendingPathComponent("results")) },
             shared: redis,
             writes: ResultWriteQueue(maxInFlight: options.resultWrites, maxQueued: options.resultWriteQueue)
@@ -72,15 +89,17 @@ final class ThumbnailRenderer: Sendable {
         self.redis = redis
 
         var configuration = ImageLoader.Configuration(cache: cache)
+        // Every format the web serves, and the allocator tuned for a process
+        // that decodes all day (the library leaves it alone unless asked).
+        configuration.coders = .allFormats
+        configuration.allocatorTuning = .default
         // One cache for every client: a `private` response is not stored,
         // `s-maxage` wins over `max-age` (RFC 9111's shared cache).
         configuration.httpCacheMode = .shared
-        // Every decode counted (`thumbnail_decodes_total`).
-        configuration.coders = CountingDecoder.wrapping(.allFormats)
         configuration.dataLoader = CurlDataLoader(configuration: transfer)
         configuration.cpuLimiter = cpuLimiter
-        configuration.maxPixelCount = options.maxInputPixels
-        configuration.maxAnimationPixelCount = options.maxAnimationPixels
+        configuration.decodingLimits.maxPixelCount = options.maxInputPixels
+        configuration.decodingLimits.maxAnimationPixelCount = options.maxAnimationPixels
         // Under load most requests wait for a CPU permit, each holding its
         // upstream body: bound those bodies in bytes, not by requests.
         let budgetMiB = options.bodyBudgetMiB ?? 2 * cpuLimiter.limit
@@ -116,7 +135,7 @@ final class ThumbnailRenderer: Sendable {
         }
         loader = ImageLoader(configuration: configuration)
         allowedHosts = options.allowedHosts
-        coders = configuration.coders
+        cachePolicy = ThumbnailCachePolicy(maxAge: options.maxAge, minMaxAge: options.minMaxAge)
         self.cpuLimiter = cpuLimiter
     }
 
@@ -130,22 +149,53 @@ final class ThumbnailRenderer: Sendable {
         try checkHost(of: request.url)
         let key = "query1|" + request.canonicalParameters
         if let (entry, tier) = await results.entry(forKey: key) {
-            return Thumbnail(body: entry.body, format: entry.format, entityTag: entry.entityTag, cacheStatus: "hit-result-\(tier.rawValue)")
+            return Self.thumbnail(hit: entry, tier: tier)
         }
         return try await Self.whileConnected(watch) { try await self.make(request, key: key) }
     }
 
     /// Makes and stores a query-form thumbnail (the result cache missed).
     private func make(_ request: ThumbnailRequest, key: String) async throws -> Thumbnail {
-        let (image, cacheType) = try await Self.imageAndSource(of: load(request))
-        let coders = coders
-        let quality = Double(request.quality) / 100
-        let body = try await cpuLimiter.withPermit { try coders.encode(image, as: request.format, quality: quality) }
-        let entry = results.store(body, format: request.format, forKey: key)
-        return Thumbnail(
-            body: body, format: request.format, entityTag: entry.entityTag,
-            cacheStatus: cacheType == .none ? "miss" : "hit-\(cacheType)"
+        let recorder = OriginHeadRecorder(url: request.url, memo: origins)
+        let (image, cacheType) = try await Self.imageAndSource(of: load(request, recorder: recorder))
+        // Through the loader: a CPU permit, and the encode in its metrics and spans.
+        let body = try await loader.encode(image, as: request.format, quality: Double(request.quality) / 100)
+        return finish(body, format: request.format, key: key, url: request.url, recorder: recorder, cacheType: cacheType)
+    }
+
+    /// The answer for a result hit: its `Cache-Control` counts down to its expiry.
+    private static func thumbnail(hit entry: ResultCache.Entry, tier: ResultCache.Tier) -> Thumbnail {
+        Thumbnail(
+            body: entry.body, format: entry.format, entityTag: entry.entityTag, cacheStatus: "hit-result-\(tier.rawValue)",
+            cacheControl: entry.freshness.cacheControl(at: Date())
         )
+    }
+
+    /// Stores a result just made for `key` as its original's cacheability
+    /// allows (``ThumbnailCachePolicy``), and returns the answer.
+    ///
+    /// The cacheability is what the origin said in this load (`recorder`),
+    /// else what it said last for `url` (the original came from the
+    /// loader's cache), else unknown: then nothing is kept and the answer
+    /// is `no-cache`.
+    private func finish(
+        _ body: Data, format: ImageFormat, key: String, url: URL, recorder: OriginHeadRecorder, cacheType: ImageCacheType
+    ) -> Thumbnail {
+        let now = Date()
+        let origin = recorder.cacheability ?? origins.value(forURL: url.absoluteString) ?? .unknown(at: now)
+        let status = cacheType == .none ? "miss" : "hit-\(cacheType)"
+        switch cachePolicy.decision(for: origin, now: now) {
+        case .store(let freshness):
+            let entry = results.store(body, format: format, freshness: freshness, forKey: key)
+            return Thumbnail(
+                body: body, format: format, entityTag: entry.entityTag, cacheStatus: status, cacheControl: freshness.cacheControl(at: now)
+            )
+        case .doNotStore(let cacheControl, let variesOnEverything):
+            return Thumbnail(
+                body: body, format: format, entityTag: EntityTag(parameters: key, body: body), cacheStatus: status,
+                cacheControl: cacheControl, variesOnEverything: variesOnEverything
+            )
+        }
     }
 
     /// The image of a loader's `response` and where it came from, and not
@@ -154,8 +204,7 @@ final class ThumbnailRenderer: Sendable {
     /// frame, stayed alive while the encode waited for a CPU permit behind
     /// other requests' decodes.
     private static func imageAndSource(of response: ImageResponse) throws -> (Image, ImageCacheType) {
-        guard let image = response.image else { throw ThumbnailError.internalError("the loader returned no image") }
-        return (image, response.cacheType)
+        (response.image, response.cacheType)
     }
 
     /// The image for an imgproxy-style `request` in `format` (`nil`: JPEG,
@@ -173,7 +222,7 @@ final class ThumbnailRenderer: Sendable {
         let key = "imgproxy1|\(request.url.absoluteString)|\(request.transformKey)|\(format?.rawValue ?? "jpeg-or-png")|\(quality)"
             + (animatesAsWebP ? "|anim-webp" : "")
         if let (entry, tier) = await results.entry(forKey: key) {
-            return Thumbnail(body: entry.body, format: entry.format, entityTag: entry.entityTag, cacheStatus: "hit-result-\(tier.rawValue)")
+            return Self.thumbnail(hit: entry, tier: tier)
         }
         return try await Self.whileConnected(watch) {
             try await self.make(request, format: format, animatesAsWebP: animatesAsWebP, key: key)
@@ -197,27 +246,25 @@ final class ThumbnailRenderer: Sendable {
         // A still answer needs the first frame only: then an animation's
         // frames are neither scanned nor held against the animation limit,
         // which bounds the work of an animated answer, not of its poster.
+        let recorder = OriginHeadRecorder(url: request.url, memo: origins)
+        var context = Self.decodeContext(for: request, storeCacheType: directStoreCacheType)
+        context.responseModifier = recorder.modifier
         let (image, cacheType) = try await Self.imageAndSource(
-            of: loader.image(
-                request.url, options: animatesAsWebP ? [] : .decodeFirstFrameOnly,
-                context: Self.decodeContext(for: request, storeCacheType: directStoreCacheType)
-            )
+            of: loader.image(request.url, options: animatesAsWebP ? [] : .decodeFirstFrameOnly, context: context)
         )
-        let coders = coders
-        let (body, chosen) = try await cpuLimiter.withPermit {
-            if animatesAsWebP, let animation = image.animation {
-                return (try Self.animatedWebP(animation, request), ImageFormat.webp)
-            }
-            let processed = try ImageProcessor.process(image, request)
-            let chosen = format ?? (processed.pixelFormat.hasAlpha ? .png : .jpeg)
-            let quality = Double(request.quality ?? Self.defaultQuality(for: chosen)) / 100
-            return (try coders.encode(processed, as: chosen, quality: quality), chosen)
+        // Processing and encoding through the loader: each with a CPU
+        // permit, in the loader's metrics and spans.
+        let body: Data
+        let chosen: ImageFormat
+        if animatesAsWebP, let animation = image.animation {
+            body = try await loader.encode { try Self.animatedWebP(animation, request) }
+            chosen = .webp
+        } else {
+            let processed = try await loader.transform(image, with: ProcessingTransformer(request: request))
+            chosen = format ?? (processed.pixelFormat.hasAlpha ? .png : .jpeg)
+            body = try await loader.encode(processed, as: chosen, quality: Double(request.quality ?? Self.defaultQuality(for: chosen)) / 100)
         }
-        let entry = results.store(body, format: chosen, forKey: key)
-        return Thumbnail(
-            body: body, format: chosen, entityTag: entry.entityTag,
-            cacheStatus: cacheType == .none ? "miss" : "hit-\(cacheType)"
-        )
+        return finish(body, format: chosen, key: key, url: request.url, recorder: recorder, cacheType: cacheType)
     }
 
     /// The smallest decode `request` can be made from, as a decoder's own
@@ -228,18 +275,22 @@ final class ThumbnailRenderer: Sendable {
     /// processing that follows then only crops, or resamples a little.
     static func decodeContext(for request: ProcessingRequest, storeCacheType: ImageCacheType) -> ImageContext {
         let target = request.targetSize
-        guard target.width > 0 || target.height > 0 else { return ImageContext(storeCacheType: storeCacheType) }
+        var context = ImageContext()
+        context.storeCacheType = storeCacheType
+        guard target.width > 0 || target.height > 0 else { return context }
         // A side of 0 is unconstrained: a box side no image reaches.
         let unbounded = 1 << 24
         let box = PixelSize(width: target.width > 0 ? target.width : unbounded, height: target.height > 0 ? target.height : unbounded)
-        var context = ImageContext(thumbnailPixelSize: box, preserveAspectRatio: true, storeCacheType: storeCacheType)
+        context.thumbnail = ThumbnailOptions(size: box)
         guard target.width > 0, target.height > 0 else { return context }
         switch request.resizingType {
         case .fit: break
         // Auto is a fill or a fit by the source's orientation, unknown until
-        // decoded: the cover serves both (a fit then resamples it down).
-        case .fill, .fillDown, .auto: context.coversThumbnailPixelSize = true
-        case .force: context.preserveAspectRatio = false
+        // decoded: the cover serves both (a fit then resamples it down). The
+        // crop is the server's own (gravity, offsets), so the decode covers
+        // the box and crops nothing.
+        case .fill, .fillDown, .auto: context.thumbnail?.contentMode = .cover
+        case .force: context.thumbnail?.contentMode = .stretch
         }
         return context
     }
@@ -258,7 +309,8 @@ final class ThumbnailRenderer: Sendable {
             guard index < animation.frameCount else { return nil }
             try Task.checkCancellation()
             defer { index += 1 }
-            let frame = try ImageProcessor.process(animation.frame(at: index), request)
+            // The whole encode holds one CPU permit: decode in it.
+            let frame = try ImageProcessor.process(animation.decodeFrame(at: index), request)
             return (frame, animation.frameDurations[index])
         }
     }
@@ -279,27 +331,27 @@ final class ThumbnailRenderer: Sendable {
         }
     }
 
-    /// Loads the resized image: a DCT-scaled decode (`thumbnailPixelSize`)
-    /// close to the result, then ``ResizeTransformer`` for the exact size.
+    /// Loads the resized image: a DCT-scaled decode (`ThumbnailOptions`)
+    /// close to the result, then ``ImageTransformers/Resize`` for the exact size.
     /// The answer is a still: an animation's first frame.
-    private func load(_ request: ThumbnailRequest) async throws -> ImageResponse {
-        let resize = ResizeTransformer(size: request.size, mode: request.mode)
+    private func load(_ request: ThumbnailRequest, recorder: OriginHeadRecorder) async throws -> ImageResponse {
+        let resize = ImageTransformers.Resize(size: request.size, mode: request.mode)
+        var context: ImageContext
         switch request.mode {
         case .fit:
             // The decoder's fit-inside thumbnail is the answer; the resize
             // only pins the rounding of the short side.
-            return try await loader.image(request.url, options: .decodeFirstFrameOnly, context: ImageContext(
-                transformer: resize, thumbnailPixelSize: request.size, preserveAspectRatio: true))
+            context = ImageContext(transformer: resize, thumbnail: ThumbnailOptions(size: request.size))
         case .stretch:
             // The decoder's exact-size thumbnail is the stretched image.
-            return try await loader.image(request.url, options: .decodeFirstFrameOnly, context: ImageContext(
-                transformer: resize, thumbnailPixelSize: request.size, preserveAspectRatio: false))
+            context = ImageContext(transformer: resize, thumbnail: ThumbnailOptions(size: request.size, contentMode: .stretch))
         case .fill:
             // The decoder's thumbnail covering the target (one side exact,
             // the other beyond it, whatever the aspect ratio); the resize
             // then only cuts the centre out.
-            return try await loader.image(request.url, options: .decodeFirstFrameOnly, context: ImageContext(
-                transformer: resize, thumbnailPixelSize: request.size, preserveAspectRatio: true, coversThumbnailPixelSize: true))
+            context = ImageContext(transformer: resize, thumbnail: ThumbnailOptions(size: request.size, contentMode: .cover))
         }
+        context.responseModifier = recorder.modifier
+        return try await loader.image(request.url, options: .decodeFirstFrameOnly, context: context)
     }
 }

@@ -14,7 +14,7 @@ struct ThumbnailRequest: Sendable, Hashable {
     /// The box the thumbnail is made for.
     let size: PixelSize
     /// How the image meets the box.
-    let mode: ResizeTransformer.Mode
+    let mode: ImageTransformers.Resize.Mode
     /// The format of the answer.
     let format: ImageFormat
     /// JPEG, WebP or AVIF quality, 1–100.
@@ -53,10 +53,7 @@ struct ThumbnailRequest: Sendable, Hashable {
     /// (percent-decoded); see ``init(values:maxDimension:)``.
     init(parameter: (String) -> String?, maxDimension: Int) throws(ThumbnailError) {
         guard let text = parameter("url"), !text.isEmpty else { throw .badRequest("url is required") }
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else {
-            throw .badRequest("url must be an absolute http or https URL")
-        }
+        let url = try SourceURL.parse(text)
         func dimension(_ name: String) throws(ThumbnailError) -> Int {
             guard let text = parameter(name) else { throw .badRequest("\(name) is required") }
             guard let value = Int(text), (1...maxDimension).contains(value) else {
@@ -65,7 +62,7 @@ struct ThumbnailRequest: Sendable, Hashable {
             return value
         }
         let size = PixelSize(width: try dimension("width"), height: try dimension("height"))
-        let mode: ResizeTransformer.Mode
+        let mode: ImageTransformers.Resize.Mode
         switch parameter("fit") ?? "fit" {
         case "fit": mode = .fit
         case "fill": mode = .fill

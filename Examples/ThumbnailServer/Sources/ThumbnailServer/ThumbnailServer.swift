@@ -1,4 +1,5 @@
 import AsyncWebImage
+import AsyncWebImageRedis
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -15,10 +16,11 @@ import UnixSignals
 ///
 /// It prints `listening on http://HOST:PORT` on standard output once the
 /// socket is bound (with the real port when started with `--port 0`), and
-/// shuts down gracefully on SIGTERM or SIGINT: a `ServiceGroup` stops its
+/// `operator listening on http://HOST:PORT` for the operator listener
+/// (`--operator-port`: `/metrics`), and shuts down gracefully on SIGTERM or SIGINT: a `ServiceGroup` stops its
 /// services in reverse order — the HTTP server (in-flight requests finish),
 /// then the result cache (writes drained, disk thread ended), then the loader
-/// (``ImageLoaderService``: transfers, disk writes, threads, the Redis
+/// (``ImageLoader/Service``: transfers, disk writes, threads, the Redis
 /// pool) — and the process exits with status 0.
 @main
 struct ThumbnailServer {
@@ -34,66 +36,90 @@ struct ThumbnailServer {
         AllocatorTuning.default.apply()
         let options: ServerOptions
         do {
-            options = try ServerOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+            switch try await ServerOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) {
+            case .help:
+                FileHandle.standardOutput.write(Data(ServerOptions.helpText.utf8))
+                exit(0)
+            case .helpMarkdown:
+                FileHandle.standardOutput.write(Data(ServerOptions.markdownTable.utf8))
+                exit(0)
+            case .run(let parsed):
+                options = parsed
+            }
         } catch {
-            if let message = error.message { FileHandle.standardError.write(Data("thumbnail-server: \(message)\n".utf8)) }
-            print(ServerOptions.usage)
-            exit(error.message == nil ? 0 : 2)
+            fail("\(error.message)\nsee thumbnail-server --help", status: UsageError.exitCode)
         }
-        // Logs on standard error: standard output carries the "listening on" line.
-        LoggingSystem.bootstrap(StreamLogHandler.standardError)
-        // Every swift-metrics metric (Hummingbird's request counters and
-        // timers) lands in this registry, served as Prometheus text at /metrics.
-        let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let observability: Observability
+        do {
+            observability = try Observability.bootstrap(options)
+        } catch {
+            fail("--otel-endpoint: \(error)", status: UsageError.exitCode)
+        }
 
         var logger = Logger(label: "thumbnail-server")
         logger.logLevel = options.logLevel
         if options.allowedHosts.allowsEveryHost {
             logger.warning("no --allow-host given, every upstream host is allowed (the destination guard still refuses private addresses)")
         }
-
-        let renderer = ThumbnailRenderer(options: options)
-        let controller = ThumbnailController(
-            renderer: renderer,
-            maxOutputDimension: options.maxOutputDimension,
-            cacheControl: "public, max-age=\(options.maxAge)",
-            signer: options.signer,
-            allowsUnsigned: options.allowsUnsigned
-        )
-        // HEAD on every GET route (thumbnails, /health, /metrics): the GET's
-        // status and headers, Content-Length included, without the body, so a
-        // CDN or a health check probing with HEAD sees what GET would answer.
-        // A HEAD of a result-cache hit decodes nothing, as its GET would not.
-        let router = Router(context: ThumbnailRequestContext.self, options: .autoGenerateHeadEndpoints)
-        // Requests counted and timed by route and status; every route's
-        // target length checked (414) before it is logged or traced; one
-        // line per request at info; one span per request (no cost until a
-        // tracer is bootstrapped).
-        router.add(middleware: MetricsMiddleware())
-        router.add(middleware: RequestTargetLimitMiddleware(maxLength: options.maxURILength))
-        router.add(middleware: LogRequestsMiddleware(.info))
-        router.add(middleware: TracingMiddleware())
-        controller.addRoutes(to: router)
-        let redis = controller.renderer.redis
-        router.get("metrics") { _, _ in
-            var headers = HTTPFields()
-            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
-            var buffer = ByteBuffer(bytes: registry.emitToBuffer())
-            if let redis {
-                // The fleet tier's own counters, read when scraped.
-                let statistics = redis.statistics
-                for (name, value) in [
-                    ("hits", statistics.hits), ("misses", statistics.misses), ("failures", statistics.failures),
-                    ("skipped_by_breaker", statistics.skippedByBreaker), ("writes", statistics.writes),
-                    ("failed_writes", statistics.failedWrites), ("oversized", statistics.oversized),
-                ] {
-                    buffer.writeString("# TYPE thumbnail_redis_\(name)_total counter\nthumbnail_redis_\(name)_total \(value)\n")
-                }
-            }
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: buffer))
+        if options.signer == nil {
+            logger.warning("no THUMBNAIL_KEY: /thumbnail?url=… fetches any allowed URL unsigned (imgproxy-style URLs are refused unless --allow-unsigned)")
         }
 
+        let renderer = ThumbnailRenderer(options: options)
+        if let redis = renderer.redis {
+            // A wrong password, certificate or database is a configuration
+            // error: refuse to start rather than run with a tier that only
+            // misses. A Redis that is down or slow is not: it may come back,
+            // and meanwhile its lookups are misses within the budget.
+            do {
+                try await redis.checkConnection()
+            } catch {
+                switch error {
+                case .authenticationFailed, .tlsFailed, .refused, .protocolViolation:
+                    FileHandle.standardError.write(Data("thumbnail-server: \(error)\n".utf8))
+                    exit(1)
+                case .unreachable, .timedOut, .clusterUnavailable:
+                    logger.warning("Redis not reachable at start-up; its lookups are misses until it is", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+        var controller = ThumbnailController(
+            renderer: renderer,
+            maxOutputDimension: options.maxOutputDimension,
+            signatures: options.signatures
+        )
+        controller.showsCacheStatus = options.showsCacheStatus
+        // HEAD on every GET route: the GET's status and headers, Content-Length
+        // included, without the body, so a CDN or a health check probing with
+        // HEAD sees what GET would answer. A HEAD of a result-cache hit
+        // decodes nothing, as its GET would not.
+        let router = Router(context: ThumbnailRequestContext.self, options: .autoGenerateHeadEndpoints)
+        addMiddleware(to: router, options: options, logger: logger)
+        controller.addRoutes(to: router)
+
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = observability.services.map { .init(service: $0) }
+        services += [
+            .init(service: ImageLoader.Service(loader: renderer.loader)),
+            .init(service: ResultCacheService(results: renderer.results)),
+            // Memory kept for the next decode goes back when decoding stops.
+            .init(service: IdleMemoryRelease(limiter: renderer.cpuLimiter, busy: { [loader = renderer.loader] in loader.loadsHoldingBodies > 0 })),
+        ]
+        if let operatorPort = options.operatorPort {
+            let operatorRouter = Router(context: ThumbnailRequestContext.self, options: .autoGenerateHeadEndpoints)
+            addMiddleware(to: operatorRouter, options: options, logger: logger)
+            OperatorRoutes.add(to: operatorRouter, registry: observability.registry, redis: renderer.redis)
+            let operatorApp = Application(
+                router: operatorRouter,
+                server: .http1(configuration: .init(idleTimeout: .seconds(options.idleTimeout.components.seconds))),
+                configuration: .init(address: .hostname(options.operatorHost, port: operatorPort), serverName: "thumbnail-server"),
+                onServerRunning: { channel in
+                    let port = channel.localAddress?.port ?? operatorPort
+                    FileHandle.standardOutput.write(Data("operator listening on http://\(options.operatorHost):\(port)\n".utf8))
+                },
+                logger: logger
+            )
+            services.append(.init(service: ListenerService(wrapped: operatorApp, role: "operator", host: options.operatorHost, port: operatorPort)))
+        }
         let app = Application(
             router: router,
             // The idle timeout also closes connections whose request head
@@ -116,27 +142,35 @@ struct ThumbnailServer {
             },
             logger: logger
         )
-        // Started in this order, shut down in the reverse one, each after
-        // the one before it has returned.
-        let group = ServiceGroup(configuration: .init(
-            services: [
-                .init(service: ImageLoaderService(loader: renderer.loader)),
-                .init(service: ResultCacheService(results: renderer.results)),
-                // Memory kept for the next decode goes back when decoding stops.
-                .init(service: IdleMemoryRelease(limiter: renderer.cpuLimiter, busy: { [loader = renderer.loader] in loader.loadsHoldingBodies > 0 })),
-                .init(service: app),
-            ],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger
-        ))
+        services.append(.init(service: ListenerService(wrapped: app, role: "public", host: options.host, port: options.port)))
+        // Started in this order, shut down in the reverse one, each after the
+        // one before it has returned: the listeners first, the exporters last
+        // (so the last spans and metrics are flushed).
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             // Runs until SIGTERM or SIGINT, then shuts down gracefully.
             try await group.run()
             logger.info("shut down")
         } catch {
-            FileHandle.standardError.write(Data("thumbnail-server: \(error)\n".utf8))
-            exit(1)
+            fail("\(error)", status: 1)
         }
+    }
+
+    /// The middleware of both listeners, in this order: requests counted
+    /// and timed by route and status; one access-log line per request at
+    /// info; every route's target length checked (414) before it is traced;
+    /// one span per request (exported with --otel-endpoint).
+    private static func addMiddleware(to router: Router<ThumbnailRequestContext>, options: ServerOptions, logger: Logger) {
+        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: AccessLogMiddleware(logger: logger))
+        router.add(middleware: RequestTargetLimitMiddleware(maxLength: options.maxURILength))
+        router.add(middleware: TracingMiddleware())
+    }
+
+    /// Writes `message` on standard error and exits with `status`.
+    private static func fail(_ message: String, status: Int32) -> Never {
+        FileHandle.standardError.write(Data("thumbnail-server: \(message)\n".utf8))
+        exit(status)
     }
 }
 

@@ -27,10 +27,19 @@ struct URLSigner: Sendable {
         Self.base64URL(Self.hmacSHA256(key: key, message: salt + Array(path.utf8)))
     }
 
-    /// Whether `signature` is the signature of `path`.
-    func verify(signature: String, path: String) -> Bool {
-        guard let given = Self.decodeBase64URL(signature) else { return false }
-        let expected = Self.hmacSHA256(key: key, message: salt + Array(path.utf8))
+    /// Whether `signature` is the signature of `path`, spelled exactly as
+    /// ``signature(of:)`` spells it.
+    ///
+    /// The comparison is of the text, not of the decoded bytes: base64url
+    /// lets one digest be written several ways (a trailing `=`, other values
+    /// of the last character's spare bits), and each spelling would be
+    /// another URL for a CDN and another key for the result cache. Only the
+    /// canonical, unpadded one verifies. The lengths are compared first
+    /// (every signature has 43 characters, so that says nothing secret),
+    /// then the characters in constant time.
+    func verify(signature: some StringProtocol, path: String) -> Bool {
+        let expected = Array(self.signature(of: path).utf8)
+        let given = Array(signature.utf8)
         guard given.count == expected.count else { return false }
         return given.withUnsafeBytes { a in
             expected.withUnsafeBytes { b in CRYPTO_memcmp(a.baseAddress, b.baseAddress, a.count) == 0 }

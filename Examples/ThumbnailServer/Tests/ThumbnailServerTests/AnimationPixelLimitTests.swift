@@ -10,13 +10,13 @@ import Testing
 @Suite(.serialized)
 struct AnimationPixelLimitTests {
     @Test("the flag and its environment variable set the limit; 50 MP by default; 0 or a non-number is a usage error")
-    func options() throws {
-        #expect(try ServerOptions.parse([], environment: [:]).maxAnimationPixels == 50_000_000)
-        #expect(try ServerOptions.parse([], environment: ["THUMBNAIL_MAX_ANIMATION_PIXELS": "1000"]).maxAnimationPixels == 1000)
-        #expect(try ServerOptions.parse(["--max-animation-pixels", "5"], environment: ["THUMBNAIL_MAX_ANIMATION_PIXELS": "1000"])
+    func options() async throws {
+        #expect(try await ServerOptions.parsed([], environment: [:]).maxAnimationPixels == 50_000_000)
+        #expect(try await ServerOptions.parsed([], environment: ["THUMBNAIL_MAX_ANIMATION_PIXELS": "1000"]).maxAnimationPixels == 1000)
+        #expect(try await ServerOptions.parsed(["--max-animation-pixels", "5"], environment: ["THUMBNAIL_MAX_ANIMATION_PIXELS": "1000"])
             .maxAnimationPixels == 5)
-        #expect(throws: UsageError.self) { try ServerOptions.parse(["--max-animation-pixels", "0"], environment: [:]) }
-        #expect(throws: UsageError.self) { try ServerOptions.parse(["--max-animation-pixels", "1e9"], environment: [:]) }
+        await #expect(throws: UsageError.self) { try await ServerOptions.parsed(["--max-animation-pixels", "0"], environment: [:]) }
+        await #expect(throws: UsageError.self) { try await ServerOptions.parsed(["--max-animation-pixels", "1e9"], environment: [:]) }
     }
 
     @Test("a 3-frame 40×30 GIF (3,600 pixels over its frames): an animated answer is a 413 with a limit of 3,599, a still answer (JPEG, or the query form) its first frame; served animated at 3,600")

@@ -9,21 +9,21 @@ import Testing
 @Suite
 struct BodyBudgetOptionTests {
     @Test("the flag and its environment variable set the budget; none given leaves it to the CPU permits; negative or not a number is a usage error")
-    func options() throws {
-        #expect(try ServerOptions.parse([], environment: [:]).bodyBudgetMiB == nil)
-        #expect(try ServerOptions.parse([], environment: ["THUMBNAIL_BODY_BUDGET_MIB": "8"]).bodyBudgetMiB == 8)
-        #expect(try ServerOptions.parse(["--body-budget-mib", "0"], environment: ["THUMBNAIL_BODY_BUDGET_MIB": "8"]).bodyBudgetMiB == 0)
-        #expect(throws: UsageError.self) { try ServerOptions.parse(["--body-budget-mib", "-1"], environment: [:]) }
-        #expect(throws: UsageError.self) { try ServerOptions.parse(["--body-budget-mib", "1g"], environment: [:]) }
+    func options() async throws {
+        #expect(try await ServerOptions.parsed([], environment: [:]).bodyBudgetMiB == nil)
+        #expect(try await ServerOptions.parsed([], environment: ["THUMBNAIL_BODY_BUDGET_MIB": "8"]).bodyBudgetMiB == 8)
+        #expect(try await ServerOptions.parsed(["--body-budget-mib", "0"], environment: ["THUMBNAIL_BODY_BUDGET_MIB": "8"]).bodyBudgetMiB == 0)
+        await #expect(throws: UsageError.self) { try await ServerOptions.parsed(["--body-budget-mib", "-1"], environment: [:]) }
+        await #expect(throws: UsageError.self) { try await ServerOptions.parsed(["--body-budget-mib", "1g"], environment: [:]) }
     }
 
     @Test("the renderer's loader gets the budget in bytes; 0 leaves the loader without one")
-    func loaderConfiguration() throws {
-        let bounded = ThumbnailRenderer(options: try ServerOptions.parse(["--body-budget-mib", "16"], environment: [:]))
+    func loaderConfiguration() async throws {
+        let bounded = ThumbnailRenderer(options: try await ServerOptions.parsed(["--body-budget-mib", "16"], environment: [:]))
         #expect(bounded.loader.configuration.bodyBudgetBytes == 16 * 1024 * 1024)
-        let unbounded = ThumbnailRenderer(options: try ServerOptions.parse(["--body-budget-mib", "0"], environment: [:]))
+        let unbounded = ThumbnailRenderer(options: try await ServerOptions.parsed(["--body-budget-mib", "0"], environment: [:]))
         #expect(unbounded.loader.configuration.bodyBudgetBytes == nil)
-        let automatic = ThumbnailRenderer(options: try ServerOptions.parse([], environment: [:]))
+        let automatic = ThumbnailRenderer(options: try await ServerOptions.parsed([], environment: [:]))
         #expect(automatic.loader.configuration.bodyBudgetBytes == 2 * automatic.cpuLimiter.limit * 1024 * 1024)
     }
 }

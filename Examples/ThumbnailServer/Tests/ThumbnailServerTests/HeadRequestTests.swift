@@ -45,14 +45,14 @@ struct HeadRequestTests {
         #expect(refused.body.isEmpty)
     }
 
-    @Test("HEAD of /health and /metrics: 200 with the GET's Content-Type, no body")
+    @Test("HEAD of /health and of the operator's /metrics: 200 with the GET's Content-Type, no body")
     func otherRoutes() throws {
         let harness = try ImgproxyInterfaceTests.started()
         let health = try harness.head("/health")
         #expect(health.status == 200)
         #expect(health.body.isEmpty)
         #expect(health.headers[.contentLength] == "3")
-        let metrics = try harness.head("/metrics")
+        let metrics = try harness.head("/metrics", at: harness.operatorBase)
         #expect(metrics.status == 200)
         #expect(metrics.body.isEmpty)
         #expect(metrics.headers[.contentType] == "text/plain; version=0.0.4; charset=utf-8")

@@ -8,9 +8,9 @@ import Testing
 /// ImageMagick's resize-and-crop of the same 2000×1500 source.
 @Suite(.serialized)
 struct ReducedDecodeTests {
-    /// `thumbnail_decoded_pixels_total` from /metrics.
+    /// `awi_decoded_pixels_total` (the loader's) from /metrics.
     static func decodedPixels(_ harness: ServerHarness) throws -> Double {
-        try ResultWriteQueueTests.metrics(harness)["thumbnail_decoded_pixels_total"] ?? 0
+        try ResultWriteQueueTests.metrics(harness)["awi_decoded_pixels_total"] ?? 0
     }
 
     @Test("fill, fill-down, auto, force and smart crops decode about the output's pixels, not 3 megapixels, and match ImageMagick", arguments: [

@@ -8,28 +8,68 @@ import Testing
 struct ResultCacheUnitTests {
     static func entry(bytes: Int) -> ResultCache.Entry {
         let body = Data(repeating: 7, count: bytes)
-        return ResultCache.Entry(body: body, format: .jpeg, entityTag: EntityTag(parameters: "k", body: body))
+        return ResultCache.Entry(body: body, format: .jpeg, entityTag: EntityTag(parameters: "k", body: body), freshness: fresh)
     }
 
-    @Test("the memory tier keeps at most its bytes, evicting the least recently used")
+    /// Fresh for an hour from now.
+    static var fresh: ResultFreshness {
+        ResultFreshness(sharedExpiry: Date().addingTimeInterval(3600), clientExpiry: Date().addingTimeInterval(3600), mustRevalidate: false)
+    }
+
+    @Test("the memory tier keeps at most its bytes, keys and overhead counted, evicting the least recently used")
     func leastRecentlyUsedByBytes() {
-        var lru = ByteBoundedLRU(limit: 1000)
-        lru.insert(Self.entry(bytes: 400), forKey: "a")
-        lru.insert(Self.entry(bytes: 400), forKey: "b")
+        let cost = BoundedLRU<ResultCache.Entry>.cost(key: "a", valueBytes: 400)
+        #expect(cost == 1 + 400 + BoundedLRU<ResultCache.Entry>.entryOverhead)
+        var lru = BoundedLRU<ResultCache.Entry>(limit: 3 * cost - 1, maxCount: 100)
+        lru.insert(Self.entry(bytes: 400), valueBytes: 400, forKey: "a")
+        lru.insert(Self.entry(bytes: 400), valueBytes: 400, forKey: "b")
         #expect(lru.value(forKey: "a") != nil)  // a is now more recent than b
-        lru.insert(Self.entry(bytes: 400), forKey: "c")
-        #expect(lru.totalBytes == 800)
+        lru.insert(Self.entry(bytes: 400), valueBytes: 400, forKey: "c")
+        #expect(lru.totalCost == 2 * cost)
         #expect(lru.value(forKey: "b") == nil)
         #expect(lru.value(forKey: "a") != nil)
         #expect(lru.value(forKey: "c") != nil)
-        // Bigger than the whole bound: not kept, nothing evicted for it.
-        lru.insert(Self.entry(bytes: 1001), forKey: "d")
+        // Costing more than the whole bound: not kept, nothing evicted for it.
+        lru.insert(Self.entry(bytes: 3 * cost), valueBytes: 3 * cost, forKey: "d")
         #expect(lru.value(forKey: "d") == nil)
-        #expect(lru.totalBytes == 800)
+        #expect(lru.totalCost == 2 * cost)
         // Many hits keep the recency queue bounded and the entries intact.
         for _ in 0..<10_000 { _ = lru.value(forKey: "a") }
         #expect(lru.value(forKey: "c") != nil)
-        #expect(lru.totalBytes == 800)
+        #expect(lru.totalCost == 2 * cost)
+        #expect(lru.recencyQueueLength <= 2 * lru.count + 65)
+    }
+
+    @Test("long keys count: 4,000 distinct 8 KiB keys over 72-byte answers stay within 1 MiB, and the queue does not grow")
+    func longKeysCount() {
+        // Given the issue's load: a 1 MiB tier, tiny answers, 8 KiB source URLs
+        var lru = BoundedLRU<ResultCache.Entry>(limit: 1 << 20, maxCount: 65_536)
+        let entry = Self.entry(bytes: 72)
+        let padding = String(repeating: "a", count: 8192)
+        // When 4,000 distinct keys are inserted (insert only: each evicts one)
+        for index in 0..<4_000 {
+            lru.insert(entry, valueBytes: 72, forKey: "imgproxy1|http://origin/p.png?\(index)&pad=\(padding)")
+        }
+        // Then what they cost stays within the bound, keys included (the old
+        // tier counted 72 bytes each: all 4,000 stayed, 32 MiB of keys)
+        #expect(lru.totalCost <= 1 << 20)
+        #expect(lru.count <= (1 << 20) / 8192)
+        #expect(lru.count >= (1 << 20) / (8192 + 200 + 72 + BoundedLRU<ResultCache.Entry>.entryOverhead))
+        // And the recency queue's popped front is dropped, not kept (with its keys)
+        #expect(lru.recencyQueueLength <= 2 * lru.count + 65)
+    }
+
+    @Test("the entry cap holds whatever the bytes")
+    func entryCap() {
+        var lru = BoundedLRU<Int>(limit: 1 << 30, maxCount: 10)
+        for index in 0..<1_000 { lru.insert(index, valueBytes: 8, forKey: "k\(index)") }
+        #expect(lru.count == 10)
+        #expect(lru.value(forKey: "k999") == 999)
+        #expect(lru.value(forKey: "k989") == nil)
+        #expect(lru.recencyQueueLength <= 2 * lru.count + 65)
+        var none = BoundedLRU<Int>(limit: 1 << 30, maxCount: 0)
+        none.insert(1, valueBytes: 8, forKey: "k")
+        #expect(none.count == 0)
     }
 
     @Test("Accept: AVIF before WebP, q=0 refuses, */* alone is JPEG/PNG", arguments: [
@@ -73,7 +113,7 @@ struct ResultCacheUnitTests {
         let disk: any DataCaching = store
         let body = try TestImages.gradient(width: 64, height: 48, as: .png)
         let writer = ResultCache(memoryBytes: 0, disk: disk, shared: nil)
-        let written = writer.store(body, format: .png, forKey: "k")
+        let written = writer.store(body, format: .png, freshness: Self.fresh, forKey: "k")
         await writer.writes.waitUntilIdle()
         // A reader with an empty memory tier (another process) finds it
         let reader = ResultCache(memoryBytes: 0, disk: disk, shared: nil)
@@ -85,10 +125,16 @@ struct ResultCacheUnitTests {
         for (data, extendedData) in [
             (flipped, stored.extendedData), (body.prefix(body.count - 10), stored.extendedData),
             (body, Data("png".utf8)),
+            // The format and tag of an older server, without a freshness.
+            (body, Data("png \(written.entityTag.value)".utf8)),
         ] {
             try await disk.setData(Data(data), forKey: "k", extendedData: extendedData)
             #expect(await reader.entry(forKey: "k") == nil)
         }
+        // A value past its freshness is a miss too.
+        try await disk.setData(body, forKey: "k", extendedData: stored.extendedData)
+        #expect(await reader.entry(forKey: "k") != nil)
+        #expect(await reader.entry(forKey: "k", now: Date().addingTimeInterval(3601)) == nil)
         await store.shutdown()
     }
 }

@@ -134,7 +134,7 @@ struct ResultWriteQueueTests {
     /// The server's /metrics as name → value (unlabelled samples only).
     static func metrics(_ harness: ServerHarness) throws -> [String: Double] {
         var values: [String: Double] = [:]
-        for line in String(decoding: try harness.get("/metrics").body, as: UTF8.self).split(separator: "\n") where !line.hasPrefix("#") {
+        for line in try harness.metricsText().split(separator: "\n") where !line.hasPrefix("#") {
             let parts = line.split(separator: " ")
             if parts.count == 2, !parts[0].contains("{"), let value = Double(parts[1]) { values[String(parts[0])] = value }
         }

@@ -2,6 +2,7 @@ import AsyncWebImage
 import AsyncWebImageAllFormats
 import Foundation
 import HTTPTypes
+@testable import thumbnail_server
 
 /// A real `thumbnail-server` process and a real loopback origin
 /// (`python3 -m http.server`) for one test, both stopped by PID.
@@ -12,6 +13,10 @@ final class ServerHarness {
     private(set) var origin = ""
     /// The server's base URL.
     private(set) var base = ""
+    /// The server's operator listener (`/metrics`, `/health`).
+    private(set) var operatorBase = ""
+    /// Where the server writes its standard error (its logs).
+    private(set) var serverLog: URL?
     private var originProcess: Process?
     private var serverProcess: Process?
     /// Servers started before the current one (a fleet), stopped on deinit.
@@ -48,9 +53,14 @@ final class ServerHarness {
         try? FileManager.default.removeItem(at: root)
     }
 
-    /// Writes `data` as the origin's file `name`.
-    func serve(_ data: Data, as name: String) throws {
-        try data.write(to: root.appendingPathComponent("www").appendingPathComponent(name))
+    /// Writes `data` as the origin's file `name`, answered with the header
+    /// `fields` (one `Name: value` each) when given.
+    func serve(_ data: Data, as name: String, fields: [String] = []) throws {
+        let file = root.appendingPathComponent("www").appendingPathComponent(name)
+        try data.write(to: file)
+        if !fields.isEmpty {
+            try Data(fields.joined(separator: "\n").utf8).write(to: file.appendingPathExtension("headers"))
+        }
     }
 
     /// Makes a 3-frame 40×30 GIF with ImageMagick (red, lime, blue, 200 ms
@@ -66,13 +76,14 @@ final class ServerHarness {
     /// Starts the origin (a static file server on a free loopback port);
     /// with a `delay`, each answer waits that many seconds after the request
     /// is logged (a slow upstream).
+    ///
+    /// Each file `NAME` is answered with the header lines of a file
+    /// `NAME.headers` beside it when there is one (`Cache-Control: private`).
     func startOrigin(delay: Double = 0) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         let www = root.appendingPathComponent("www").path
-        process.arguments = delay > 0
-            ? ["python3", "-u", "-c", Self.slowOrigin, www, String(delay)]
-            : ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", www]
+        process.arguments = ["python3", "-u", "-c", Self.scriptedOrigin, www, String(delay)]
         _ = FileManager.default.createFile(atPath: originLog.path, contents: nil)
         let log = try FileHandle(forWritingTo: originLog)
         process.standardOutput = log
@@ -86,18 +97,41 @@ final class ServerHarness {
         origin = "http://127.0.0.1:\(port)"
     }
 
-    /// A static file server that logs each GET as http.server does, then
-    /// waits before answering.
-    private static let slowOrigin = """
+    /// A static file server that logs each GET as http.server does, waits
+    /// `delay` seconds, then answers with the file (by the path's last
+    /// component, without its query) and the header lines of `NAME.headers`;
+    /// without a `Cache-Control` line there, `Cache-Control: public,
+    /// max-age=86400`, as an image origin's answers say: the loader follows
+    /// RFC 9111, and a response with no freshness information is asked for
+    /// again on every load, so the tests that count origin requests would
+    /// count those.
+    private static let scriptedOrigin = """
     import http.server, os, sys, time
     root, delay = sys.argv[1], float(sys.argv[2])
     class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = 'HTTP/1.1'
+        disable_nagle_algorithm = True
         def do_GET(self):
             print('"GET ' + self.path + ' HTTP/1.1"', flush=True)
             time.sleep(delay)
-            data = open(os.path.join(root, os.path.basename(self.path)), 'rb').read()
+            path = os.path.join(root, os.path.basename(self.path.split('?')[0]))
+            if not os.path.isfile(path):
+                self.send_response(404)
+                self.send_header('Content-Length', '0')
+                self.end_headers()
+                return
+            data = open(path, 'rb').read()
             self.send_response(200)
             self.send_header('Content-Length', str(len(data)))
+            fields = []
+            if os.path.isfile(path + '.headers'):
+                for line in open(path + '.headers').read().splitlines():
+                    name, value = line.split(':', 1)
+                    fields.append((name.strip(), value.strip()))
+            if not any(name.lower() == 'cache-control' for name, _ in fields):
+                fields.append(('Cache-Control', 'public, max-age=86400'))
+            for name, value in fields:
+                self.send_header(name, value)
             self.end_headers()
             self.wfile.write(data)
         def log_message(self, *arguments):
@@ -113,8 +147,9 @@ final class ServerHarness {
         return text.components(separatedBy: "\"GET /").count - 1
     }
 
-    /// Starts a `redis-server` on a free loopback port, persistence off.
-    func startRedis() throws {
+    /// Starts a `redis-server` on a free loopback port, persistence off,
+    /// with `arguments` after the common ones (`--requirepass`, `--user`).
+    func startRedis(_ arguments: [String] = []) throws {
         let port = String(decoding: try Self.run("/usr/bin/env", ["python3", "-c",
             "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"]), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -122,7 +157,7 @@ final class ServerHarness {
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["redis-server", "--bind", "127.0.0.1", "--port", port, "--save", "", "--appendonly", "no", "--dir", root.path]
+        process.arguments = ["redis-server", "--bind", "127.0.0.1", "--port", port, "--save", "", "--appendonly", "no", "--dir", root.path] + arguments
         process.standardOutput = try FileHandle(forWritingTo: log)
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -131,37 +166,96 @@ final class ServerHarness {
         redisPort = Int(port) ?? 0
     }
 
-    /// How many keys the Redis holds (`DBSIZE`, by `redis-cli`).
-    func redisKeyCount() throws -> Int {
-        let text = String(decoding: try Self.run("/usr/bin/env", ["redis-cli", "-p", String(redisPort), "DBSIZE"]), as: UTF8.self)
-        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    /// How many keys the Redis holds (`DBSIZE`, by `redis-cli`, with
+    /// `password` for a server that needs one).
+    func redisKeyCount(password: String? = nil) throws -> Int {
+        Int(try redisCommand(["DBSIZE"], password: password).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// One command by `redis-cli` (with `password` for a server that needs one); its output.
+    func redisCommand(_ arguments: [String], password: String? = nil) throws -> String {
+        let auth = password.map { ["--no-auth-warning", "-a", $0] } ?? []
+        return String(decoding: try Self.run("/usr/bin/env", ["redis-cli", "-p", String(redisPort)] + auth + arguments), as: UTF8.self)
     }
 
     /// Starts another server, keeping the current one running (a fleet);
     /// ``base`` is then the new one's.
-    func startAnotherServer(_ arguments: [String] = []) throws {
+    func startAnotherServer(_ arguments: [String] = [], environment: [String: String] = [:]) throws {
         if let serverProcess { earlierServers.append(serverProcess) }
         serverProcess = nil
-        try startServer(arguments)
+        try startServer(arguments, environment: environment)
     }
 
-    /// Starts the server with `arguments` (plus the signing key, `--port 0`, loopback upstreams).
-    func startServer(_ arguments: [String] = []) throws {
+    /// Starts the server with `arguments` (plus the signing key, `--port 0`,
+    /// loopback upstreams, an operator listener on a free port and, unless
+    /// `cacheStatusHeader` is false, `X-Cache`), with `environment` added to
+    /// the test's. Its standard error goes to ``serverLog``.
+    func startServer(_ arguments: [String] = [], cacheStatusHeader: Bool = true, environment extra: [String: String] = [:]) throws {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["--port", "0", "--allow-loopback", "--operator-port", "0"]
+            + (cacheStatusHeader ? ["--cache-status-header"] : []) + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["THUMBNAIL_KEY"] = Self.keyHex
+        environment["THUMBNAIL_SALT"] = Self.saltHex
+        environment.merge(extra) { $1 }
+        process.environment = environment
+        let name = "server-\(UUID().uuidString)"
+        let out = root.appendingPathComponent(name + ".out")
+        let err = root.appendingPathComponent(name + ".err")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        serverProcess = process
+        serverLog = err
+        let line = try waitForLine(in: out, containing: "listening on ", excluding: "operator")
+        base = String(line.split(separator: " ").last ?? "")
+        let operatorLine = try waitForLine(in: out, containing: "operator listening on ")
+        operatorBase = String(operatorLine.split(separator: " ").last ?? "")
+    }
+
+    /// The running server's process identifier.
+    var serverPID: Int32? { serverProcess?.processIdentifier }
+
+    /// What the server wrote on standard error so far.
+    var serverErrors: String {
+        serverLog.flatMap { try? String(contentsOf: $0, encoding: .utf8) } ?? ""
+    }
+
+    /// The server's /metrics, from its operator listener.
+    func metricsText() throws -> String {
+        String(decoding: try get("/metrics", at: operatorBase).body, as: UTF8.self)
+    }
+
+    /// Runs the server with `arguments` and `environment` until it exits by
+    /// itself (at most `timeout` seconds, then it is killed): its exit
+    /// status (`nil` when it had to be killed) and what it wrote to
+    /// standard output and standard error.
+    func runServerToExit(_ arguments: [String], environment extra: [String: String] = [:], timeout: TimeInterval) throws -> (status: Int32?, output: String) {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = ["--port", "0", "--allow-loopback"] + arguments
         var environment = ProcessInfo.processInfo.environment
-        environment["THUMBNAIL_KEY"] = Self.keyHex
-        environment["THUMBNAIL_SALT"] = Self.saltHex
+        environment.merge(extra) { _, new in new }
         process.environment = environment
-        let out = root.appendingPathComponent("server-\(UUID().uuidString).out")
+        let out = root.appendingPathComponent("exit-\(UUID().uuidString).out")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = FileHandle.nullDevice
+        let handle = try FileHandle(forWritingTo: out)
+        process.standardOutput = handle
+        process.standardError = handle
         try process.run()
-        serverProcess = process
-        let line = try waitForLine(in: out, containing: "listening on ")
-        base = String(line.split(separator: " ").last ?? "")
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        var status: Int32?
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        } else {
+            status = process.terminationStatus
+        }
+        return (status, (try? String(contentsOf: out, encoding: .utf8)) ?? "")
     }
 
     /// Sends `signal` to the server process, by its PID.
@@ -203,6 +297,11 @@ final class ServerHarness {
         return String(decoding: result, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// A query-form `target` with its signature as the last parameter.
+    static func signedQuery(_ target: String) throws -> String {
+        target + "&signature=" + (try signature(of: target))
+    }
+
     /// One response, fetched with the curl command-line tool.
     struct Reply {
         let status: Int
@@ -211,8 +310,9 @@ final class ServerHarness {
         let body: Data
     }
 
-    /// GETs `path` from the server with `headers`.
-    func get(_ path: String, headers: HTTPFields = [:]) throws -> Reply {
+    /// GETs `path` from the server (or from `base`) with `headers`.
+    func get(_ path: String, headers: HTTPFields = [:], at base: String? = nil) throws -> Reply {
+        let base = base ?? self.base
         let headerFile = root.appendingPathComponent("headers-\(UUID().uuidString)")
         let bodyFile = root.appendingPathComponent("body-\(UUID().uuidString)")
         var arguments = ["-s", "--max-time", "60", "-D", headerFile.path, "-o", bodyFile.path, "-w", "%{http_code}"]
@@ -233,7 +333,8 @@ final class ServerHarness {
     /// Sends `HEAD path` on a raw socket (Python's, not curl, which would
     /// never read a body after HEAD) and reads to the connection's close:
     /// whatever follows the header block is a body the server should not have sent.
-    func head(_ path: String) throws -> Reply {
+    func head(_ path: String, at base: String? = nil) throws -> Reply {
+        let base = base ?? self.base
         let script = """
         import socket, sys
         host, port = sys.argv[1].rsplit(":", 1)
@@ -259,10 +360,11 @@ final class ServerHarness {
         return Reply(status: status, headers: fields, body: Data(raw[end.upperBound...]))
     }
 
-    /// `thumbnail_decodes_total` from the server's /metrics.
+    /// The decodes the server's loader made: the count of its
+    /// `awi_decode_duration_seconds` timer, from /metrics.
     func decodes() throws -> Int {
-        let text = String(decoding: try get("/metrics").body, as: UTF8.self)
-        for line in text.split(separator: "\n") where line.hasPrefix("thumbnail_decodes_total ") {
+        let text = try metricsText()
+        for line in text.split(separator: "\n") where line.hasPrefix("awi_decode_duration_seconds_count ") {
             return Int(line.split(separator: " ")[1]) ?? -1
         }
         return 0
@@ -281,12 +383,17 @@ final class ServerHarness {
         return data
     }
 
-    /// Waits (at most 30 s) for a line containing `text` in `file`.
-    private func waitForLine(in file: URL, containing text: String) throws -> String {
+    /// Waits (at most 30 s) for a line containing `text` (and not `excluded`) in `file`.
+    func waitForLine(in file: URL, containing text: String, excluding excluded: String? = nil) throws -> String {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             let content = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
-            if let line = content.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
+            let match = content.split(separator: "\n").first { line in
+                line.contains(text) && !(excluded.map { line.contains($0) } ?? false)
+            }
+            if let line = match {
+                return String(line)
+            }
             Thread.sleep(forTimeInterval: 0.05)
         }
         throw HarnessError("timed out waiting for '\(text)' in \(file.path)")
@@ -337,6 +444,16 @@ enum TestImages {
         }
         let image = try Image(width: width, height: height, pixelFormat: .rgb8, pixels: pixels)
         return try ImageCoderRegistry.allFormats.encode(image, as: .png)
+    }
+}
+
+extension ServerOptions {
+    /// The settings `arguments` and `environment` give, for a run.
+    static func parsed(_ arguments: [String], environment: [String: String] = [:]) async throws -> ServerOptions {
+        guard case .run(let options) = try await parse(arguments, environment: environment) else {
+            throw HarnessError("\(arguments) asks for help, not a run")
+        }
+        return options
     }
 }
 

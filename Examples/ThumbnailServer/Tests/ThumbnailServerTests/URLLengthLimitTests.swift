@@ -8,12 +8,12 @@ import Testing
 @Suite(.serialized)
 struct URLLengthLimitTests {
     @Test("the flag and its environment variable set the limit; 8192 by default; below 64 is a usage error")
-    func options() throws {
-        #expect(try ServerOptions.parse([], environment: [:]).maxURILength == 8192)
-        #expect(try ServerOptions.parse([], environment: ["THUMBNAIL_MAX_URL_LENGTH": "1000"]).maxURILength == 1000)
-        #expect(try ServerOptions.parse(["--max-url-length", "300"], environment: ["THUMBNAIL_MAX_URL_LENGTH": "1000"]).maxURILength == 300)
-        #expect(throws: UsageError.self) { try ServerOptions.parse(["--max-url-length", "10"], environment: [:]) }
-        #expect(throws: UsageError.self) { try ServerOptions.parse(["--max-url-length", "8k"], environment: [:]) }
+    func options() async throws {
+        #expect(try await ServerOptions.parsed([], environment: [:]).maxURILength == 8192)
+        #expect(try await ServerOptions.parsed([], environment: ["THUMBNAIL_MAX_URL_LENGTH": "1000"]).maxURILength == 1000)
+        #expect(try await ServerOptions.parsed(["--max-url-length", "300"], environment: ["THUMBNAIL_MAX_URL_LENGTH": "1000"]).maxURILength == 300)
+        await #expect(throws: UsageError.self) { try await ServerOptions.parsed(["--max-url-length", "10"], environment: [:]) }
+        await #expect(throws: UsageError.self) { try await ServerOptions.parsed(["--max-url-length", "8k"], environment: [:]) }
     }
 
     /// A query-form target of exactly `length` bytes whose source URL is the
@@ -52,19 +52,22 @@ struct URLLengthLimitTests {
         return prefix + String(repeating: "a", count: max(0, length - prefix.utf8.count))
     }
 
-    @Test("every route is limited, HEAD included: /health, /metrics, both thumbnail forms; 300 bytes still answer")
+    @Test("every route of both listeners is limited, HEAD included: /health, /metrics, both thumbnail forms; 300 bytes still answer")
     func everyRoute() throws {
         let harness = try ImgproxyInterfaceTests.started(["--allow-unsigned", "--max-url-length", "300"])
-        for path in ["/health", "/metrics", "/insecure/rs:fit:50:50/plain/\(harness.origin)/photo.jpg@png"] {
-            let long = try harness.get(Self.padded(path, length: 301))
+        for (path, base) in [
+            ("/health", harness.base), ("/metrics", harness.operatorBase), ("/health", harness.operatorBase),
+            ("/insecure/rs:fit:50:50/plain/\(harness.origin)/photo.jpg@png", harness.base),
+        ] {
+            let long = try harness.get(Self.padded(path, length: 301), at: base)
             #expect(long.status == 414, "GET \(path)")
             #expect(String(decoding: long.body, as: UTF8.self) == "the request URL is 301 bytes, over the limit of 300 (--max-url-length)\n")
-            #expect(try harness.head(Self.padded(path, length: 301)).status == 414, "HEAD \(path)")
+            #expect(try harness.head(Self.padded(path, length: 301), at: base).status == 414, "HEAD \(path)")
         }
         #expect(try harness.head(Self.target(length: 301, origin: harness.origin)).status == 414)
         #expect(harness.originRequests == 0)
         #expect(try harness.get(Self.padded("/health", length: 300)).status == 200)
         #expect(try harness.head(Self.padded("/health", length: 300)).status == 200)
-        #expect(try harness.get(Self.padded("/metrics", length: 300)).status == 200)
+        #expect(try harness.get(Self.padded("/metrics", length: 300), at: harness.operatorBase).status == 200)
     }
 }

@@ -9,7 +9,7 @@ public import Foundation
 /// buffer owns it and serialises the calls.
 public protocol AnimatedFrameDecoder: AnyObject {
     /// The canvas, durations and loop count, read when the decoder was made.
-    var info: AnimationInfo { get }
+    var info: AnimatedImage.Info { get }
 
     /// The index of the frame ``decodeNextFrame()`` returns next.
     var nextFrameIndex: Int { get }

@@ -43,7 +43,7 @@ public final class AnimatedImage: Sendable {
     public static let defaultMaxBufferBytes = 16 << 20
 
     /// The container's facts as stored (durations unadjusted).
-    public let info: AnimationInfo
+    public let info: AnimatedImage.Info
     /// Each frame's display time, with stored times of 10 ms or less as 100 ms.
     public let frameDurations: [Duration]
     /// The most bytes of decoded frames the buffer keeps (at least one frame
@@ -104,7 +104,7 @@ public final class AnimatedImage: Sendable {
     }
 
     private init(
-        info: AnimationInfo,
+        info: AnimatedImage.Info,
         decoder: sending any AnimatedFrameDecoder,
         makeDecoder: @escaping @Sendable () throws -> any AnimatedFrameDecoder,
         maxBufferBytes: Int,
@@ -137,12 +137,45 @@ public final class AnimatedImage: Sendable {
     }
 
     /// Frame `index` as a full-canvas image, from the buffer or decoded now
-    /// (with the frames before it, when the decoder is past it or behind it).
+    /// (with the frames before it, when the decoder is past it or behind it),
+    /// under the CPU ``limiter`` the animation was decoded with — so a frame
+    /// decode waits its turn with the loader's other work instead of taking
+    /// a core on the caller's thread.
     ///
     /// - Throws: ``ImageError`` when this frame (or one before it) is bad;
     ///   frames before a bad one stay available. `index` out of range is
     ///   ``ImageError/invalidImage(_:)``.
-    public func frame(at index: Int) throws -> Image {
+    public func frame(at index: Int) async throws -> Image {
+        if let buffered = bufferedFrame(at: index) { return buffered }
+        return try await limiter.withPermit { try decodeFrame(at: index) }
+    }
+
+    /// Every frame with its duration, in order, decoded under the CPU
+    /// ``limiter`` one at a time: all of an animation in one call, for an
+    /// encoder or an export.
+    ///
+    /// Each frame is a full canvas (`canvasSize` × 4 bytes as RGBA): an
+    /// animation of many large frames is large. ``Playback`` (``frames()``)
+    /// plays one without holding it all.
+    ///
+    /// - Throws: ``ImageError`` from the first bad frame; `CancellationError`.
+    public func allFrames() async throws -> [Frame] {
+        var frames: [Frame] = []
+        frames.reserveCapacity(frameCount)
+        for index in 0..<frameCount {
+            try Task.checkCancellation()
+            frames.append(Frame(index: index, loop: 0, image: try await frame(at: index), duration: frameDurations[index]))
+        }
+        return frames
+    }
+
+    /// ``frame(at:)`` on the calling thread, taking no permit: for work that
+    /// already holds a permit of ``limiter`` (an encoder fed one frame at a
+    /// time inside it, playback's own decode). Elsewhere call ``frame(at:)``,
+    /// which waits its turn for a core.
+    ///
+    /// - Throws: as ``frame(at:)``.
+    public func decodeFrame(at index: Int) throws -> Image {
         guard (0..<frameCount).contains(index) else {
             throw ImageError.invalidImage("frame \(index) of an animation of \(frameCount)")
         }
@@ -174,7 +207,7 @@ public final class AnimatedImage: Sendable {
     /// - Throws: ``ImageError`` from the first bad frame.
     public func preloadAllFrames() throws {
         state.withLock { $0.preloaded = true }
-        for index in 0..<frameCount { _ = try frame(at: index) }
+        for index in 0..<frameCount { _ = try decodeFrame(at: index) }
     }
 
     /// Frames decoded so far (every decode counts, including those repeated

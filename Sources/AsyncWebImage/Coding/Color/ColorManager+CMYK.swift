@@ -8,7 +8,7 @@ extension ColorManager {
         let plan: CMYKPlan
 
         /// What the conversion did, for ``Image/colorConversion`` of the result.
-        package var conversion: ColorConversion { plan.conversion }
+        package var conversion: Image.ColorConversion { plan.conversion }
 
         /// Converts `width` pixels of CMYK as TIFF stores it (0 no ink,
         /// 255 full ink) into packed RGB.

@@ -113,7 +113,7 @@ package enum ColorManager {
     /// How a CMYK JPEG's pixels become RGB: through its CMYK profile when it
     /// has a usable one, else by ``CMYKConverter``'s naive formula.
     enum CMYKPlan {
-        /// No profile: the naive formula, ``ColorConversion/none``.
+        /// No profile: the naive formula, ``Image/ColorConversion/none``.
         case naive
         /// Through the profile.
         case transform(ColorTransform)
@@ -121,7 +121,7 @@ package enum ColorManager {
         case refused(String)
 
         /// The image's ``Image/colorConversion`` after this plan.
-        var conversion: ColorConversion {
+        var conversion: Image.ColorConversion {
             switch self {
             case .naive: .none
             case .transform: .converted

@@ -26,7 +26,7 @@ package final class ColorTransformCache: Sendable {
         case identity
         /// Convert through this transform.
         case transform(ColorTransform)
-        /// The profile cannot be used; the reason, for ``ColorConversion/skipped(reason:)``.
+        /// The profile cannot be used; the reason, for ``Image/ColorConversion/skipped(reason:)``.
         case refused(String)
     }
 

@@ -6,7 +6,7 @@ extension Image {
     /// Returns the image itself when it has no profile or one equivalent to
     /// sRGB; when the profile cannot be used (garbage, wrong colour space),
     /// the same pixels with ``colorConversion`` set to
-    /// ``ColorConversion/skipped(reason:)``.
+    /// ``Image/ColorConversion/skipped(reason:)``.
     ///
     /// - Complexity: one pass over the pixels into a new buffer; the lcms2
     ///   transform is built once per profile and pixel format, then cached.

@@ -17,7 +17,7 @@ public import Foundation
 ///
 /// Not `Sendable`: one task at a time, as ``AnimatedFrameDecoder`` says.
 final class APNGAnimationDecoder: AnimatedFrameDecoder {
-    let info: AnimationInfo
+    let info: AnimatedImage.Info
     private(set) var nextFrameIndex = 0
 
     private let data: Data
@@ -48,7 +48,7 @@ final class APNGAnimationDecoder: AnimatedFrameDecoder {
         self.container = container
         self.options = options
         colorProfile = data.withUnsafeBytes { PNGColorChunkReader.profile(in: $0, limit: options.maximumColorProfileBytes) }
-        info = AnimationInfo(
+        info = AnimatedImage.Info(
             canvasWidth: size.width, canvasHeight: size.height, frameDurations: durations, loopCount: container.playCount
         )
         canvas = []

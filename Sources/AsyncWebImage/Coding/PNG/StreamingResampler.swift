@@ -32,7 +32,7 @@ package struct StreamingResampler {
     /// A resampler from `sourceWidth × sourceHeight` to `size` with `filter`,
     /// or `nil` when the vertical windows are not monotone (they always are
     /// for the built-in filters; the check keeps the ring sound regardless).
-    package init?(sourceWidth: Int, sourceHeight: Int, to size: PixelSize, pixelFormat: PixelFormat, filter: ResamplingFilter = .area) {
+    package init?(sourceWidth: Int, sourceHeight: Int, to size: PixelSize, pixelFormat: PixelFormat, filter: ImageTransformers.Resize.Filter = .area) {
         guard sourceWidth > 0, sourceHeight > 0, size.width > 0, size.height > 0 else { return nil }
         let vertical = ImageResampler.Contributions(source: sourceHeight, destination: size.height, filter: filter)
         // The output rows a source row feeds are contiguous when windows start and end in order.

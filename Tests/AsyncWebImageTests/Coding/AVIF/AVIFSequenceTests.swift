@@ -38,14 +38,14 @@ struct AVIFSequenceTests {
     }
 
     @Test("the registry: an AnimatedImage with lazy frames; the first frame only when asked; a still AVIF has none")
-    func registry() throws {
+    func registry() async throws {
         let data = try fixture("conformance", "avif-sequence-lossless.avif")
         let registry = ImageCoderRegistry.builtIn.adding(coder)
         let image = try registry.decode(data)
         let animation = try #require(image.animation)
         #expect(animation.frameCount == 3)
         #expect(animation.framesDecoded == 1)
-        #expect(try PAMReference("conformance", "blue").maximumDifference(from: try animation.frame(at: 2)) == 0)
+        #expect(try PAMReference("conformance", "blue").maximumDifference(from: try await animation.frame(at: 2)) == 0)
         var firstOnly = ImageDecodingOptions()
         firstOnly.decodesFirstFrameOnly = true
         let first = try registry.decode(data, options: firstOnly)
@@ -53,7 +53,7 @@ struct AVIFSequenceTests {
         #expect(try PAMReference("conformance", "red").maximumDifference(from: first) == 0)
         let thumbnail = try registry.decode(data, options: .init(thumbnailPixelSize: PixelSize(width: 10, height: 8)))
         #expect(thumbnail.size == PixelSize(width: 10, height: 8))
-        #expect(try thumbnail.animation?.frame(at: 1).size == PixelSize(width: 10, height: 8))
+        #expect(try await thumbnail.animation?.frame(at: 1).size == PixelSize(width: 10, height: 8))
         #expect(try coder.makeAnimatedFrameDecoder(try fixture("avif", "rgb8.avif"), options: .init()) == nil)
     }
 

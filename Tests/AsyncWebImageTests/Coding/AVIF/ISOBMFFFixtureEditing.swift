@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 /// Hostile variants of a real AVIF or HEIC file, made by editing its boxes,
 /// and the checks every such variant must pass.

@@ -2,7 +2,7 @@ import AWILocking
 import Foundation
 import Synchronization
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 @testable import AsyncWebImageGIF
 
 /// The animated image model: lazy frames, the bounded buffer, preloading,
@@ -61,22 +61,45 @@ struct AnimatedImageTests {
     }
 
     @Test("frames decode on demand: asking for frame 3 decodes 0–3; asking again decodes nothing; going back starts over")
-    func lazyFrames() throws {
+    func lazyFrames() async throws {
         let directory = TemporaryDirectory("anim")
         let data = try AnimationFixtures.makeGIF(GIFAnimationTests.disposalArguments, in: directory)
         let reference = try AnimationFixtures.coalescedFrames(of: directory.appending("anim.gif"), in: directory)
         // A buffer of one frame: every frame not just asked for is gone
         let animation = try Self.animation(data, maxBufferBytes: 1)
         #expect(animation.framesDecoded == 0)
-        let third = try animation.frame(at: 3)
+        let third = try await animation.frame(at: 3)
         #expect(animation.framesDecoded == 4)
         #expect(reference[3].maximumDifference(from: third) == 0)
-        _ = try animation.frame(at: 3)
+        _ = try await animation.frame(at: 3)
         #expect(animation.framesDecoded == 4)
-        let first = try animation.frame(at: 1)
+        let first = try await animation.frame(at: 1)
         #expect(animation.framesDecoded == 6)
         #expect(reference[1].maximumDifference(from: first) == 0)
-        #expect(throws: ImageError.self) { try animation.frame(at: 6) }
+        await #expect(throws: ImageError.self) { try await animation.frame(at: 6) }
+    }
+
+    @Test("allFrames gives every frame with its duration, each decoded once under the limiter, in order")
+    func allFrames() async throws {
+        // Given an animation of 5 solid frames and a limiter of one permit
+        let directory = TemporaryDirectory("anim")
+        let data = try Self.solidFrames(5, size: 16, loop: 0, in: directory)
+        let limiter = ConcurrencyLimiter(limit: 1)
+        let frames = try #require(try GIFCoder().makeAnimatedFrameDecoder(data, options: ImageDecodingOptions()))
+        let animation = AnimatedImage(
+            decoder: frames, makeDecoder: { try #require(try GIFCoder().makeAnimatedFrameDecoder(data, options: ImageDecodingOptions())) },
+            maxBufferBytes: 1, limiter: limiter
+        )
+
+        // When all frames are asked for at once
+        let all = try await animation.allFrames()
+
+        // Then each frame comes once, in order, with its duration and pixels
+        #expect(all.map(\.index) == [0, 1, 2, 3, 4])
+        #expect(all.map(\.duration) == animation.frameDurations)
+        #expect(all.map { $0.image.pixel(x: 8, y: 8)?.first } == [0, 1, 2, 3, 4])
+        #expect(animation.framesDecoded == 5)
+        #expect(limiter.availablePermits == 1)
     }
 
     @Test("preloadAllFrames decodes every frame once; playing afterwards decodes nothing")
@@ -178,16 +201,16 @@ struct AnimatedImageTests {
             return true
         }
         #expect(seen.value == 7)
-        #expect(try animation.frame(at: 6).pixel(x: 0, y: 0) == [255, 0, 0, 255])
+        #expect(try await animation.frame(at: 6).pixel(x: 0, y: 0) == [255, 0, 0, 255])
     }
 
     @Test("a derived animation applies its transform to every frame, with its own decoder")
-    func applyingToFrames() throws {
+    func applyingToFrames() async throws {
         let directory = TemporaryDirectory("anim")
         let animation = try Self.animation(Self.solidFrames(5, size: 32, loop: 0, in: directory))
-        let resized = try animation.applyingToFrames { try ResizeTransformer(size: PixelSize(width: 8, height: 8)).transform($0) }
+        let resized = try animation.applyingToFrames { try ImageTransformers.Resize(size: PixelSize(width: 8, height: 8)).transform($0) }
         for index in 0..<5 {
-            let frame = try resized.frame(at: index)
+            let frame = try await resized.frame(at: index)
             #expect(frame.size == PixelSize(width: 8, height: 8))
             #expect(frame.pixel(x: 4, y: 4)?.prefix(3) == [UInt8(index), 0, 0])
         }

@@ -3,11 +3,11 @@ import Foundation
 import LoopbackServer
 import Synchronization
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 /// Playback's frame decodes under the CPU limiter: counted in the frame
 /// decoders themselves, not timed.
-@Suite("AnimationPlayback: frame decodes under the limiter", .timeLimit(.minutes(2)))
+@Suite("AnimatedImage.Playback: frame decodes under the limiter", .timeLimit(.minutes(2)))
 struct AnimationPlaybackTests {
     /// A clock whose sleeps end at once: playback runs as fast as it decodes.
     struct ImmediateClock: Clock {
@@ -36,12 +36,12 @@ struct AnimationPlaybackTests {
 
     /// Solid 2×2 frames; every decode goes through `overlap`.
     final class SolidFrames: AnimatedFrameDecoder {
-        let info: AnimationInfo
+        let info: AnimatedImage.Info
         let overlap: Overlap
         private(set) var nextFrameIndex = 0
 
         init(frames: Int, overlap: Overlap) {
-            info = AnimationInfo(canvasWidth: 2, canvasHeight: 2, frameDurations: Array(repeating: .milliseconds(20), count: frames), loopCount: 1)
+            info = AnimatedImage.Info(canvasWidth: 2, canvasHeight: 2, frameDurations: Array(repeating: .milliseconds(20), count: frames), loopCount: 1)
             self.overlap = overlap
         }
 
@@ -133,7 +133,7 @@ struct AnimationPlaybackTests {
         let frames = (0..<3).map { AnimationFixtures.RawFrame.filled(width: 2, height: 2, color: UInt8($0)) }
         harness.server.route("/a.gif", .ok(AnimationFixtures.rawGIF(screen: (2, 2), frames: frames), contentType: "image/gif"))
         let response = try await harness.loader.image(harness.server.url("/a.gif"))
-        let animation = try #require(response.image?.animation)
+        let animation = try #require(response.image.animation)
         #expect(animation.limiter === limiter)
         #expect(try animation.applyingToFrames { $0 }.limiter === limiter)
     }

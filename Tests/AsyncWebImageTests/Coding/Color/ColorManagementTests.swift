@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 /// Decodes of files carrying colour profiles, against ImageMagick's own lcms
 /// conversion to sRGB (`Fixtures/icc/make-icc-fixtures.sh`).
@@ -84,7 +84,7 @@ struct ColorManagementTests {
         #expect(try Self.decode("cmyk.jpg", options: .init(keepsColorProfile: true)).colorConversion == .converted)
         // Without the profile (its APP2 signature broken) the naive formula is far off
         let naive = try JPEGCoder().decode(Self.breakingICCSignature(fixture("icc", "cmyk.jpg")), options: .init())
-        #expect(naive.colorConversion == ColorConversion.none)
+        #expect(naive.colorConversion == Image.ColorConversion.none)
         #expect(try #require(naive.maximumChannelDifference(from: expected)) > 20)
     }
 
@@ -111,8 +111,8 @@ struct ColorManagementTests {
         let kept = try JPEGCoder().decode(tagged, options: .init(keepsColorProfile: true))
         let untagged = try JPEGCoder().decode(Self.breakingICCSignature(tagged), options: .init())
         // Then nothing was converted and no profile is handed over
-        #expect(image.colorConversion == ColorConversion.none && image.iccProfile == nil)
-        #expect(kept.colorConversion == ColorConversion.none && kept.iccProfile == nil)
+        #expect(image.colorConversion == Image.ColorConversion.none && image.iccProfile == nil)
+        #expect(kept.colorConversion == Image.ColorConversion.none && kept.iccProfile == nil)
         #expect(image.hasSamePixels(as: untagged))
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 /// Profiles that cannot be used: the image decodes unconverted and says why.
 @Suite("Colour profile failures", .timeLimit(.minutes(2)))
@@ -140,7 +140,7 @@ struct ColorProfileFailureTests {
         let png = try PNGCoder().encode(converted, as: .png, quality: 1)
         #expect(png.range(of: Data("sRGB".utf8)) != nil && png.range(of: Data("iCCP".utf8)) == nil)
         let decoded = try PNGCoder().decode(png, options: .init())
-        #expect(decoded.colorConversion == ColorConversion.none && decoded.hasSamePixels(as: converted))
+        #expect(decoded.colorConversion == Image.ColorConversion.none && decoded.hasSamePixels(as: converted))
         // A converted JPEG carries no APP2
         let jpeg = try JPEGCoder().encode(converted, as: .jpeg, quality: 0.9)
         #expect(jpeg.range(of: Data("ICC_PROFILE".utf8)) == nil)

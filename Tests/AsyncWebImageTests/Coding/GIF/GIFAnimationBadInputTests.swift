@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 @testable import AsyncWebImageGIF
 
 /// Hostile GIF animations: typed errors, bounded work, earlier frames usable.

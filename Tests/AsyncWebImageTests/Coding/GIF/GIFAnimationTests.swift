@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 @testable import AsyncWebImageGIF
 
 /// GIF animation decoding against ImageMagick: every composited frame
@@ -23,7 +23,7 @@ struct GIFAnimationTests {
         "-loop", "3",
     ]
 
-    func decodeAll(_ data: Data, options: ImageDecodingOptions = .init()) throws -> (AnimationInfo, [Image]) {
+    func decodeAll(_ data: Data, options: ImageDecodingOptions = .init()) throws -> (AnimatedImage.Info, [Image]) {
         let decoder = try #require(try coder.makeAnimatedFrameDecoder(data, options: options))
         var frames: [Image] = []
         for _ in 0..<10_000 {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import CHeif
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 @testable import AsyncWebImageHEIF
 
 /// Thumbnails of HEIC files that carry an embedded thumbnail: the 64×48
@@ -97,12 +97,12 @@ struct HEIFEmbeddedThumbnailTests {
     func loaderConfiguration() async throws {
         let data = try HEIFFixture.data("embedded-thumbnail.heic")
         let reference = try HEIFFixture.reference("embedded-thumbnail.thumbnail.ref.png")
-        let context = ImageContext(thumbnailPixelSize: PixelSize(width: 16, height: 16))
+        let context = ImageContext(thumbnail: ThumbnailOptions(size: PixelSize(width: 16, height: 16)))
         let on = try PipelineHarness()
-        let fromThumbnail = try #require(try await on.loader.image(on.serve("/e.heic", data, contentType: "image/heic"), context: context).image)
+        let fromThumbnail = try await on.loader.image(on.serve("/e.heic", data, contentType: "image/heic"), context: context).image
         #expect(fromThumbnail.hasSamePixels(as: ImageResampler.resample(reference, to: PixelSize(width: 16, height: 12))))
         let off = try PipelineHarness { $0.usesEmbeddedThumbnails = false }
-        let fromFull = try #require(try await off.loader.image(off.serve("/e.heic", data, contentType: "image/heic"), context: context).image)
+        let fromFull = try await off.loader.image(off.serve("/e.heic", data, contentType: "image/heic"), context: context).image
         #expect(fromFull.hasSamePixels(as: try fullDecode(data, resampledTo: PixelSize(width: 16, height: 12))))
         var options = thumbnailOptions(16)
         let keyOn = options.cacheKeySuffix

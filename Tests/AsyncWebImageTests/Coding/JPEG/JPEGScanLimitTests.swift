@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 /// JPEGs with more scans, or more scan work, than the limits (issue 12,
 /// finding 3): refused from the marker scan before libjpeg decodes, for
@@ -94,12 +94,12 @@ struct JPEGScanLimitTests {
         defer { server.stop() }
         server.route("/scans.jpg", .ok(ManyScanJPEG.make(width: 64, height: 64, scans: 30), contentType: "image/jpeg"))
         var limited = ImageLoader.Configuration(cache: ImageCache(memory: MemoryCache(), disk: nil))
-        limited.maxScanCount = 20
+        limited.decodingLimits.maxScanCount = 20
         // Then the limited one refuses it, the default one decodes it
         await #expect(throws: ImageError.tooLarge(.scans, limit: 20, actual: 30)) {
             try await ImageLoader(configuration: limited).image(server.url("/scans.jpg"))
         }
         let loader = ImageLoader(configuration: .init(cache: ImageCache(memory: MemoryCache(), disk: nil)))
-        #expect(try await loader.image(server.url("/scans.jpg")).image?.width == 64)
+        #expect(try await loader.image(server.url("/scans.jpg")).image.width == 64)
     }
 }

@@ -1,7 +1,7 @@
 import CTurboJPEG
 import Foundation
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 @Suite("TurboJPEGHandle", .timeLimit(.minutes(1)))
 struct TurboJPEGHandleTests {

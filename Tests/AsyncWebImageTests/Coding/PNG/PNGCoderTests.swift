@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 import AsyncWebImageAllFormats
 
 /// The PNG fixtures made by `Fixtures/make-png-fixtures.sh`, and their

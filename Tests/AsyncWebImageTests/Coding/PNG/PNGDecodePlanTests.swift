@@ -1,6 +1,6 @@
 import CSpng
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 @Suite("PNGDecodePlan", .timeLimit(.minutes(1)))
 struct PNGDecodePlanTests {

@@ -1,7 +1,7 @@
 import CSpng
 import Foundation
 import Testing
-@testable import AsyncWebImage
+@_spi(Benchmarks) @testable import AsyncWebImage
 
 @Suite("StreamingResampler and the PNG decode budget", .timeLimit(.minutes(2)))
 struct StreamingResamplerTests {
