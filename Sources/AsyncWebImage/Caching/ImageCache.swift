@@ -37,7 +37,7 @@ public final class ImageCache: Sendable {
     /// loaders elect one server of the fleet to fetch each image.
     public let sharedTier: (any DataCaching)?
     /// Bounds concurrent decodes and encodes of calls made on the cache
-    /// directly (``query(forKey:cacheType:options:)``, ``store(_:data:extendedData:forKey:cacheType:waitsForDisk:)``);
+    /// directly (``query(forKey:cacheType:options:coders:)``, ``store(_:data:extendedData:forKey:cacheType:coders:waitsForDisk:)``);
     /// a loader bounds its own work with its configuration's `cpuLimiter`.
     /// ``ConcurrencyLimiter/shared`` by default.
     public let decodeLimiter: ConcurrencyLimiter

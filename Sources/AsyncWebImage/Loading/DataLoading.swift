@@ -26,7 +26,7 @@ public protocol DataLoading: Sendable {
 
     /// The most body bytes one response may have.
     ///
-    /// The loader owns this policy too: ``DownloadCoalescer`` stops a
+    /// The loader owns this policy too: its download coalescer stops a
     /// transfer whose bytes pass it with
     /// ``ImageError/tooLarge(_:limit:actual:)``, a guard that holds even for a
     /// loader that does not enforce its own limit. 64 MiB unless the loader

@@ -2,7 +2,7 @@ public import Foundation
 public import HTTPTypes
 
 /// One request for the bytes behind a URL: what ``DataLoading`` loaders take
-/// and what ``DownloadCoalescer`` keys transfers on.
+/// and what the loader's download coalescer keys transfers on.
 ///
 /// Everything here except ``priority`` can change the response, so two
 /// requests that differ in anything but priority never share a transfer
@@ -41,8 +41,8 @@ public struct DataRequest: Sendable, Hashable {
     public var allowInvalidSSLCertificates: Bool
     /// Follow redirects (up to the loader's `maxRedirects`); on by default.
     public var followRedirects: Bool
-    /// How a ``DownloadCoalescer`` retries this request when it fails; nil
-    /// (the default) for the coalescer's own ``DownloadCoalescer/Configuration/retryPolicy``.
+    /// How the loader retries this request when it fails; nil (the
+    /// default) for the loader's ``ImageLoader/Configuration/retryPolicy``.
     /// Not part of ``key``: subscribers that share a transfer share the
     /// policy of the one that started it.
     public var retryPolicy: RetryPolicy?

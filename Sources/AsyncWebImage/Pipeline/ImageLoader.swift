@@ -15,7 +15,7 @@ import Tracing
 /// let response = try await loader.image(url)  // just the final one
 /// ```
 ///
-/// Identical concurrent loads share one download (``DownloadCoalescer``)
+/// Identical concurrent loads share one download (the download coalescer)
 /// and one decode and transform per distinct result. Cancelling the calling
 /// task (or breaking out of the loop) cancels the load; work that other
 /// callers still wait for goes on.
