@@ -73,7 +73,7 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
     /// Alpha cannot be stored in JPEG, so ``PixelFormat/rgba8`` and
     /// ``PixelFormat/grayAlpha8`` images are flattened over white, the way
     /// a transparent PNG looks on a web page. An orientation other than
-    /// ``ImageOrientation/up`` is written as an EXIF APP1 segment, so the
+    /// ``Image/Orientation/up`` is written as an EXIF APP1 segment, so the
     /// file displays (and decodes back) the same way. An ``Image/iccProfile``
     /// is written as APP2 `ICC_PROFILE` segments (none for sRGB images).
     ///

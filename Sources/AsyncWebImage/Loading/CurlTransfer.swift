@@ -385,7 +385,7 @@ final class CurlTransfer: @unchecked Sendable {
         // `addrlen` bytes for it, enough for a sockaddr_in6.
         let raw = UnsafeRawPointer(address) + (MemoryLayout<curl_sockaddr>.offset(of: \.addr) ?? 0)
         let length = Int(address.pointee.addrlen)
-        var peer: IPAddress?
+        var peer: CurlDataLoader.DestinationGuard.IPAddress?
         if family == AF_INET, length >= MemoryLayout<sockaddr_in>.size {
             let ipv4 = raw.loadUnaligned(as: sockaddr_in.self)
             peer = .v4(UInt32(bigEndian: ipv4.sin_addr.s_addr))

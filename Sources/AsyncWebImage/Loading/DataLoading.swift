@@ -37,7 +37,7 @@ public protocol DataLoading: Sendable {
     /// any. It changes what a server may return, so ``ImageLoader`` puts it
     /// in each request's identity (two certificates never share a cache
     /// entry). `nil` unless the loader says otherwise.
-    var clientCertificate: TLSClientCertificate? { get }
+    var clientCertificate: DataRequest.TLSClientCertificate? { get }
 }
 
 extension DataLoading {
@@ -48,5 +48,5 @@ extension DataLoading {
     public var maxResponseBytes: Int64 { 64 * 1024 * 1024 }
 
     /// None.
-    public var clientCertificate: TLSClientCertificate? { nil }
+    public var clientCertificate: DataRequest.TLSClientCertificate? { nil }
 }

@@ -49,10 +49,10 @@ public struct DataRequest: Sendable, Hashable {
     /// The TLS client certificate to present when the server asks for one;
     /// nil (the default) for the loader's
     /// ``CurlDataLoader/Configuration/clientCertificate``. Part of ``key``.
-    public var clientCertificate: TLSClientCertificate?
+    public var clientCertificate: DataRequest.TLSClientCertificate?
     /// Credentials for the origin (basic, digest or bearer); nil (the
     /// default) for none. Part of ``key``: tenants never share.
-    public var credential: HTTPCredential?
+    public var credential: DataRequest.Credential?
 
     /// Creates a request.
     /// - Parameters:
@@ -71,8 +71,8 @@ public struct DataRequest: Sendable, Hashable {
         handleCookies: Bool = false,
         allowInvalidSSLCertificates: Bool = false,
         followRedirects: Bool = true,
-        clientCertificate: TLSClientCertificate? = nil,
-        credential: HTTPCredential? = nil
+        clientCertificate: DataRequest.TLSClientCertificate? = nil,
+        credential: DataRequest.Credential? = nil
     ) {
         self.clientCertificate = clientCertificate
         self.credential = credential
