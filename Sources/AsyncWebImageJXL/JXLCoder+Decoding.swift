@@ -23,11 +23,11 @@ extension JXLCoder {
         )
         var size = PixelSize(width: 0, height: 0)
         var target: PixelSize?
-        var orientation = ImageOrientation.up
+        var orientation = Image.Orientation.up
         let check: (JxlBasicInfo) throws(ImageError) -> Void = { info throws(ImageError) in
             size = PixelSize(width: Int(info.xsize), height: Int(info.ysize))
             try options.checkPixelLimit(size)
-            orientation = ImageOrientation(exifValue: Int(info.orientation.rawValue))
+            orientation = Image.Orientation(exifValue: Int(info.orientation.rawValue))
             target = options.targetSize(forStored: size, orientation: orientation)
             try options.checkDecodeMemory(bytes: size.pixelCount * JXLDecoderHandle.pixelFormat(for: info).0.bytesPerPixel)
         }

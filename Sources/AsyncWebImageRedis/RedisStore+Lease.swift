@@ -1,10 +1,10 @@
-public import AsyncWebImage
+package import AsyncWebImage
 import Foundation
 import NIOCore
 
 extension RedisStore: CacheLeasing {
     /// Takes the fetch lease for `key` for ``Configuration/leaseDuration``.
-    public func acquireLease(forKey key: String) async -> CacheLeaseOutcome {
+    package func acquireLease(forKey key: String) async -> CacheLeaseOutcome {
         await acquireLease(forKey: key, duration: configuration.leaseDuration)
     }
 
@@ -12,13 +12,13 @@ extension RedisStore: CacheLeasing {
     /// for at most ``Configuration/leaseWaitTimeout``.
     ///
     /// - Throws: `CancellationError` when the caller's task is cancelled.
-    public func waitForEntry(forKey key: String) async throws -> CacheLeaseWait {
+    package func waitForEntry(forKey key: String) async throws -> CacheLeaseWait {
         try await waitForEntry(forKey: key, pollInterval: configuration.leasePollInterval, timeout: configuration.leaseWaitTimeout)
     }
 
     /// Takes the lease for `key` for `duration` (`SET name token NX PX ms`),
     /// unless another server holds it.
-    public func acquireLease(forKey key: String, duration: Duration) async -> CacheLeaseOutcome {
+    package func acquireLease(forKey key: String, duration: Duration) async -> CacheLeaseOutcome {
         guard enter() else { return .unavailable }
         defer { leave() }
         let placement = placement(for: key)
@@ -40,7 +40,7 @@ extension RedisStore: CacheLeasing {
     ///
     /// - Returns: whether the lease was still held and is now released.
     @discardableResult
-    public func releaseLease(_ lease: CacheLease) async -> Bool {
+    package func releaseLease(_ lease: CacheLease) async -> Bool {
         guard enter() else { return false }
         defer { leave() }
         let placement = placement(for: lease.key)
@@ -64,7 +64,7 @@ extension RedisStore: CacheLeasing {
     /// already makes that one waiter per key per server.
     ///
     /// - Throws: `CancellationError` when the caller's task is cancelled.
-    public func waitForEntry(forKey key: String, pollInterval: Duration = .milliseconds(25), timeout: Duration) async throws -> CacheLeaseWait {
+    package func waitForEntry(forKey key: String, pollInterval: Duration = .milliseconds(25), timeout: Duration) async throws -> CacheLeaseWait {
         let placement = placement(for: key)
         let deadline = ContinuousClock.now + timeout
         // Bounded by `timeout`: each pass sleeps `pollInterval` or returns.

@@ -54,7 +54,7 @@ public struct TIFFCoder: ImageDecoding, AnimatedImageDecoding {
         let handle = try TIFFHandle(data, maxSingleAllocation: options.maxDecodeMemoryBytes)
         let first = try TIFFPage(handle)
         try options.checkPixelLimit(first.size)
-        let orientation = ImageOrientation(exifValue: first.orientation)
+        let orientation = Image.Orientation(exifValue: first.orientation)
         let target = options.targetSize(forStored: first.size, orientation: orientation)
         let page = try target.map { try Self.selectSource(handle, page: first, covering: $0) } ?? first
         var image = try Self.decodePage(handle, page: page, target: target, options: options)

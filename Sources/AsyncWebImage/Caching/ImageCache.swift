@@ -33,11 +33,15 @@ public final class ImageCache: Sendable {
     /// disk and the network; `nil` by default. A hit here fills ``disk``;
     /// every write to ``disk`` goes here too. Its trouble is never an error
     /// of a load: a read that fails is a miss, a write that fails is counted
-    /// in ``sharedWriteFailureCount``. When it conforms to ``CacheLeasing``,
+    /// in ``sharedWriteFailureCount``. When it can lease (the `AsyncWebImageRedis` product's `RedisStore` does),
     /// loaders elect one server of the fleet to fetch each image.
     public let sharedTier: (any DataCaching)?
+    /// The shared tier's fetch lease, when it has one: found once here, so
+    /// the pipeline asks for the capability instead of casting the tier on
+    /// every load.
+    package let leasing: (any CacheLeasing)?
     /// Bounds concurrent decodes and encodes of calls made on the cache
-    /// directly (``query(forKey:cacheType:options:)``, ``store(_:data:extendedData:forKey:cacheType:waitsForDisk:)``);
+    /// directly (``query(forKey:cacheType:options:coders:)``, ``store(_:data:extendedData:forKey:cacheType:coders:waitsForDisk:)``);
     /// a loader bounds its own work with its configuration's `cpuLimiter`.
     /// ``ConcurrencyLimiter/shared`` by default.
     public let decodeLimiter: ConcurrencyLimiter
@@ -101,6 +105,7 @@ public final class ImageCache: Sendable {
         self.memory = memory
         self.disk = disk
         self.sharedTier = sharedTier
+        self.leasing = sharedTier as? any CacheLeasing
         self.decodeLimiter = decodeLimiter
         self.onDiskWriteFailure = onDiskWriteFailure
     }

@@ -30,7 +30,7 @@ public import Foundation
 /// with the marker appended, and a scan that really ends early still warns
 /// and fails (a progressive file cut between scans cannot be told from a
 /// complete one that way, so without EOI it fails). The
-/// ``JPEGProgressiveDecoder`` from ``makeProgressiveDecoder(options:)``
+/// progressive decoder from ``makeProgressiveDecoder(options:)``
 /// turns partial data into previews instead.
 ///
 /// ### Why refuse, and how not to
@@ -97,7 +97,8 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
         }
     }
 
-    /// A ``JPEGProgressiveDecoder`` for a download of JPEG data.
+    /// A progressive decoder for a download of JPEG data: previews from
+    /// libjpeg's buffered-image mode as scans arrive.
     public func makeProgressiveDecoder(options: ImageDecodingOptions) -> (any ProgressiveImageDecoding)? {
         JPEGProgressiveDecoder(options: options)
     }
@@ -111,7 +112,7 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
     /// Alpha cannot be stored in JPEG, so ``PixelFormat/rgba8`` and
     /// ``PixelFormat/grayAlpha8`` images are flattened over white, the way
     /// a transparent PNG looks on a web page. An orientation other than
-    /// ``ImageOrientation/up`` is written as an EXIF APP1 segment, so the
+    /// ``Image/Orientation/up`` is written as an EXIF APP1 segment, so the
     /// file displays (and decodes back) the same way. An ``Image/iccProfile``
     /// is written as APP2 `ICC_PROFILE` segments (none for sRGB images).
     ///

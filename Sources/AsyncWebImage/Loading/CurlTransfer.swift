@@ -90,6 +90,12 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Easy handle
 
+    /// The one check of a libcurl option call: a refused option fails the
+    /// transfer with the ``ImageError`` curl's code maps to.
+    private func check(_ code: CURLcode) throws {
+        guard code == CURLE_OK else { throw ImageError(curlCode: code, detail: "", url: request.url.absoluteString) }
+    }
+
     /// Creates and configures the easy handle.
     /// - Throws: ``ImageError`` when curl refuses an option (e.g. an unknown scheme).
     func makeEasyHandle(cookieShare: UnsafeMutableRawPointer?) throws -> UnsafeMutableRawPointer {
@@ -98,9 +104,6 @@ final class CurlTransfer: @unchecked Sendable {
         }
         self.easy = easy
         let url = request.url.absoluteString
-        func check(_ code: CURLcode) throws {
-            guard code == CURLE_OK else { throw ImageError(curlCode: code, detail: "", url: url) }
-        }
         let this = Unmanaged.passUnretained(self).toOpaque()
         try check(CCurl_easy_setopt_string(easy, CURLOPT_URL, url))
         try check(CCurl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, this))
@@ -226,10 +229,6 @@ final class CurlTransfer: @unchecked Sendable {
     /// the handshake observer that tells a refused client certificate apart
     /// from a dropped connection.
     private func configureTLS(_ easy: UnsafeMutableRawPointer) throws {
-        let url = request.url.absoluteString
-        func check(_ code: CURLcode) throws {
-            guard code == CURLE_OK else { throw ImageError(curlCode: code, detail: "", url: url) }
-        }
         if let path = configuration.caBundlePath { try check(CCurl_easy_setopt_string(easy, CURLOPT_CAINFO, path)) }
         if let path = configuration.caDirectoryPath { try check(CCurl_easy_setopt_string(easy, CURLOPT_CAPATH, path)) }
         if let pin = configuration.pinnedPublicKey { try check(CCurl_easy_setopt_string(easy, CURLOPT_PINNEDPUBLICKEY, pin)) }
@@ -267,10 +266,6 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The proxy options.
     private func configureProxy(_ easy: UnsafeMutableRawPointer) throws {
-        let url = request.url.absoluteString
-        func check(_ code: CURLcode) throws {
-            guard code == CURLE_OK else { throw ImageError(curlCode: code, detail: "", url: url) }
-        }
         if let proxy = configuration.proxy { try check(CCurl_easy_setopt_string(easy, CURLOPT_PROXY, proxy)) }
         if let noProxy = configuration.noProxy {
             try check(CCurl_easy_setopt_string(easy, CURLOPT_NOPROXY, noProxy.joined(separator: ",")))
@@ -385,7 +380,7 @@ final class CurlTransfer: @unchecked Sendable {
         // `addrlen` bytes for it, enough for a sockaddr_in6.
         let raw = UnsafeRawPointer(address) + (MemoryLayout<curl_sockaddr>.offset(of: \.addr) ?? 0)
         let length = Int(address.pointee.addrlen)
-        var peer: IPAddress?
+        var peer: CurlDataLoader.DestinationGuard.IPAddress?
         if family == AF_INET, length >= MemoryLayout<sockaddr_in>.size {
             let ipv4 = raw.loadUnaligned(as: sockaddr_in.self)
             peer = .v4(UInt32(bigEndian: ipv4.sin_addr.s_addr))

@@ -35,7 +35,7 @@ extension ImageLoader {
     /// configuration's) presents by default: part of the identity of every
     /// request it loads, so two loaders with two certificates sharing one
     /// cache never share an entry. A request modifier may still set its own.
-    func clientCertificate(of dataLoader: (any DataLoading)?) -> TLSClientCertificate? {
+    func clientCertificate(of dataLoader: (any DataLoading)?) -> DataRequest.TLSClientCertificate? {
         guard let dataLoader else { return defaultClientCertificate }
         return dataLoader.clientCertificate
     }

@@ -120,7 +120,7 @@ extension ImageLoader {
         // held fill the budget) until this load's processing is done.
         let reservation = try await bodyBudget?.reserve()
         defer { if let reservation { bodyBudget?.release(reservation) } }
-        var lease: CacheLease?
+        var lease: HeldLease?
         if !revalidating && stale == nil {
             switch try await fleetLease(for: request) {
             case .leader(let taken): lease = taken
@@ -138,7 +138,7 @@ extension ImageLoader {
             ])
             (head, data) = try await downloadTraced(request, dataRequest, handle: handle, reservation: reservation)
         } catch {
-            if let lease, let leasing = request.cache.sharedTier as? any CacheLeasing { await leasing.releaseLease(lease) }
+            if let lease { await lease.release() }
             if let stale, let response = try await serveStaleOnError(request, stale, error: error) {
                 return (response, .staleOnError)
             }
@@ -182,14 +182,14 @@ extension ImageLoader {
         }
         if let cachedData, cachedData == data { return (nil, .notModified) }
         let storage = storage(for: head, request: request, requestTime: requestTime)
-        if let lease, let leasing = request.cache.sharedTier as? any CacheLeasing {
+        if let lease {
             // The fleet waits for these bytes: share them before anything
             // else (decode, transform), then let the waiters in. A response
             // that may not be stored is not shared: the waiters fetch it themselves.
             if storage.isStorable {
-                await request.cache.writeToShared(leasing, data, extendedData: storage.extendedData, forKey: request.keys.dataKey)
+                await request.cache.writeToShared(lease.tier, data, extendedData: storage.extendedData, forKey: request.keys.dataKey)
             }
-            await leasing.releaseLease(lease)
+            await lease.release()
         }
         let response = try await process(request, data: data, head: head, storage: storage, sharedWritten: lease != nil)
         if storage.isStorable, let etag = storage.record?.metadata.etag {
@@ -278,22 +278,31 @@ extension ImageLoader {
         return request
     }
 
+    /// A fetch lease this server holds, with the tier that granted it: the
+    /// one place the lease is shared into and released to.
+    struct HeldLease {
+        let lease: CacheLease
+        let tier: any CacheLeasing
+
+        func release() async { await tier.releaseLease(lease) }
+    }
+
     /// What a load found when it asked the fleet who fetches its data.
     private enum FleetLease {
         /// This server fetches; it releases the lease once the data is shared.
-        case leader(CacheLease)
+        case leader(HeldLease)
         /// Another server fetched it: the response, from the shared tier.
         case served(LoadResult)
         /// No fleet to ask (no leasing tier, or it did not answer): fetch.
         case alone
     }
 
-    /// Asks the shared tier (when it elects fetchers, ``CacheLeasing``) who
+    /// Asks the shared tier (when it elects fetchers: ``ImageCache/leasing``) who
     /// downloads this load's data: this server, or another one whose result
     /// it then waits for. Only loads whose original data is stored as
     /// downloaded take part (a cache serializer stores other bytes).
     private func fleetLease(for request: ImageLoadRequest) async throws -> FleetLease {
-        guard let leasing = request.cache.sharedTier as? any CacheLeasing,
+        guard let leasing = request.cache.leasing,
               request.queryCacheType.includesDisk, request.originalStoreCacheType.includesDisk,
               request.context.cacheSerializer == nil else { return .alone }
         let key = request.keys.dataKey
@@ -301,7 +310,7 @@ extension ImageLoader {
         for _ in 0..<2 {
             switch await leasing.acquireLease(forKey: key) {
             case .acquired(let lease):
-                return .leader(lease)
+                return .leader(HeldLease(lease: lease, tier: leasing))
             case .unavailable:
                 return .alone
             case .heldByOther:

@@ -36,7 +36,7 @@ enum FleetFixture {
     }
 
     /// A loader with its own memory and disk over `shared`.
-    static func loader(shared: RedisStore, httpCacheMode: HTTPCacheMode? = nil) throws -> FleetNode {
+    static func loader(shared: RedisStore, httpCacheMode: ImageLoader.HTTPCacheMode? = nil) throws -> FleetNode {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("awi-redis-fleet-\(UUID().uuidString)")
         let disk = DiskStore(directory: directory)
         let cache = ImageCache(memory: MemoryCache(), disk: disk, sharedTier: shared)

@@ -95,7 +95,7 @@ struct CacheTestsConformanceTests {
 
     /// Whether the suite runs `test` for a cache of `mode`'s kind (browsers
     /// for `.private`, shared caches for `.shared`).
-    static func isSelected(_ test: CacheTestDefinition, mode: HTTPCacheMode) -> Bool {
+    static func isSelected(_ test: CacheTestDefinition, mode: ImageLoader.HTTPCacheMode) -> Bool {
         mode == .private ? !test.cdnOnly && !test.browserSkip : !test.browserOnly
     }
 
@@ -130,7 +130,7 @@ struct CacheTestsConformanceTests {
     }
 
     /// The tests of `mode` and why the others are not applicable, dependencies included.
-    static func applicability(_ tests: [CacheTestDefinition], mode: HTTPCacheMode) -> (applicable: [String], notApplicable: [String: NotApplicable]) {
+    static func applicability(_ tests: [CacheTestDefinition], mode: ImageLoader.HTTPCacheMode) -> (applicable: [String], notApplicable: [String: NotApplicable]) {
         let selected = tests.filter { isSelected($0, mode: mode) }
         let selectedIDs = Set(selected.map(\.id))
         var excluded: [String: NotApplicable] = [:]
@@ -152,7 +152,7 @@ struct CacheTestsConformanceTests {
     // MARK: Peers
 
     /// The published results each mode is compared with.
-    static let peers: [HTTPCacheMode: [(name: String, file: String)]] = [
+    static let peers: [ImageLoader.HTTPCacheMode: [(name: String, file: String)]] = [
         .private: [("Chrome", "chrome"), ("Firefox", "firefox"), ("Safari", "safari")],
         .shared: [
             ("nginx", "nginx"), ("Varnish", "varnish"), ("Squid", "squid"), ("Traffic Server", "trafficserver"),
@@ -160,7 +160,7 @@ struct CacheTestsConformanceTests {
         ],
     ]
 
-    static func modeName(_ mode: HTTPCacheMode) -> String { mode == .private ? "private" : "shared" }
+    static func modeName(_ mode: ImageLoader.HTTPCacheMode) -> String { mode == .private ? "private" : "shared" }
 
     // MARK: The run
 
@@ -172,8 +172,8 @@ struct CacheTestsConformanceTests {
         let definitions = try CacheTestDefinition.load(fixture("cache-tests", "tests.json"))
         let tests = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let only = ProcessInfo.processInfo.environment["AWI_CACHE_TESTS_ONLY"].map { Set($0.split(separator: ",").map(String.init)) }
-        let modes: [HTTPCacheMode] = [.private, .shared]
-        var plans: [HTTPCacheMode: (applicable: [String], notApplicable: [String: NotApplicable])] = [:]
+        let modes: [ImageLoader.HTTPCacheMode] = [.private, .shared]
+        var plans: [ImageLoader.HTTPCacheMode: (applicable: [String], notApplicable: [String: NotApplicable])] = [:]
         for mode in modes { plans[mode] = Self.applicability(definitions, mode: mode) }
 
         let server = LoopbackServer(maxConnections: 1024)
@@ -185,15 +185,15 @@ struct CacheTestsConformanceTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("awi-cache-tests-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
 
-        var jobs: [(HTTPCacheMode, CacheTestDefinition)] = []
+        var jobs: [(ImageLoader.HTTPCacheMode, CacheTestDefinition)] = []
         for mode in modes {
             for id in plans[mode]?.applicable ?? [] where only?.contains(id) ?? true {
                 if let test = tests[id] { jobs.append((mode, test)) }
             }
         }
         let started = ContinuousClock.now
-        var results: [HTTPCacheMode: [String: CacheTestScoring.Result]] = [.private: [:], .shared: [:]]
-        await withTaskGroup(of: (HTTPCacheMode, String, CacheTestClient.Failure?).self) { group in
+        var results: [ImageLoader.HTTPCacheMode: [String: CacheTestScoring.Result]] = [.private: [:], .shared: [:]]
+        await withTaskGroup(of: (ImageLoader.HTTPCacheMode, String, CacheTestClient.Failure?).self) { group in
             var next = 0
             func launch() {
                 let (mode, test) = jobs[next]
@@ -256,7 +256,7 @@ struct CacheTestsConformanceTests {
     /// same ids, then the loader's tests that did not pass, then the tests
     /// that are not applicable.
     static func report(
-        mode: HTTPCacheMode, ids: [String], notApplicable: [String: NotApplicable], tests: [String: CacheTestDefinition],
+        mode: ImageLoader.HTTPCacheMode, ids: [String], notApplicable: [String: NotApplicable], tests: [String: CacheTestDefinition],
         ours: [String: CacheTestScoring.Result]
     ) throws -> String {
         let name = modeName(mode)

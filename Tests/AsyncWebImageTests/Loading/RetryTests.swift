@@ -262,6 +262,10 @@ struct RetryTests {
         #expect(RetryPolicy.retryAfter("7", now: now) == .seconds(7))
         #expect(RetryPolicy.retryAfter("Mon, 12 Jan 1970 13:47:00 GMT", now: now) == .seconds(20))
         #expect(RetryPolicy.retryAfter("soon", now: now) == nil)
+        // Every form RFC 9110 §5.6.7 allows, by the HTTP cache's one parser; another zone is no HTTP-date
+        #expect(RetryPolicy.retryAfter("Monday, 12-Jan-70 13:47:00 GMT", now: now) == .seconds(20))
+        #expect(RetryPolicy.retryAfter("Mon Jan 12 13:47:00 1970", now: now) == .seconds(20))
+        #expect(RetryPolicy.retryAfter("Mon, 12 Jan 1970 13:47:00 PST", now: now) == nil)
         let policy = RetryPolicy(maxAttempts: 6, baseDelay: .milliseconds(100), maxDelay: .milliseconds(350))
         #expect((1...5).map { policy.backoffBound(afterFailures: $0) } == [100, 200, 350, 350, 350].map { .milliseconds($0) })
         #expect(policy.delay(afterFailures: 2, retryAfter: nil, random: 0.5) == .milliseconds(100))

@@ -12,7 +12,7 @@ struct ImageLoaderHTTPCacheTests {
     static let etag = "\"v1\""
 
     /// A harness whose loader caches in `mode`.
-    static func harness(_ mode: HTTPCacheMode = .private) throws -> PipelineHarness {
+    static func harness(_ mode: ImageLoader.HTTPCacheMode = .private) throws -> PipelineHarness {
         try PipelineHarness { $0.httpCacheMode = mode }
     }
 
@@ -103,7 +103,7 @@ struct ImageLoaderHTTPCacheTests {
 
     @Test("s-maxage counts in shared mode only")
     func sharedMaxAge() async throws {
-        for (mode, expected) in [(HTTPCacheMode.shared, [1, 0, 0]), (.private, [2, 1, 1])] {
+        for (mode, expected) in [(ImageLoader.HTTPCacheMode.shared, [1, 0, 0]), (.private, [2, 1, 1])] {
             let harness = try Self.harness(mode)
             let url = try Self.serve(harness, "/s.png", [("Cache-Control", "max-age=0, s-maxage=60")])
             _ = try await harness.loader.image(url, options: .waitStoreCache)
@@ -114,7 +114,7 @@ struct ImageLoaderHTTPCacheTests {
 
     @Test("private: stored by a private cache, not by a shared one")
     func privateResponses() async throws {
-        for (mode, expected, stored) in [(HTTPCacheMode.private, [1, 0, 0], true), (.shared, [2, 0, 0], false)] {
+        for (mode, expected, stored) in [(ImageLoader.HTTPCacheMode.private, [1, 0, 0], true), (.shared, [2, 0, 0], false)] {
             let harness = try Self.harness(mode)
             let url = try Self.serve(harness, "/p.png", [("Cache-Control", "private, max-age=60")])
             _ = try await harness.loader.image(url, options: .waitStoreCache)

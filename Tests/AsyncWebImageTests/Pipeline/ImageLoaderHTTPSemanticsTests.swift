@@ -10,7 +10,7 @@ import Testing
 /// counts what the origin saw.
 @Suite("ImageLoader: RFC 9111 semantics", .timeLimit(.minutes(1)))
 struct ImageLoaderHTTPSemanticsTests {
-    static func harness(_ mode: HTTPCacheMode = .private, metrics: RecordingMetricsFactory? = nil) throws -> PipelineHarness {
+    static func harness(_ mode: ImageLoader.HTTPCacheMode = .private, metrics: RecordingMetricsFactory? = nil) throws -> PipelineHarness {
         try PipelineHarness {
             $0.httpCacheMode = mode
             if let metrics { $0.metricsFactory = metrics }

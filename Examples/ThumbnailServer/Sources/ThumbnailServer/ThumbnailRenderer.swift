@@ -47,8 +47,8 @@ final class ThumbnailRenderer: Sendable {
         // SSRF: refuse internal addresses wherever curl connects (after DNS,
         // after each redirect), whatever name the URL used. Loopback only
         // when asked for, for tests and benchmarks.
-        transfer.destinationGuard = DestinationGuard(
-            refused: options.allowsLoopback ? DestinationGuard.Categories.all.subtracting(.loopback) : .all
+        transfer.destinationGuard = CurlDataLoader.DestinationGuard(
+            refused: options.allowsLoopback ? CurlDataLoader.DestinationGuard.Categories.all.subtracting(.loopback) : .all
         )
         // Upstreams see who is asking (cookies stay off: the loader sends
         // none unless a load passes `.handleCookies`).

@@ -33,7 +33,7 @@ struct ThumbnailServer {
         // JPEG load: three extra arenas, 122 of 275 MiB resident, beside
         // the main heap's 105), and whose 64 MiB heaps do not keep freed
         // decode buffers for the next decode.
-        AllocatorTuning.default.apply()
+        ImageLoader.AllocatorTuning.default.apply()
         let options: ServerOptions
         do {
             switch try await ServerOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) {

@@ -89,7 +89,7 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
     ///   - requestTime: When the request was sent; the response time when unknown.
     ///   - responseTime: When the response arrived.
     ///   - mode: The cache's mode (a shared cache keeps no `private="…"` field).
-    init(head: DataResponseHead, request: DataRequest, requestTime: Date? = nil, responseTime: Date, mode: HTTPCacheMode = .private) {
+    init(head: DataResponseHead, request: DataRequest, requestTime: Date? = nil, responseTime: Date, mode: ImageLoader.HTTPCacheMode = .private) {
         etag = Self.value(of: .eTag, in: head)
         lastModified = Self.value(of: .lastModified, in: head)
         var fields: [String: String] = [:]
@@ -180,7 +180,7 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
     /// - the request said `no-store` (§5.2.1.5).
     ///
     /// `.ignoringHeaders` stores everything.
-    func isStorable(mode: HTTPCacheMode, request: DataRequest) -> Bool {
+    func isStorable(mode: ImageLoader.HTTPCacheMode, request: DataRequest) -> Bool {
         guard mode != .ignoringHeaders else { return true }
         if isOversized == true { return false }
         if RequestCacheControl(request.headers)?.noStore == true { return false }
@@ -242,7 +242,7 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
     ///   - requestTime: When the conditional request was sent; `responseTime` when unknown.
     ///   - responseTime: When the 304 arrived.
     ///   - mode: The cache's mode.
-    func refreshed(by head: DataResponseHead, requestTime: Date? = nil, responseTime: Date, mode: HTTPCacheMode = .private) -> HTTPCacheMetadata {
+    func refreshed(by head: DataResponseHead, requestTime: Date? = nil, responseTime: Date, mode: ImageLoader.HTTPCacheMode = .private) -> HTTPCacheMetadata {
         var copy = self
         if let etag = Self.value(of: .eTag, in: head) { copy.etag = etag }
         if let lastModified = Self.value(of: .lastModified, in: head) { copy.lastModified = lastModified }

@@ -12,7 +12,7 @@ final class HTTPCacheRecord: Sendable {
     /// Whether the response had a `Vary` (looked up once: memory hits ask).
     let hasVary: Bool
 
-    init(_ metadata: HTTPCacheMetadata, mode: HTTPCacheMode) {
+    init(_ metadata: HTTPCacheMetadata, mode: ImageLoader.HTTPCacheMode) {
         self.metadata = metadata
         freshness = HTTPFreshness(metadata, mode: mode)
         hasVary = mode != .ignoringHeaders && metadata.fields?["vary"] != nil

@@ -47,7 +47,7 @@ struct HTTPFreshness: Hashable, Sendable {
 
     /// The freshness of `metadata` in a cache in `mode`; `.ignoringHeaders`
     /// gives an entry that is always fresh.
-    init(_ metadata: HTTPCacheMetadata, mode: HTTPCacheMode) {
+    init(_ metadata: HTTPCacheMetadata, mode: ImageLoader.HTTPCacheMode) {
         let responseTime = Date(timeIntervalSince1970: metadata.responseTime ?? 0)
         self.responseTime = responseTime
         guard mode != .ignoringHeaders else {

@@ -36,7 +36,7 @@ struct StoredHeaderFields: Hashable, Sendable {
 
     /// The fields of `headers` a cache in `mode` stores, for a response whose
     /// `Cache-Control` is `control`.
-    init(storing headers: HTTPFields, control: CacheControl, mode: HTTPCacheMode) {
+    init(storing headers: HTTPFields, control: CacheControl, mode: ImageLoader.HTTPCacheMode) {
         let excluded = Self.excluded(by: headers, control: control, mode: mode)
         var kept: [HTTPField] = []
         var bytes = 0
@@ -63,7 +63,7 @@ struct StoredHeaderFields: Hashable, Sendable {
     ///   - headers: The 304's header fields.
     ///   - control: The `Cache-Control` that holds after the update.
     ///   - mode: The cache's mode.
-    func updated(by headers: HTTPFields, control: CacheControl, mode: HTTPCacheMode) -> StoredHeaderFields {
+    func updated(by headers: HTTPFields, control: CacheControl, mode: ImageLoader.HTTPCacheMode) -> StoredHeaderFields {
         let excluded = Self.excluded(by: headers, control: control, mode: mode)
         let incoming = headers.filter { !excluded($0.name) && $0.name != .contentLength }
         let replaced = Set(incoming.map(\.name))
@@ -77,7 +77,7 @@ struct StoredHeaderFields: Hashable, Sendable {
     var httpFields: HTTPFields { HTTPFields(fields) }
 
     /// Which names are never stored for a response with `headers` and `control`.
-    private static func excluded(by headers: HTTPFields, control: CacheControl, mode: HTTPCacheMode) -> (HTTPField.Name) -> Bool {
+    private static func excluded(by headers: HTTPFields, control: CacheControl, mode: ImageLoader.HTTPCacheMode) -> (HTTPField.Name) -> Bool {
         var named = Set<HTTPField.Name>()
         for value in headers[values: .connection] {
             for token in value.split(separator: ",") {

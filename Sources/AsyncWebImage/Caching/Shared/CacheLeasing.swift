@@ -7,7 +7,7 @@
 /// for the entry instead, and downloads itself only when the wait ends
 /// without one (the holder died, or took too long). Per-process coalescing
 /// stays in front, so a server sends at most one waiter per key.
-public protocol CacheLeasing: DataCaching {
+package protocol CacheLeasing: DataCaching {
     /// Takes the fetch lease for `key`, unless another server holds it.
     func acquireLease(forKey key: String) async -> CacheLeaseOutcome
 

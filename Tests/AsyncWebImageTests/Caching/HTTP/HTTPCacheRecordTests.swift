@@ -7,7 +7,7 @@ import Testing
 struct HTTPCacheRecordTests {
     static let now = Date(timeIntervalSince1970: 1_700_000_000)
 
-    static func record(_ headers: HTTPFields, status: Int = 200, mode: HTTPCacheMode = .private) -> HTTPCacheRecord {
+    static func record(_ headers: HTTPFields, status: Int = 200, mode: ImageLoader.HTTPCacheMode = .private) -> HTTPCacheRecord {
         let request = DataRequest(url: URL(string: "http://127.0.0.1/a.png")!)
         let head = DataResponseHead(statusCode: status, headers: headers, expectedContentLength: nil, url: request.url)
         return HTTPCacheRecord(HTTPCacheMetadata(head: head, request: request, responseTime: now, mode: mode), mode: mode)

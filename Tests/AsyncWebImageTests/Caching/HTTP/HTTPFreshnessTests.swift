@@ -16,7 +16,7 @@ struct HTTPFreshnessTests {
         return HTTPCacheMetadata(head: head, request: request, responseTime: now)
     }
 
-    static func freshness(_ headers: [String: String], status: Int = 200, mode: HTTPCacheMode = .private) -> HTTPFreshness {
+    static func freshness(_ headers: [String: String], status: Int = 200, mode: ImageLoader.HTTPCacheMode = .private) -> HTTPFreshness {
         HTTPFreshness(metadata(headers, status: status), mode: mode)
     }
 

@@ -44,7 +44,7 @@ struct CacheTestClient: Sendable {
     static let pause: Duration = .seconds(3)
 
     let test: CacheTestDefinition
-    let mode: HTTPCacheMode
+    let mode: ImageLoader.HTTPCacheMode
     let server: LoopbackServer
     let dataLoader: CurlDataLoader
     let directory: URL

@@ -1,4 +1,4 @@
-extension ImageOrientation {
+extension Image.Orientation {
     /// Reads the `Orientation` tag (0x0112) from the first IFD of a TIFF
     /// structure: the payload of a PNG eXIf chunk, or of a JPEG APP1 segment
     /// after its `Exif\0\0` prefix.

@@ -1,4 +1,4 @@
-extension ImagePrefetchSequence {
+extension ImageLoader.ImagePrefetchSequence {
     /// How far one prefetch has come.
     public struct Progress: Sendable, Hashable, CustomStringConvertible {
         /// URLs now in the caches (loaded, or already cached).
