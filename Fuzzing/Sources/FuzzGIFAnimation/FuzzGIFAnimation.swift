@@ -51,7 +51,7 @@ public func fuzzGIFAnimation(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CI
         return decoder
     }, maxBufferBytes: 1)
     for index in [first.count - 1, 0, first.count / 2] where index >= 0 && index < first.count {
-        let frame = FuzzInput.expectingImageError("frame(at:)", { try animation.frame(at: index) })
+        let frame = FuzzInput.expectingImageError("frame(at:)", { try animation.decodeFrame(at: index) })
         precondition(frame?.hasSamePixels(as: first[index]) == true, "frame \(index) differs through the model")
     }
     precondition(animation.bufferedBytes <= info.canvasWidth * info.canvasHeight * 4, "buffer over its bound")
