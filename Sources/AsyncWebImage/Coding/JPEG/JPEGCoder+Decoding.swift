@@ -105,7 +105,7 @@ extension JPEGCoder {
         try options.checkScanLimits(scans: markers.completedScans, blocks: markers.completedScanBlocks)
 
         let target = options.targetSize(forStored: header.size, orientation: orientation)
-        let scale = target.map { JPEGScale.smallestCovering($0, from: header.size) } ?? .one
+        let scale = target.map { JPEGScale.forThumbnail($0, from: header.size, filter: options.thumbnailFilter) } ?? .one
         var pruned: [UInt8]?
         if completeness == .required, scale == .eighth, markers.frame?.marker == 0xC2 {
             // A progressive thumbnail at 1/8 needs a fraction of the scans.
@@ -135,7 +135,7 @@ extension JPEGCoder {
             try judge(warning: warning)
         }
         if let target, target != image.size {
-            image = ImageResampler.resample(image, to: target)
+            image = options.resampleThumbnail(image, to: target)
         }
         image = image.with(orientation: orientation, isPreview: completeness == .partialAllowed)
         image = options.applyOrientation ? image.applyingOrientation() : image
