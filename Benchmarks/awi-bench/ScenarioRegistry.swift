@@ -35,6 +35,7 @@ enum ScenarioRegistry {
         AnimationPlaybackRSSScenario(),
         ThumbnailRSSScenario(),
         ReducedThumbnailScenario(),
+        ThumbnailQualityScenario(),
     ]
 
     /// The scenarios `names` select, in registry order; every scenario that

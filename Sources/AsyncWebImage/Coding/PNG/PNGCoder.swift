@@ -103,7 +103,9 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             case .full:
                 decoded = try Self.decodeFull(context, png: buffer, plan: plan, maximumInflatedBytes: inflateLimit)
             case .shrink(let factor):
-                decoded = try Self.decodeShrinking(context, png: buffer, plan: plan, factor: factor, maximumInflatedBytes: inflateLimit)
+                decoded = try Self.decodeShrinking(
+                    context, png: buffer, plan: plan, factor: factor, linear: options.thumbnailLight == .linear, maximumInflatedBytes: inflateLimit
+                )
             case .resample(let size):
                 decoded = try Self.decodeResampling(
                     context, png: buffer, plan: plan, target: size, options: options, maximumInflatedBytes: inflateLimit

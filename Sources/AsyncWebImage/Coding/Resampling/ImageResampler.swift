@@ -19,6 +19,8 @@ package enum ImageResampler {
     /// image itself when the size is unchanged. Metadata (orientation,
     /// format, preview flag) is kept.
     ///
+    /// - Parameter light: `nil` (the default) for the light `filter` calls
+    ///   for (``light(for:)``), as thumbnails and `Resize` filter.
     /// - Parameter extent: the image's true width and height in pixels when
     ///   its last column or row stands for less than a whole pixel (the
     ///   partial last box of a box-reduced image).
@@ -26,7 +28,7 @@ package enum ImageResampler {
     /// - Complexity: O(source pixels × horizontal taps + output pixels × vertical taps).
     package static func resample(
         _ image: Image, to size: PixelSize, filter: ImageTransformers.Resize.Filter = defaultFilter,
-        light: SeparableResampler.Light = .gamma, extent: (width: Double, height: Double)? = nil
+        light: SeparableResampler.Light? = nil, extent: (width: Double, height: Double)? = nil
     ) -> Image {
         resample(
             image, region: PixelRect(x: 0, y: 0, width: image.width, height: image.height), to: size,
@@ -36,16 +38,17 @@ package enum ImageResampler {
 
     /// Resamples the pixels of `region` (which must lie inside `image`) to
     /// `size`, reading them in place: a centre-cropping resize costs no copy.
+    /// `light` as in ``resample(_:to:filter:light:extent:)``.
     static func resample(
         _ image: Image, region: PixelRect, to size: PixelSize, filter: ImageTransformers.Resize.Filter = defaultFilter,
-        light: SeparableResampler.Light = .gamma, extent: (width: Double, height: Double)? = nil
+        light: SeparableResampler.Light? = nil, extent: (width: Double, height: Double)? = nil
     ) -> Image {
         precondition(size.width > 0 && size.height > 0, "resample target must not be empty")
         precondition(region.clamped(toWidth: image.width, height: image.height) == region, "region must lie inside the image")
         if size.width == region.width && size.height == region.height { return image.cropped(to: region) }
         var resampler = SeparableResampler(
             sourceWidth: region.width, sourceHeight: region.height, to: size, pixelFormat: image.pixelFormat,
-            filter: filter, light: light, extent: extent
+            filter: filter, light: light ?? Self.light(for: filter), extent: extent
         )
         let bytesPerPixel = image.pixelFormat.bytesPerPixel
         return image.withUnsafeBytes { source in

@@ -6,6 +6,10 @@ enum SRGBTransfer {
     /// The linear value (0...1) of each 8-bit sRGB sample.
     static let linearFromByte: [Float] = (0..<256).map { Float(decode(Double($0) / 255)) }
 
+    /// The linear value of each 8-bit sRGB sample in steps of ``byteFromLinear``
+    /// (`linear × scale`, rounded): the box reducers' linear-light sums.
+    static let linear16FromByte: [UInt16] = (0..<256).map { UInt16((decode(Double($0) / 255) * 65_535).rounded()) }
+
     /// Steps of ``byteFromLinear``: a linear value `v` (0...1) maps to index
     /// `v × scale`. 2¹⁶ steps keep every 8-bit code apart: the closest two
     /// (0 and 1, 0.00030 apart in linear light) are 20 steps apart.
