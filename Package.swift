@@ -26,6 +26,9 @@ let package = Package(
         // Every format at once (`ImageCoderRegistry.allFormats`), for
         // applications that read whatever the web serves.
         .library(name: "AsyncWebImageAllFormats", targets: ["AsyncWebImageAllFormats"]),
+        // The fleet's shared tier on Redis (issue 29): a product of its own,
+        // so SwiftNIO and its TLS reach only the users who link it.
+        .library(name: "AsyncWebImageRedis", targets: ["AsyncWebImageRedis"]),
     ],
     // swift-collections and the observability packages (swift-log, swift-metrics,
     // swift-distributed-tracing, swift-service-lifecycle) are the library's
@@ -44,6 +47,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // HTTPFields: the one header type of requests and responses (issue 11).
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // The Redis product's RESP client: sockets, event loops, deadlines
+        // (issue 29). Only AsyncWebImageRedis depends on it, never the core.
+        // Its TLS is the system's OpenSSL (COpenSSL), not swift-nio-ssl:
+        // see Sources/AsyncWebImageRedis/RedisTLSHandler.swift for why.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .systemLibrary(
@@ -52,7 +60,8 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         // libssl (OpenSSL, the TLS backend of Debian's libcurl4-openssl-dev):
-        // the handshake's certificate request, through curl's SSL_CTX callback.
+        // the handshake's certificate request, through curl's SSL_CTX callback;
+        // and the Redis product's TLS (libssl and libcrypto).
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "libssl",
@@ -135,7 +144,7 @@ let package = Package(
             name: "AsyncWebImage",
             dependencies: [
                 "AWILocking", "CCurl", "COpenSSL", "CTurboJPEG", "CSpng", "CXattr",
-                "CDeflate", "CHiredis", "CLcms2", "CXXHash", "CMalloc", "CIsal",
+                "CDeflate", "CLcms2", "CXXHash", "CMalloc", "CIsal",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -172,6 +181,18 @@ let package = Package(
             dependencies: ["AsyncWebImage", "AsyncWebImageWebP", "AsyncWebImageAVIF", "AsyncWebImageHEIF", "AsyncWebImageGIF"],
             swiftSettings: swiftSettings
         ),
+        // The fleet's shared tier: RedisStore and its RESP client on SwiftNIO
+        // (plain TCP, TLS, Unix sockets; independent nodes or Redis Cluster).
+        .target(
+            name: "AsyncWebImageRedis",
+            dependencies: [
+                "AsyncWebImage", "AWILocking", "COpenSSL",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // A real HTTP/1.1 server on 127.0.0.1 with programmable faults, shared
         // by the tests and the benchmark. Not a product: it is test support.
         // The package's lock: Synchronization.Mutex, or a pthread mutex
@@ -190,7 +211,9 @@ let package = Package(
             name: "awi-bench",
             dependencies: [
                 "AsyncWebImage", "AsyncWebImageWebP", "AsyncWebImageAVIF", "AsyncWebImageHEIF", "AsyncWebImageGIF", "AsyncWebImageAllFormats",
-                "LoopbackServer", "CTurboJPEG", "CSpng", "CCurl", "CWebP", "CAvif", "CHeif", "CXXHash", "CMalloc", "CGif",
+                "AsyncWebImageRedis", "AWILocking", "LoopbackServer", "CTurboJPEG", "CSpng", "CCurl", "CWebP", "CAvif", "CHeif", "CXXHash", "CMalloc", "CGif",
+                // hiredis: only the shared-tier scenario's baseline (the client the Redis tier had before issue 29).
+                "CHiredis",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -236,6 +259,19 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        // The Redis product's tests, against real redis-server processes
+        // (plain, ACL, TLS, a 6-node Redis Cluster) started on loopback.
+        .testTarget(
+            name: "AsyncWebImageRedisTests",
+            dependencies: [
+                "AsyncWebImageRedis", "AsyncWebImage", "AWILocking", "LoopbackServer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings

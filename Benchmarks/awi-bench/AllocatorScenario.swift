@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 
 /// 256 px thumbnails and full decodes of 12 MP JPEGs and a PNG with
-/// ``AllocatorTuning`` applied against glibc's default allocator settings.
+/// ``ImageLoader/AllocatorTuning`` applied against glibc's default allocator settings.
 ///
 /// `mallopt` is process-wide and cannot be undone honestly (glibc's dynamic
 /// mmap threshold has moved by then), so each side runs in child processes of
@@ -14,7 +14,7 @@ import Glibc
 /// and the faults of its first decode apart.
 struct AllocatorScenario: Scenario {
     let name = "allocator"
-    let summary = "12 MP JPEG/PNG thumbnails and full decodes in child processes: AllocatorTuning vs glibc defaults (CPU, page faults)"
+    let summary = "12 MP JPEG/PNG thumbnails and full decodes in child processes: ImageLoader.AllocatorTuning vs glibc defaults (CPU, page faults)"
 
     func run(in context: BenchmarkContext) async throws -> [ResultRow] {
         var rows: [ResultRow] = []
@@ -79,8 +79,8 @@ struct AllocatorScenario: Scenario {
             + "minor page faults per decode: tuned \(Int(tuned)), default \(Int(plain))"
             + (tuned > 0 ? " (\(Format.ratio(plain / tuned)) fewer)" : "")
             + "; first decode of a process: tuned \(Int(Statistics(tunedCold)?.median ?? .nan)), default \(Int(Statistics(defaultCold)?.median ?? .nan))"
-            + "; tuning: \(AllocatorTuning.default.mmapThreshold >> 20) MiB mmap threshold, "
-            + "\(AllocatorTuning.default.trimThreshold >> 20) MiB trim threshold, \(AllocatorTuning.default.maxArenas.map(String.init) ?? "glibc's") arenas"
+            + "; tuning: \(ImageLoader.AllocatorTuning.default.mmapThreshold >> 20) MiB mmap threshold, "
+            + "\(ImageLoader.AllocatorTuning.default.trimThreshold >> 20) MiB trim threshold, \(ImageLoader.AllocatorTuning.default.maxArenas.map(String.init) ?? "glibc's") arenas"
         return row
     }
 
@@ -109,7 +109,7 @@ struct AllocatorScenario: Scenario {
             return 2
         }
         // "tuned" was applied in main.swift, before any thread allocated.
-        if arguments[0] == "tuned" && AllocatorTuning.current == nil { return 3 }
+        if arguments[0] == "tuned" && ImageLoader.AllocatorTuning.current == nil { return 3 }
         let options = arguments[3] == "full" ? ImageDecodingOptions() : ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 256, height: 256))
         let decode: () throws -> Image = ImageFormat.detect(data) == .png
             ? { try PNGCoder().decode(data, options: options) }

@@ -10,7 +10,7 @@ struct BenchmarkOptions: Sendable {
     var quick = false
     /// Multiplies every time budget.
     var durationScale = 1.0
-    /// `--allocator-tuning`: ``AllocatorTuning/default`` was applied at start (main.swift).
+    /// `--allocator-tuning`: ``ImageLoader/AllocatorTuning/default`` was applied at start (main.swift).
     var allocatorTuning = false
     /// `--scenario list` or `--help` was given: print and exit.
     var listOnly = false
@@ -25,7 +25,7 @@ struct BenchmarkOptions: Sendable {
           --quick             fewer iterations (a smoke run for CI)
           --duration-scale X  multiply every time budget by X (e.g. 3 for steadier figures)
           --allocator-tuning  apply the malloc tuning an ImageLoader applies by default
-                              (AllocatorTuning.default) for the whole run
+                              (ImageLoader.AllocatorTuning.default) for the whole run
 
         Ratios are speed relative to the baseline measured in the same run (baseline
         time / our time; above 1 = faster). The exit code is 0 even when a target is

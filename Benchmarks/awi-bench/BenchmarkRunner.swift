@@ -43,7 +43,7 @@ enum BenchmarkRunner {
         }
         progress.message("corpus: \(corpus.images.count) images in \(corpus.directory)")
         if options.allocatorTuning {
-            progress.message("allocator: AllocatorTuning.default applied (\(AllocatorTuning.current != nil ? "in effect" : "NOT in effect"))")
+            progress.message("allocator: ImageLoader.AllocatorTuning.default applied (\(ImageLoader.AllocatorTuning.current != nil ? "in effect" : "NOT in effect"))")
         }
         let server = BenchmarkServer(corpus: corpus)
         defer { server.stop() }

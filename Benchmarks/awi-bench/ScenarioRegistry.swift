@@ -28,6 +28,7 @@ enum ScenarioRegistry {
         RevalidationScenario(),
         LoaderObservabilityScenario(),
         HTTP2TLSScenario(),
+        SharedTierScenario(),
         AnimatedWebPScenario(),
         AllocatorScenario(),
         ThumbnailStagesScenario(),

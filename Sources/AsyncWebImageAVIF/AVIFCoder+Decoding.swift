@@ -112,11 +112,11 @@ extension AVIFCoder {
     }
 
     /// The orientation that `irot`/`imir` in `image.transformFlags` ask for.
-    static func orientation(of image: avifImage) -> ImageOrientation {
+    static func orientation(of image: avifImage) -> Image.Orientation {
         let flags = image.transformFlags
         let rotation = flags & UInt32(AVIF_TRANSFORM_IROT.rawValue) != 0 ? Int(image.irot.angle) : 0
         let mirror = flags & UInt32(AVIF_TRANSFORM_IMIR.rawValue) != 0 ? Int(image.imir.mode) : nil
-        return ImageOrientation(heifRotation: rotation, mirror: mirror)
+        return Image.Orientation(heifRotation: rotation, mirror: mirror)
     }
 
     /// The ICC profile in the primary image's `colr` box, or `nil` when it

@@ -82,7 +82,7 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
     /// at ``speed``.
     ///
     /// Alpha is kept (straight, as stored). Grey images are written as
-    /// colour. An orientation other than ``ImageOrientation/up`` is written
+    /// colour. An orientation other than ``Image/Orientation/up`` is written
     /// as `irot`/`imir` properties, so decoding gives back the same image.
     ///
     /// - Parameters:

@@ -1,5 +1,5 @@
 import AsyncWebImage
-extension ImageOrientation {
+extension Image.Orientation {
     /// The orientation that displays an image whose HEIF/AVIF item carries
     /// an `irot` rotation of `rotation` × 90° anti-clockwise, then (MIAF's
     /// order) an `imir` mirror: `mirror` 0 exchanges top and bottom, 1 left

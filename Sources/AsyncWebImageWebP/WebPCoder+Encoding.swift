@@ -61,7 +61,7 @@ extension WebPCoder {
     }
 
     /// The same image with an EXIF chunk holding `orientation` (via libwebpmux).
-    private static func addingEXIF(for orientation: ImageOrientation, to webp: Data) throws -> Data {
+    private static func addingEXIF(for orientation: Image.Orientation, to webp: Data) throws -> Data {
         // The APP1 segment without its marker, length and "Exif\0\0": the TIFF structure.
         let tiff = Array(ExifOrientationReader.app1Segment(for: orientation).dropFirst(10))
         guard let mux = WebPMuxNew() else { throw ImageError.encodingFailed(.webp, "cannot create a WebP muxer") }

@@ -98,7 +98,7 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
     /// scaling while it decodes when that is smaller than `size`).
     private static func decodeScaled(
         _ webp: UnsafeRawBufferPointer, features: WebPBitstreamFeatures, size: PixelSize, to target: PixelSize,
-        pixelFormat: PixelFormat, orientation: ImageOrientation
+        pixelFormat: PixelFormat, orientation: Image.Orientation
     ) throws -> Image {
         var config = WebPDecoderConfig()
         guard WebPInitDecoderConfig(&config) != 0 else { throw ImageError.undecodable(.webp, "libwebp version mismatch") }

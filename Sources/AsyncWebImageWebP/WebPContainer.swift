@@ -38,14 +38,14 @@ enum WebPContainer {
 
     /// The EXIF orientation of an extended WebP, `.up` when it has none or
     /// the chunk is malformed (a bad orientation never fails a decode).
-    static func orientation(in webp: UnsafeRawBufferPointer) -> ImageOrientation {
+    static func orientation(in webp: UnsafeRawBufferPointer) -> Image.Orientation {
         guard isExtended(webp) else { return .up }
         return withChunk("EXIF", in: webp) { exif in
             // The chunk holds a TIFF structure; some writers prefix it with JPEG's "Exif\0\0".
             if exif.count >= 6, exif[0] == 0x45, exif[1] == 0x78, exif[2] == 0x69, exif[3] == 0x66, exif[4] == 0, exif[5] == 0 {
-                return ImageOrientation(tiff: UnsafeRawBufferPointer(rebasing: exif[6...]))
+                return Image.Orientation(tiff: UnsafeRawBufferPointer(rebasing: exif[6...]))
             }
-            return ImageOrientation(tiff: exif)
+            return Image.Orientation(tiff: exif)
         } ?? .up
     }
 

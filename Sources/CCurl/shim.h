@@ -37,6 +37,9 @@ static inline CURLcode CCurl_easy_setopt_sockopt_function(CURL *handle, curl_soc
 static inline CURLcode CCurl_easy_setopt_ssl_ctx_function(CURL *handle, curl_ssl_ctx_callback value) {
     return curl_easy_setopt(handle, CURLOPT_SSL_CTX_FUNCTION, value);
 }
+static inline CURLcode CCurl_easy_setopt_prereq_function(CURL *handle, curl_prereq_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, value);
+}
 
 // The CURLAUTH_* bits are macros with casts, which Swift does not import.
 static const long CCurl_auth_basic = (long)CURLAUTH_BASIC;

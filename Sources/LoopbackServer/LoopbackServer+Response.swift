@@ -117,12 +117,22 @@ extension LoopbackServer {
             self.etag = etag
         }
 
-        /// A `200` with `body` and a `Content-Type`.
+        /// A `200` with `body`, a `Content-Type` and, as a typical image
+        /// origin sends, a `Cache-Control` that lets caches keep it: a
+        /// response without freshness information or validators is reused by
+        /// no HTTP cache (RFC 9111), the loader's included, so a test of
+        /// anything but caching headers gets a cacheable image by default.
         /// - Parameters:
         ///   - body: The body bytes.
         ///   - contentType: The `Content-Type` value; `application/octet-stream` by default.
-        public static func ok(_ body: Data, contentType: String = "application/octet-stream") -> Response {
-            Response(headers: [("Content-Type", contentType)], body: body)
+        ///   - cacheControl: The `Cache-Control` value; `max-age=86400` by
+        ///     default, nil for none (a response no HTTP cache reuses without asking).
+        public static func ok(
+            _ body: Data, contentType: String = "application/octet-stream", cacheControl: String? = "max-age=86400"
+        ) -> Response {
+            var headers = [(name: "Content-Type", value: contentType)]
+            if let cacheControl { headers.append((name: "Cache-Control", value: cacheControl)) }
+            return Response(headers: headers, body: body)
         }
 
         /// A response with `status` and a short text body.

@@ -9,7 +9,7 @@
 //            the 8 MiB one> mapped64 <for the 64 MiB one>".
 //   optout   one opted-out loader, then the same. Prints the same line.
 //   default  one loader with the default configuration (no tuning asked for), then the same.
-//   tuned    one loader with AllocatorTuning.default, then the same.
+//   tuned    one loader with ImageLoader.AllocatorTuning.default, then the same.
 //   release  one default loader; 48 buffers of 1 MiB written then freed.
 //            Prints "burst B freed F released R trimmed T" (resident bytes
 //            after writing, after freeing, after releaseFreeMemory; T 1 or 0).
@@ -18,7 +18,7 @@ import CMalloc
 import Foundation
 
 /// A loader with no disk tier (the probe must not touch a cache directory).
-func makeLoader(_ tuning: AllocatorTuning?) -> ImageLoader {
+func makeLoader(_ tuning: ImageLoader.AllocatorTuning?) -> ImageLoader {
     var configuration = ImageLoader.Configuration(cache: ImageCache(memory: MemoryCache(), disk: nil))
     configuration.allocatorTuning = tuning
     return ImageLoader(configuration: configuration)
@@ -50,15 +50,15 @@ func mappedBytes(forAllocationOf size: Int) -> Int {
 func reportProbe(_ loaders: [ImageLoader]) {
     let mapped = mappedBytes(forAllocationOf: 8 * 1024 * 1024)
     let mapped64 = mappedBytes(forAllocationOf: 64 * 1024 * 1024)
-    let current = AllocatorTuning.current.map { String($0.mmapThreshold) } ?? "none"
+    let current = ImageLoader.AllocatorTuning.current.map { String($0.mmapThreshold) } ?? "none"
     print("current \(current) mapped \(mapped) mapped64 \(mapped64) loaders \(loaders.count)")
 }
 
 let arguments = CommandLine.arguments.dropFirst()
 switch arguments.first {
 case "once":
-    let first = makeLoader(AllocatorTuning(mmapThreshold: 16 * 1024 * 1024))
-    let second = makeLoader(AllocatorTuning(mmapThreshold: 256 * 1024))
+    let first = makeLoader(ImageLoader.AllocatorTuning(mmapThreshold: 16 * 1024 * 1024))
+    let second = makeLoader(ImageLoader.AllocatorTuning(mmapThreshold: 256 * 1024))
     let third = makeLoader(nil)
     reportProbe([first, second, third])
 case "optout":
@@ -79,7 +79,7 @@ case "release":
     let burst = residentBytes()
     for block in blocks { free(block) }
     let freed = residentBytes()
-    let trimmed = AllocatorTuning.releaseFreeMemory()
+    let trimmed = ImageLoader.AllocatorTuning.releaseFreeMemory()
     let released = residentBytes()
     print("burst \(burst) freed \(freed) released \(released) trimmed \(trimmed ? 1 : 0) loader \(loader.configuration.decodingLimits.maxPixelCount > 0)")
 default:

@@ -30,7 +30,7 @@ import CXXHash
 /// The generation is random per write; a sidecar file of extended data
 /// carries the generation of the entry it belongs to, so a sidecar left from
 /// an older write of the same key is recognised and ignored.
-struct DiskEntryTrailer: Equatable {
+package struct DiskEntryTrailer: Equatable {
     static let size = 32
     private static let magic: [UInt8] = Array("AWIC".utf8)
     private static let version: UInt8 = 2
@@ -58,7 +58,7 @@ struct DiskEntryTrailer: Equatable {
     }
 
     /// The checksum of an entry's data: XXH3, 64 bits, no seed.
-    static func checksum(of data: UnsafeRawBufferPointer) -> UInt64 {
+    package static func checksum(of data: UnsafeRawBufferPointer) -> UInt64 {
         UInt64(awi_xxh3_64(data.baseAddress, data.count))
     }
 

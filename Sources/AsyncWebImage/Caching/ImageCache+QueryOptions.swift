@@ -1,5 +1,5 @@
 extension ImageCache {
-    /// How ``ImageCache/query(forKey:cacheType:options:)`` reads and decodes.
+    /// How ``ImageCache/query(forKey:cacheType:options:coders:)`` reads and decodes.
     ///
     /// The loader fills these from its `ImageOptions`: `.queryMemoryData`,
     /// `.avoidDecodeImage`, `.refreshCached` (which needs the extended data),

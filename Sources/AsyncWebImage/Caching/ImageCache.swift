@@ -29,15 +29,19 @@ public final class ImageCache: Sendable {
     public let memory: MemoryCache
     /// The encoded-data tier; `nil` for a memory-only cache.
     public let disk: (any DataCaching)?
-    /// A tier shared by a fleet of servers (``RedisStore``), between the
+    /// A tier shared by a fleet of servers (`RedisStore`, product `AsyncWebImageRedis`), between the
     /// disk and the network; `nil` by default. A hit here fills ``disk``;
     /// every write to ``disk`` goes here too. Its trouble is never an error
     /// of a load: a read that fails is a miss, a write that fails is counted
-    /// in ``sharedWriteFailureCount``. When it conforms to ``CacheLeasing``,
+    /// in ``sharedWriteFailureCount``. When it can lease (the `AsyncWebImageRedis` product's `RedisStore` does),
     /// loaders elect one server of the fleet to fetch each image.
     public let sharedTier: (any DataCaching)?
+    /// The shared tier's fetch lease, when it has one: found once here, so
+    /// the pipeline asks for the capability instead of casting the tier on
+    /// every load.
+    package let leasing: (any CacheLeasing)?
     /// Bounds concurrent decodes and encodes of calls made on the cache
-    /// directly (``query(forKey:cacheType:options:)``, ``store(_:data:extendedData:forKey:cacheType:waitsForDisk:)``);
+    /// directly (``query(forKey:cacheType:options:coders:)``, ``store(_:data:extendedData:forKey:cacheType:coders:waitsForDisk:)``);
     /// a loader bounds its own work with its configuration's `cpuLimiter`.
     /// ``ConcurrencyLimiter/shared`` by default.
     public let decodeLimiter: ConcurrencyLimiter
@@ -76,7 +80,7 @@ public final class ImageCache: Sendable {
     /// - Parameters:
     ///   - memory: The memory tier.
     ///   - disk: The disk tier, or `nil` for none.
-    ///   - sharedTier: A tier shared by a fleet (``RedisStore``), or `nil` (the default) for none.
+    ///   - sharedTier: A tier shared by a fleet (`RedisStore`, product `AsyncWebImageRedis`), or `nil` (the default) for none.
     ///   - decodeLimiter: Bounds the decodes of direct calls; ``ConcurrencyLimiter/shared`` by default.
     ///   - onDiskWriteFailure: Called with the error of each disk write nobody
     ///     awaits (also counted in ``diskWriteFailureCount``); `nil` by default.
@@ -101,6 +105,7 @@ public final class ImageCache: Sendable {
         self.memory = memory
         self.disk = disk
         self.sharedTier = sharedTier
+        self.leasing = sharedTier as? any CacheLeasing
         self.decodeLimiter = decodeLimiter
         self.onDiskWriteFailure = onDiskWriteFailure
     }
@@ -127,7 +132,7 @@ public final class ImageCache: Sendable {
     /// Waits for the disk writes nobody awaits (background stores, disk
     /// fills from the shared tier) to finish, then shuts the disk tier and
     /// the shared tier down (``DataCaching/shutdown()``): a ``DiskStore``'s
-    /// I/O thread ends (see ``DiskStore/shutdown()``), a ``RedisStore``'s
+    /// I/O thread ends (see ``DiskStore/shutdown()``), an `AsyncWebImageRedis` `RedisStore`'s
     /// threads end and its connections close. No write is cut short, so no
     /// temporary file is left in the cache directory.
     ///

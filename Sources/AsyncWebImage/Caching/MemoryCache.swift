@@ -42,7 +42,7 @@ public actor MemoryCache {
         let image: Image
         let expiry: ContinuousClock.Instant?
         /// The HTTP metadata and freshness of the response the image came
-        /// from, when the loader keeps them (``HTTPCacheMode``).
+        /// from, when the loader keeps them (``ImageLoader/HTTPCacheMode``).
         let http: HTTPCacheRecord?
 
         init(image: Image, expiry: ContinuousClock.Instant?, http: HTTPCacheRecord? = nil) {

@@ -16,7 +16,7 @@ struct WeakRecoveryTable {
         let height: Int
         let pixelFormat: PixelFormat
         let bytesPerRow: Int
-        let orientation: ImageOrientation
+        let orientation: Image.Orientation
         let format: ImageFormat
         let cost: Int
         let expiry: ContinuousClock.Instant?

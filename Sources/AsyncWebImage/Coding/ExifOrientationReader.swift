@@ -1,7 +1,7 @@
 /// Reads the EXIF orientation of a JPEG APP1 segment, and writes the
 /// smallest APP1 segment that carries one.
 ///
-/// The TIFF structure inside is parsed by ``ImageOrientation/init(tiff:)``
+/// The TIFF structure inside is parsed by ``Image/Orientation/init(tiff:)``
 /// (shared with PNG's eXIf chunk): bounds-checked, IFD0 only, so a hostile
 /// segment yields `nil`, never a trap.
 package enum ExifOrientationReader {
@@ -9,17 +9,17 @@ package enum ExifOrientationReader {
     /// length, starting with `Exif\0\0`), or `nil` when the payload is not
     /// Exif (XMP also lives in APP1), is malformed, or has no valid
     /// orientation (1–8).
-    static func orientation(inAPP1 payload: UnsafeRawBufferPointer) -> ImageOrientation? {
+    static func orientation(inAPP1 payload: UnsafeRawBufferPointer) -> Image.Orientation? {
         // "Exif" then two pad bytes, then the TIFF header.
         guard payload.count >= 6 + 8,
               payload[0] == 0x45, payload[1] == 0x78, payload[2] == 0x69, payload[3] == 0x66
         else { return nil }
-        return ImageOrientation(tiff: UnsafeRawBufferPointer(rebasing: payload[6...]))
+        return Image.Orientation(tiff: UnsafeRawBufferPointer(rebasing: payload[6...]))
     }
 
     /// A complete APP1 segment (marker included) whose IFD0 holds only
     /// `orientation`, big-endian.
-    package static func app1Segment(for orientation: ImageOrientation) -> [UInt8] {
+    package static func app1Segment(for orientation: Image.Orientation) -> [UInt8] {
         let tiff: [UInt8] = [
             0x4D, 0x4D, 0x00, 0x2A, // "MM", 42
             0x00, 0x00, 0x00, 0x08, // IFD0 right after the header

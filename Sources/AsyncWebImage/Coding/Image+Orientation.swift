@@ -1,46 +1,33 @@
 extension Image {
-    /// The image turned upright: pixels rotated and mirrored by
-    /// ``orientation``, which becomes `.up`. Returns `self` when already `.up`.
+    /// The EXIF orientation of an image: how the stored pixels must be turned to
+    /// be shown upright. Raw values are the EXIF `Orientation` tag values 1–8.
     ///
-    /// - Complexity: O(width × height), one pass, no filtering (exact).
-    public func applyingOrientation() -> Image {
-        guard orientation != .up else { return self }
-        let bpp = pixelFormat.bytesPerPixel
-        let (w, h, bpr) = (width, height, bytesPerRow)
-        // Each destination row is a straight walk through the source: start
-        // at `origin + dy * rowStep` and advance `columnStep` per pixel.
-        let (origin, columnStep, rowStep): (Int, Int, Int) = switch orientation {
-        case .up: (0, bpp, bpr)
-        case .upMirrored: ((w - 1) * bpp, -bpp, bpr)
-        case .down: ((h - 1) * bpr + (w - 1) * bpp, -bpp, -bpr)
-        case .downMirrored: ((h - 1) * bpr, bpp, -bpr)
-        case .leftMirrored: (0, bpr, bpp)
-        case .right: ((h - 1) * bpr, -bpr, bpp)
-        case .rightMirrored: ((h - 1) * bpr + (w - 1) * bpp, -bpr, -bpp)
-        case .left: ((w - 1) * bpp, bpr, -bpp)
-        }
-        let out = orientedSize
-        return withUnsafeBytes { source in
-            Image.make(width: out.width, height: out.height, pixelFormat: pixelFormat, orientation: .up, format: format, isPreview: isPreview) { destination in
-                guard let src = source.baseAddress, let dst = destination.baseAddress else { return }
-                let dstRowBytes = out.width * bpp
-                for dy in 0..<out.height {
-                    var s = origin + dy * rowStep
-                    var d = dy * dstRowBytes
-                    for _ in 0..<out.width {
-                        switch bpp {
-                        case 4: dst.storeBytes(of: src.loadUnaligned(fromByteOffset: s, as: UInt32.self), toByteOffset: d, as: UInt32.self)
-                        case 3:
-                            dst.storeBytes(of: src.loadUnaligned(fromByteOffset: s, as: UInt16.self), toByteOffset: d, as: UInt16.self)
-                            dst.storeBytes(of: src.load(fromByteOffset: s + 2, as: UInt8.self), toByteOffset: d + 2, as: UInt8.self)
-                        case 2: dst.storeBytes(of: src.loadUnaligned(fromByteOffset: s, as: UInt16.self), toByteOffset: d, as: UInt16.self)
-                        default: dst.storeBytes(of: src.load(fromByteOffset: s, as: UInt8.self), toByteOffset: d, as: UInt8.self)
-                        }
-                        s += columnStep
-                        d += bpp
-                    }
-                }
-            }
+    /// Case names follow UIKit's `UIImage.Orientation`, which maps to EXIF the
+    /// same way (`.right` is EXIF 6, "rotate 90° clockwise to display").
+    public enum Orientation: UInt8, Sendable, Hashable, CaseIterable {
+        /// EXIF 1: stored upright.
+        case up = 1
+        /// EXIF 2: mirrored left to right.
+        case upMirrored = 2
+        /// EXIF 3: rotated 180°.
+        case down = 3
+        /// EXIF 4: mirrored top to bottom.
+        case downMirrored = 4
+        /// EXIF 5: mirrored along the main diagonal (transposed).
+        case leftMirrored = 5
+        /// EXIF 6: must be rotated 90° clockwise to display.
+        case right = 6
+        /// EXIF 7: mirrored along the anti-diagonal (transversed).
+        case rightMirrored = 7
+        /// EXIF 8: must be rotated 90° counter-clockwise to display.
+        case left = 8
+
+        /// Whether displaying the image swaps its width and height.
+        public var swapsDimensions: Bool { rawValue >= 5 }
+
+        /// The orientation for an EXIF tag value, `.up` for anything outside 1–8.
+        public init(exifValue: Int) {
+            self = Image.Orientation(rawValue: UInt8(clamping: exifValue)) ?? .up
         }
     }
 }

@@ -19,7 +19,7 @@ public struct Image: Sendable {
     /// Distance in bytes between the starts of two consecutive rows.
     public let bytesPerRow: Int
     /// How the stored pixels must be turned to display upright (EXIF 1–8).
-    public let orientation: ImageOrientation
+    public let orientation: Image.Orientation
     /// The format the image was decoded from (`.unknown` for images built in memory).
     public let format: ImageFormat
     /// Whether this is a progressive preview of a download still in progress
@@ -78,7 +78,7 @@ public struct Image: Sendable {
         pixelFormat: PixelFormat,
         bytesPerRow: Int? = nil,
         pixels: [UInt8],
-        orientation: ImageOrientation = .up,
+        orientation: Image.Orientation = .up,
         format: ImageFormat = .unknown,
         iccProfile: Data? = nil
     ) throws(ImageError) {
@@ -107,7 +107,7 @@ public struct Image: Sendable {
         height: Int,
         pixelFormat: PixelFormat,
         bytesPerRow: Int,
-        orientation: ImageOrientation,
+        orientation: Image.Orientation,
         format: ImageFormat,
         isPreview: Bool = false,
         storage: PixelStorage
@@ -128,7 +128,7 @@ public struct Image: Sendable {
         width: Int,
         height: Int,
         pixelFormat: PixelFormat,
-        orientation: ImageOrientation = .up,
+        orientation: Image.Orientation = .up,
         format: ImageFormat = .unknown,
         isPreview: Bool = false,
         fill: (UnsafeMutableRawBufferPointer) throws -> Void
@@ -161,7 +161,7 @@ public struct Image: Sendable {
 
     /// A copy of the image with a different metadata, sharing the pixels
     /// (and keeping the colour profile and conversion).
-    package func with(orientation: ImageOrientation? = nil, format: ImageFormat? = nil, isPreview: Bool? = nil) -> Image {
+    package func with(orientation: Image.Orientation? = nil, format: ImageFormat? = nil, isPreview: Bool? = nil) -> Image {
         var copy = Image(
             width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow,
             orientation: orientation ?? self.orientation, format: format ?? self.format,

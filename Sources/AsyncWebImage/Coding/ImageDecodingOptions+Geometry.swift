@@ -8,7 +8,7 @@ extension ImageDecodingOptions {
     /// thumbnail size (or covers it, with ``coversThumbnailPixelSize``);
     /// without it each side is the smaller of the thumbnail's and the image's. ``scaleDownLargeImages`` then shrinks the result
     /// (keeping its aspect) until 4 bytes per pixel fit ``scaleDownLimitBytes``.
-    public func targetSize(forStored size: PixelSize, orientation: ImageOrientation) -> PixelSize? {
+    public func targetSize(forStored size: PixelSize, orientation: Image.Orientation) -> PixelSize? {
         guard size.width > 0, size.height > 0 else { return nil }
         let oriented = orientation.swapsDimensions ? PixelSize(width: size.height, height: size.width) : size
         var target = oriented

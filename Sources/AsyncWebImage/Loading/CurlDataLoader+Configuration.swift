@@ -69,7 +69,7 @@ extension CurlDataLoader {
         /// the address each socket actually connects to. `nil` (off) by
         /// default; a server fetching user-supplied URLs should set
         /// `DestinationGuard()`. With a proxy, the proxy's address is what is checked.
-        public var destinationGuard: DestinationGuard?
+        public var destinationGuard: CurlDataLoader.DestinationGuard?
         /// Body bytes delivered but not yet taken by a slow consumer before
         /// the transfer pauses (the socket then stops being read). 1 MiB by default.
         /// A body curl decodes (`Content-Encoding`) is not paused: it is
@@ -99,7 +99,7 @@ extension CurlDataLoader {
         /// for requests that set none (``DataRequest/clientCertificate``);
         /// nil (the default) for none. An ``ImageLoader`` stamps it on each
         /// request, so it is part of the request identity and cache keys.
-        public var clientCertificate: TLSClientCertificate?
+        public var clientCertificate: DataRequest.TLSClientCertificate?
         /// The public keys a server's certificate must have, in curl's form
         /// (`CURLOPT_PINNEDPUBLICKEY`): `sha256//` and the base64 SHA-256 of
         /// the key's DER `SubjectPublicKeyInfo`, several separated by `;`

@@ -72,7 +72,7 @@ public final class CurlDataLoader: DataLoading, Sendable {
     public var maxResponseBytes: Int64 { configuration.maxResponseBytes }
 
     /// ``Configuration/clientCertificate``.
-    public var clientCertificate: TLSClientCertificate? { configuration.clientCertificate }
+    public var clientCertificate: DataRequest.TLSClientCertificate? { configuration.clientCertificate }
 
     /// curl easy handles currently allocated (0 when idle).
     public var liveEasyHandles: Int { loop.liveHandles.load(ordering: .relaxed) }

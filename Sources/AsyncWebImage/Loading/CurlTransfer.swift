@@ -57,6 +57,11 @@ final class CurlTransfer: @unchecked Sendable {
     private var certificateRequestToken: UInt64?
     /// Whether a digest challenge (`401`) was let through for curl to answer.
     private var answeredChallenge = false
+    /// Requests curl has sent for this transfer (redirects and a digest
+    /// challenge's answer are requests of their own), and whether any
+    /// response line arrived since the last one: see ``willSendRequest()``.
+    private var requestsSent = 0
+    private var responseSinceLastRequest = false
 
     init(
         id: UInt64,
@@ -85,6 +90,12 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Easy handle
 
+    /// The one check of a libcurl option call: a refused option fails the
+    /// transfer with the ``ImageError`` curl's code maps to.
+    private func check(_ code: CURLcode) throws {
+        guard code == CURLE_OK else { throw ImageError(curlCode: code, detail: "", url: request.url.absoluteString) }
+    }
+
     /// Creates and configures the easy handle.
     /// - Throws: ``ImageError`` when curl refuses an option (e.g. an unknown scheme).
     func makeEasyHandle(cookieShare: UnsafeMutableRawPointer?) throws -> UnsafeMutableRawPointer {
@@ -93,9 +104,6 @@ final class CurlTransfer: @unchecked Sendable {
         }
         self.easy = easy
         let url = request.url.absoluteString
-        func check(_ code: CURLcode) throws {
-            guard code == CURLE_OK else { throw ImageError(curlCode: code, detail: "", url: url) }
-        }
         let this = Unmanaged.passUnretained(self).toOpaque()
         try check(CCurl_easy_setopt_string(easy, CURLOPT_URL, url))
         try check(CCurl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, this))
@@ -196,6 +204,13 @@ final class CurlTransfer: @unchecked Sendable {
             headerList = curl_slist_append(headerList, line)
         }
         try check(CCurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
+        // One origin request per attempt: no silent re-send (`willSendRequest`).
+        try check(CCurl_easy_setopt_prereq_function(easy) { user, _, _, _, _ in
+            guard let user else { return CURL_PREREQFUNC_ABORT }
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+            return transfer.willSendRequest() ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT
+        })
+        try check(CCurl_easy_setopt_ptr(easy, CURLOPT_PREREQDATA, this))
         // The destination guard checks every address curl is about to
         // connect to, after DNS and after each redirect, so neither a
         // redirect nor DNS rebinding can slip past it.
@@ -214,10 +229,6 @@ final class CurlTransfer: @unchecked Sendable {
     /// the handshake observer that tells a refused client certificate apart
     /// from a dropped connection.
     private func configureTLS(_ easy: UnsafeMutableRawPointer) throws {
-        let url = request.url.absoluteString
-        func check(_ code: CURLcode) throws {
-            guard code == CURLE_OK else { throw ImageError(curlCode: code, detail: "", url: url) }
-        }
         if let path = configuration.caBundlePath { try check(CCurl_easy_setopt_string(easy, CURLOPT_CAINFO, path)) }
         if let path = configuration.caDirectoryPath { try check(CCurl_easy_setopt_string(easy, CURLOPT_CAPATH, path)) }
         if let pin = configuration.pinnedPublicKey { try check(CCurl_easy_setopt_string(easy, CURLOPT_PINNEDPUBLICKEY, pin)) }
@@ -255,10 +266,6 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The proxy options.
     private func configureProxy(_ easy: UnsafeMutableRawPointer) throws {
-        let url = request.url.absoluteString
-        func check(_ code: CURLcode) throws {
-            guard code == CURLE_OK else { throw ImageError(curlCode: code, detail: "", url: url) }
-        }
         if let proxy = configuration.proxy { try check(CCurl_easy_setopt_string(easy, CURLOPT_PROXY, proxy)) }
         if let noProxy = configuration.noProxy {
             try check(CCurl_easy_setopt_string(easy, CURLOPT_NOPROXY, noProxy.joined(separator: ",")))
@@ -287,6 +294,7 @@ final class CurlTransfer: @unchecked Sendable {
     func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int {
         let count = bytes.count
         lastActivity = .now
+        responseSinceLastRequest = true
         guard !headDelivered else { return count } // trailers of a chunked body
         var line = Substring(String(decoding: bytes, as: UTF8.self))
         while let last = line.last, last.isNewline { line.removeLast() }
@@ -334,6 +342,35 @@ final class CurlTransfer: @unchecked Sendable {
         return count
     }
 
+    /// curl's pre-request callback (loop thread), run each time curl is about
+    /// to send a request for this transfer; false aborts the transfer.
+    ///
+    /// A request sent again with no response line since the last one is
+    /// curl's own retry: when a reused connection closes before any byte of
+    /// the response, curl sends the request again, up to five times, each
+    /// time on whichever pooled connection to the origin it finds next. So an
+    /// origin that drops a connection mid-response saw the same GET two to
+    /// six times for one load (three in the cache-tests run, whose pool held
+    /// two more idle connections), and an origin that drops connections
+    /// because it is overloaded got the load multiplied. RFC 9110 §9.2.2
+    /// allows at most one automatic retry; this loader makes none of its own:
+    /// the drop is a `connectionLost` failure, which ``RetryPolicy`` retries
+    /// (with backoff) when the application asks for retries, and which a
+    /// stale cached response may stand in for (RFC 9111 §4.2.4). Redirects and
+    /// a digest challenge's answer follow a response, so they go on.
+    func willSendRequest() -> Bool {
+        defer {
+            requestsSent += 1
+            responseSinceLastRequest = false
+        }
+        guard requestsSent > 0, !responseSinceLastRequest else { return true }
+        abortError = .network(.init(
+            kind: .connectionLost, code: Int(CURLE_GOT_NOTHING.rawValue),
+            message: "the connection closed before any response; the request was not sent again"
+        ))
+        return false
+    }
+
     /// curl's open-socket callback (loop thread): opens the socket only if
     /// the destination guard permits the address, else records why and
     /// makes curl fail the connection.
@@ -343,7 +380,7 @@ final class CurlTransfer: @unchecked Sendable {
         // `addrlen` bytes for it, enough for a sockaddr_in6.
         let raw = UnsafeRawPointer(address) + (MemoryLayout<curl_sockaddr>.offset(of: \.addr) ?? 0)
         let length = Int(address.pointee.addrlen)
-        var peer: IPAddress?
+        var peer: CurlDataLoader.DestinationGuard.IPAddress?
         if family == AF_INET, length >= MemoryLayout<sockaddr_in>.size {
             let ipv4 = raw.loadUnaligned(as: sockaddr_in.self)
             peer = .v4(UInt32(bigEndian: ipv4.sin_addr.s_addr))

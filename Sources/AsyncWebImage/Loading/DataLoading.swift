@@ -26,7 +26,7 @@ public protocol DataLoading: Sendable {
 
     /// The most body bytes one response may have.
     ///
-    /// The loader owns this policy too: ``DownloadCoalescer`` stops a
+    /// The loader owns this policy too: its download coalescer stops a
     /// transfer whose bytes pass it with
     /// ``ImageError/tooLarge(_:limit:actual:)``, a guard that holds even for a
     /// loader that does not enforce its own limit. 64 MiB unless the loader
@@ -37,7 +37,7 @@ public protocol DataLoading: Sendable {
     /// any. It changes what a server may return, so ``ImageLoader`` puts it
     /// in each request's identity (two certificates never share a cache
     /// entry). `nil` unless the loader says otherwise.
-    var clientCertificate: TLSClientCertificate? { get }
+    var clientCertificate: DataRequest.TLSClientCertificate? { get }
 }
 
 extension DataLoading {
@@ -48,5 +48,5 @@ extension DataLoading {
     public var maxResponseBytes: Int64 { 64 * 1024 * 1024 }
 
     /// None.
-    public var clientCertificate: TLSClientCertificate? { nil }
+    public var clientCertificate: DataRequest.TLSClientCertificate? { nil }
 }

@@ -106,6 +106,7 @@ extension DataRequest {
         }
     }
 
-    /// The key under which ``DownloadCoalescer`` shares this request's transfer.
+    /// The key under which the loader's download coalescer shares this
+    /// request's transfer.
     public var key: Key { Key(self) }
 }

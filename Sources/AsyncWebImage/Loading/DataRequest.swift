@@ -2,7 +2,7 @@ public import Foundation
 public import HTTPTypes
 
 /// One request for the bytes behind a URL: what ``DataLoading`` loaders take
-/// and what ``DownloadCoalescer`` keys transfers on.
+/// and what the loader's download coalescer keys transfers on.
 ///
 /// Everything here except ``priority`` can change the response, so two
 /// requests that differ in anything but priority never share a transfer
@@ -41,18 +41,18 @@ public struct DataRequest: Sendable, Hashable {
     public var allowInvalidSSLCertificates: Bool
     /// Follow redirects (up to the loader's `maxRedirects`); on by default.
     public var followRedirects: Bool
-    /// How a ``DownloadCoalescer`` retries this request when it fails; nil
-    /// (the default) for the coalescer's own ``DownloadCoalescer/Configuration/retryPolicy``.
+    /// How the loader retries this request when it fails; nil (the
+    /// default) for the loader's ``ImageLoader/Configuration/retryPolicy``.
     /// Not part of ``key``: subscribers that share a transfer share the
     /// policy of the one that started it.
     public var retryPolicy: RetryPolicy?
     /// The TLS client certificate to present when the server asks for one;
     /// nil (the default) for the loader's
     /// ``CurlDataLoader/Configuration/clientCertificate``. Part of ``key``.
-    public var clientCertificate: TLSClientCertificate?
+    public var clientCertificate: DataRequest.TLSClientCertificate?
     /// Credentials for the origin (basic, digest or bearer); nil (the
     /// default) for none. Part of ``key``: tenants never share.
-    public var credential: HTTPCredential?
+    public var credential: DataRequest.Credential?
 
     /// Creates a request.
     /// - Parameters:
@@ -71,8 +71,8 @@ public struct DataRequest: Sendable, Hashable {
         handleCookies: Bool = false,
         allowInvalidSSLCertificates: Bool = false,
         followRedirects: Bool = true,
-        clientCertificate: TLSClientCertificate? = nil,
-        credential: HTTPCredential? = nil
+        clientCertificate: DataRequest.TLSClientCertificate? = nil,
+        credential: DataRequest.Credential? = nil
     ) {
         self.clientCertificate = clientCertificate
         self.credential = credential

@@ -202,6 +202,23 @@ struct DownloadCoalescerStateMachine<Waiter> {
         return .success(takeWaiters())
     }
 
+    /// The body starts again with `head` (a resumed transfer's answer was
+    /// another representation, or could not be spliced): the bytes so far
+    /// are dropped, and every subscriber gets the new head and the new body
+    /// from its first byte. Returns the waiters to resume.
+    mutating func restart(_ head: DataResponseHead) -> [Waiter] {
+        guard isLoading else { return [] }
+        body = ByteAccumulator(limit: body.limit)
+        lastChunk = Data()
+        lastChunkStart = 0
+        for id in subscribers.keys {
+            subscribers[id]?.headDelivered = false
+            subscribers[id]?.delivered = 0
+            subscribers[id]?.progressPending = false
+        }
+        return receiveHead(head)
+    }
+
     /// The transfer ended well; returns the waiters to resume.
     mutating func complete() -> [Waiter] {
         guard isLoading else { return [] }

@@ -8,6 +8,11 @@ public import Foundation
 /// every byte so far (as one chunk), then the rest. A slow subscriber
 /// receives the bytes that arrived meanwhile as one larger chunk, so it
 /// never falls behind a queue of small ones.
+///
+/// A second ``head(_:)`` means the body starts again: a transfer cut
+/// mid-body and resumed got another representation (or an answer that
+/// could not be spliced to the bytes so far), so what follows is a new body
+/// from its first byte, and ``chunk(_:accumulated:)``'s `accumulated` restarts too.
 @_spi(Benchmarks) public enum DownloadEvent: Sendable {
     /// The response head (after the subscriber's response modifier).
     case head(DataResponseHead)

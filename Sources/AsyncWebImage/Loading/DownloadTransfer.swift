@@ -40,6 +40,20 @@ final class DownloadTransfer: Sendable {
         /// `retryAfter` is the server's wish, when it said; `retryable` is
         /// false when a further attempt cannot help whatever the error says.
         case failed(any Error, retryAfter: Duration?, retryable: Bool)
+        /// The answer to a range request could not be spliced to the bytes so
+        /// far: the next attempt asks for the whole representation again.
+        case restartFromZero
+    }
+
+    /// Where the next attempt starts.
+    private enum Start {
+        /// The first attempt, or a retry before any body byte.
+        case beginning
+        /// After a cut: the rest, on the conditions of `ResumePoint`.
+        case resuming(ResumePoint)
+        /// After an answer that could not be spliced: the whole body again,
+        /// replacing the bytes so far.
+        case restarting
     }
 
     /// Starts loading `request` through `loader` (the events are read once ``start(coalescer:)`` runs).
@@ -80,52 +94,74 @@ final class DownloadTransfer: Sendable {
     /// Runs the attempts: the first, then, after each transient failure and
     /// while the policy allows, a wait and another one — for the rest of the
     /// body when the response can resume (see ``ResumePoint``), else from
-    /// the start when no body byte arrived yet. This task's cancellation
+    /// the start when no body byte arrived yet. An answer to the range
+    /// request that cannot be spliced (RFC 9110 §14: another validator,
+    /// range or length) costs one more attempt, for the whole body again. This task's cancellation
     /// (the last subscriber left) ends every wait at once.
     private func run() async {
         // Taken here, not captured by the task's closure, so that it is
         // released as soon as this returns.
         guard var source = producer.withLock({ $0.source.take() }) else { return }
-        var resumePoint: ResumePoint?
+        var start = Start.beginning
         var failures = 0
         while true {
-            let attempt = await feed(source, resuming: resumePoint)
-            guard case .failed(let error, let retryAfter, let retryable) = attempt else {
+            let attempt = await feed(source, from: start)
+            let next: Start
+            switch attempt {
+            case .completed:
                 resume(state.withLock { $0.complete() })
                 return
-            }
-            // Stop the loader now rather than when the events are released.
-            source.cancel()
-            failures += 1
-            let (received, head, priority) = state.withLock { ($0.receivedCount, $0.head, $0.priority) }
-            let next = received > 0 ? ResumePoint(head: head, offset: received) : nil
-            guard retryable, !Task.isCancelled, retryPolicy.isTransient(error), received == 0 || next != nil,
-                  let delay = retryPolicy.delay(afterFailures: failures, retryAfter: retryAfter, random: .random(in: 0...1))
-            else {
-                resume(state.withLock { $0.fail(error) })
-                return
-            }
-            retryObserver?(request, error, failures + 1)
-            do {
-                try await Task.sleep(for: delay)
-            } catch {
-                resume(state.withLock { $0.fail(error) })
-                return
+            case .restartFromZero:
+                source.cancel()
+                failures += 1
+                // RFC 9110 §14: bytes of another representation, range or
+                // length are never spliced; the whole body again instead, as
+                // one more attempt (immediately: the server answered).
+                guard !Task.isCancelled, failures < retryPolicy.maxAttempts else {
+                    let message = "the answer to the range request could not be spliced to the bytes received"
+                    resume(state.withLock { $0.fail(ImageError.network(.init(kind: .connectionLost, code: 0, message: message))) })
+                    return
+                }
+                next = .restarting
+            case .failed(let error, let retryAfter, let retryable):
+                // Stop the loader now rather than when the events are released.
+                source.cancel()
+                failures += 1
+                let (received, head) = state.withLock { ($0.receivedCount, $0.head) }
+                let point = received > 0 ? ResumePoint(head: head, offset: received) : nil
+                guard retryable, !Task.isCancelled, retryPolicy.isTransient(error), received == 0 || point != nil,
+                      let delay = retryPolicy.delay(afterFailures: failures, retryAfter: retryAfter, random: .random(in: 0...1))
+                else {
+                    resume(state.withLock { $0.fail(error) })
+                    return
+                }
+                retryObserver?(request, error, failures + 1)
+                do {
+                    try await Task.sleep(for: delay)
+                } catch {
+                    resume(state.withLock { $0.fail(error) })
+                    return
+                }
+                next = point.map(Start.resuming) ?? .beginning
             }
             var retry = request
-            retry.priority = priority
-            for field in next?.headerFields ?? [:] { retry.headers[field.name] = field.value }
+            retry.priority = state.withLock { $0.priority }
+            if case .resuming(let point) = next {
+                for field in point.headerFields { retry.headers[field.name] = field.value }
+            }
             source = loader.loadData(for: retry)
             producer.withLock { $0.prioritize = source.prioritize }
-            resumePoint = next
+            start = next
         }
     }
 
     /// Feeds one attempt's events to the state machine. A resumed attempt's
-    /// head is checked against `point` and not passed on (subscribers have
-    /// the first one); when the server sent the whole body again, the part
-    /// already received is skipped.
-    private func feed(_ source: DataTransfer, resuming point: ResumePoint?) async -> Attempt {
+    /// head is checked against its ``ResumePoint`` and not passed on
+    /// (subscribers have the first one) when its bytes go on from the ones
+    /// received; when the server sent the same body whole, the part already
+    /// received is skipped; when it sent another representation, the body
+    /// restarts with it. A restarting attempt's head restarts the body.
+    private func feed(_ source: DataTransfer, from start: Start) async -> Attempt {
         var skip = 0
         var lastHead: DataResponseHead?
         do {
@@ -133,17 +169,18 @@ final class DownloadTransfer: Sendable {
                 switch event {
                 case .head(let head):
                     lastHead = head
-                    guard let point else {
+                    switch start {
+                    case .beginning:
                         resume(state.withLock { $0.receiveHead(head) })
-                        break
-                    }
-                    switch point.classify(head) {
-                    case .rest: break
-                    case .whole: skip = point.offset
-                    case .unusable:
-                        let message = "cannot resume after \(point.offset) bytes: the server answered \(head.statusCode)"
-                        return .failed(ImageError.network(.init(kind: .connectionLost, code: 0, message: message)),
-                                       retryAfter: nil, retryable: false)
+                    case .restarting:
+                        resume(state.withLock { $0.restart(head) })
+                    case .resuming(let point):
+                        switch point.classify(head) {
+                        case .rest: break
+                        case .whole: skip = point.offset
+                        case .replacement: resume(state.withLock { $0.restart(head) })
+                        case .unusable: return .restartFromZero
+                        }
                     }
                 case .chunk(var data):
                     if skip > 0 {
@@ -159,7 +196,7 @@ final class DownloadTransfer: Sendable {
                 }
             }
             if skip > 0 {
-                let message = "the body sent again was shorter than the \(point?.offset ?? 0) bytes received"
+                let message = "the body sent again was shorter than the \(skip) bytes received before"
                 return .failed(ImageError.network(.init(kind: .connectionLost, code: 0, message: message)),
                                retryAfter: nil, retryable: false)
             }

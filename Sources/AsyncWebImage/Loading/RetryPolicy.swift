@@ -96,14 +96,14 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// A `Retry-After` value (delta-seconds or an HTTP date) as a wait from `now`.
+    ///
+    /// The date is read by ``HTTPDate``, the parser the HTTP cache uses, so
+    /// every HTTP-date the library meets is read by the same rules (the
+    /// three forms of RFC 9110 §5.6.7, GMT only).
     static func retryAfter(_ value: String, now: Date = Date()) -> Duration? {
         let text = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Int(text) { return seconds >= 0 ? .seconds(seconds) : nil }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: text) else { return nil }
+        guard let date = HTTPDate.parse(text, now: now) else { return nil }
         return .milliseconds(max(0, Int((date.timeIntervalSince(now) * 1000).rounded(.up))))
     }
 }

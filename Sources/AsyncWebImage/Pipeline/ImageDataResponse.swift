@@ -8,9 +8,10 @@ public import Foundation
 public struct ImageDataResponse: Sendable {
     /// The bytes: as downloaded (and decrypted), or as the disk tier holds them.
     public let data: Data
-    /// The head of the response the bytes came with, when they came from
-    /// the network in this load; `nil` for a cache hit.
-    public let head: DataResponseHead?
+    /// The head of the HTTP response the bytes came from, as the cache
+    /// returns it (see ``ImageResponse/head``): the one just received, or
+    /// the stored one with its `Age`; `nil` when the loader kept none.
+    public let head: HTTPResponseHead?
     /// Where the bytes came from: ``ImageCacheType/none`` (the network) or
     /// ``ImageCacheType/disk``.
     public let cacheType: ImageCacheType
@@ -18,7 +19,7 @@ public struct ImageDataResponse: Sendable {
     public let url: URL
 
     /// Creates a response.
-    public init(data: Data, head: DataResponseHead?, cacheType: ImageCacheType, url: URL) {
+    public init(data: Data, head: HTTPResponseHead?, cacheType: ImageCacheType, url: URL) {
         self.data = data
         self.head = head
         self.cacheType = cacheType

@@ -17,6 +17,9 @@ struct ImageLoadRequest: Sendable {
     /// The thumbnail's finishing crop, then the context's transformer: what
     /// the load applies and keys its result by.
     let transformer: (any ImageTransformer)?
+    /// The secondary key of the `Vary` variant this load selects, when it is
+    /// not the one under the primary keys (``ImageRequestKeys``'s `varyKey`).
+    private(set) var varyKey: String?
 
     init(url: URL, options: ImageOptions, context: ImageContext, decodingOptions: ImageDecodingOptions, dataRequest: DataRequest, cache: ImageCache) {
         self.url = url
@@ -26,18 +29,20 @@ struct ImageLoadRequest: Sendable {
         self.dataRequest = dataRequest
         self.cache = cache
         transformer = ImageRequest.effectiveTransformer(context.transformer, thumbnail: context.thumbnail)
-        keys = Self.keys(url: url, options: options, context: context, transformer: transformer, decodingOptions: decodingOptions, dataRequest: dataRequest)
+        keys = Self.keys(
+            url: url, options: options, context: context, transformer: transformer, decodingOptions: decodingOptions,
+            dataRequest: dataRequest, varyKey: nil
+        )
     }
 
     private static func keys(
         url: URL, options: ImageOptions, context: ImageContext, transformer: (any ImageTransformer)?,
-        decodingOptions: ImageDecodingOptions, dataRequest: DataRequest
+        decodingOptions: ImageDecodingOptions, dataRequest: DataRequest, varyKey: String?
     ) -> ImageRequestKeys {
         ImageRequestKeys(
             url: url, filter: context.cacheKeyFilter, variant: dataRequest.key.variant,
-            decodingSuffix: decodingOptions.cacheKeySuffix,
-            transformer: transformer,
-            transformsAnimation: options.contains(.transformAnimatedImage)
+            decodingSuffix: decodingOptions.cacheKeySuffix, transformer: transformer,
+            transformsAnimation: options.contains(.transformAnimatedImage), varyKey: varyKey
         )
     }
 
@@ -63,7 +68,21 @@ extension ImageLoadRequest {
         var copy = self
         copy.dataRequest = dataRequest
         copy.keys = Self.keys(
-            url: url, options: options, context: context, transformer: transformer, decodingOptions: decodingOptions, dataRequest: dataRequest
+            url: url, options: options, context: context, transformer: transformer, decodingOptions: decodingOptions,
+            dataRequest: dataRequest, varyKey: varyKey
+        )
+        return copy
+    }
+
+    /// This request on the keys of the `Vary` variant it selects among
+    /// responses that vary on `names` (RFC 9111 §4.1): every tier looks up
+    /// and stores that variant under its own keys.
+    func selectingVariant(varyingOn names: [String]) -> ImageLoadRequest {
+        var copy = self
+        copy.varyKey = HTTPVary.secondaryKey(names: names, headers: dataRequest.headers)
+        copy.keys = Self.keys(
+            url: url, options: options, context: context, transformer: transformer, decodingOptions: decodingOptions,
+            dataRequest: dataRequest, varyKey: copy.varyKey
         )
         return copy
     }

@@ -26,7 +26,19 @@ extension ImageLoader {
     ///   ``ImageError/diskIO(path:errno:message:)`` when a disk entry cannot be removed.
     public func removeCachedImage(for request: ImageRequest, from cacheType: ImageCacheType = .all) async throws {
         let resolved = try await resolvedKeys(of: request)
-        for key in Set([resolved.keys.resultKey, resolved.keys.originalImageKey, resolved.keys.dataKey]) {
+        var keys = [resolved.keys]
+        // A response that varies keeps each variant under keys of its own
+        // (RFC 9111 §4.1), the primary keys holding one of them: this
+        // request's variant goes, wherever it is, and no other.
+        if followsHTTPCaching {
+            var stored = resolved.cache.memory.entry(forKey: resolved.keys.resultKey)?.http?.metadata
+            if stored == nil { stored = await storedMetadata(for: resolved) }
+            if let stored, !stored.varyNames.isEmpty, !stored.varyNames.contains("*") {
+                let variant = resolved.selectingVariant(varyingOn: stored.varyNames).keys
+                keys = stored.matchesVary(resolved.dataRequest) ? [resolved.keys, variant] : [variant]
+            }
+        }
+        for key in Set(keys.flatMap { [$0.resultKey, $0.originalImageKey, $0.dataKey] }) {
             try await resolved.cache.removeImage(forKey: key, cacheType: cacheType)
         }
     }

@@ -98,10 +98,10 @@ extension ImageLoader {
 
         /// How `Cache-Control`, `Expires`, `Vary` and the validators of
         /// responses govern the memory and disk tiers (RFC 9111).
-        /// ``HTTPCacheMode/private`` (a cache for one user, an app) by
-        /// default; ``HTTPCacheMode/shared`` for a server answering many
-        /// users; ``HTTPCacheMode/ignoringHeaders`` for SDWebImage's behaviour.
-        public var httpCacheMode: HTTPCacheMode = .private
+        /// ``ImageLoader/HTTPCacheMode/private`` (a cache for one user, an app) by
+        /// default; ``ImageLoader/HTTPCacheMode/shared`` for a server answering many
+        /// users; ``ImageLoader/HTTPCacheMode/ignoringHeaders`` for SDWebImage's behaviour.
+        public var httpCacheMode: ImageLoader.HTTPCacheMode = .private
 
         // MARK: Observability
 
@@ -126,12 +126,12 @@ extension ImageLoader {
         // MARK: Memory
 
         /// The allocator settings the first loader of the process applies
-        /// (see ``AllocatorTuning``). `nil` by default: the library leaves
+        /// (see ``ImageLoader/AllocatorTuning``). `nil` by default: the library leaves
         /// glibc's allocator as the application set it, since the settings
         /// are process-wide. A server that decodes all day sets
-        /// ``AllocatorTuning/default``, so decode buffers are reused
+        /// ``ImageLoader/AllocatorTuning/default``, so decode buffers are reused
         /// instead of mapped and faulted in on every decode.
-        public var allocatorTuning: AllocatorTuning?
+        public var allocatorTuning: ImageLoader.AllocatorTuning?
 
         /// The most bytes of downloaded bodies the loader's loads hold at
         /// once, or `nil` (the default) for no bound but the number of loads.

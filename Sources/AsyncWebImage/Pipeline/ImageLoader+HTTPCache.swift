@@ -9,6 +9,13 @@ extension ImageLoader {
         case stale(StaleEntry)
         /// Nothing usable (absent, or stored for other `Vary` values).
         case miss
+        /// Under the load's primary keys is a response that varies and was
+        /// selected by other values of the fields its `Vary` names: this
+        /// request's variant, if stored, is under its own keys
+        /// (``ImageLoadRequest/selectingVariant(varyingOn:)``), and the
+        /// stored one's validators may still name it in a conditional
+        /// request (RFC 9111 §4.3.1).
+        case otherVariant(StaleEntry)
     }
 
     /// A stored response that must be revalidated before use.
@@ -35,17 +42,18 @@ extension ImageLoader {
     /// Whether the loader follows cache headers at all.
     var followsHTTPCaching: Bool { configuration.httpCacheMode != .ignoringHeaders }
 
-    /// How the response `head` to `request`, arriving now, is kept. Ignoring
-    /// headers stores every response with its validators only, as before.
-    func storage(for head: DataResponseHead?, request: ImageLoadRequest) -> ResponseStorage {
+    /// How the response `head` to `request`, sent at `requestTime` and
+    /// arriving now, is kept. Ignoring headers stores every response, with
+    /// a record that is always fresh (its head and validators only count).
+    func storage(for head: DataResponseHead?, request: ImageLoadRequest, requestTime: Date? = nil) -> ResponseStorage {
         guard let head else { return ResponseStorage() }
-        guard followsHTTPCaching else {
-            return ResponseStorage(extendedData: CacheValidators(head: head)?.encoded)
-        }
-        let metadata = HTTPCacheMetadata(head: head, request: request.dataRequest, responseTime: Date())
+        let mode = configuration.httpCacheMode
+        let metadata = HTTPCacheMetadata(
+            head: head, request: request.dataRequest, requestTime: requestTime, responseTime: Date(), mode: mode
+        )
         return ResponseStorage(
-            isStorable: metadata.isStorable(mode: configuration.httpCacheMode, request: request.dataRequest),
-            record: HTTPCacheRecord(metadata, mode: configuration.httpCacheMode),
+            isStorable: metadata.isStorable(mode: mode, request: request.dataRequest),
+            record: HTTPCacheRecord(metadata, mode: mode),
             extendedData: metadata.encoded
         )
     }
@@ -55,7 +63,7 @@ extension ImageLoader {
     /// the same `Vary` values.
     func isUsableWithoutRevalidation(_ record: HTTPCacheRecord?, for request: DataRequest) -> Bool {
         guard let record, followsHTTPCaching else { return true }
-        return record.allowsReuse { request }
+        return record.metadata.matchesVary(request) && record.reuse(for: request, at: Date()) == .fresh
     }
 
     /// The final image in memory under the result key, judged by the HTTP
@@ -68,20 +76,24 @@ extension ImageLoader {
               let entry = request.cache.memory.entry(forKey: request.keys.resultKey) else { return .miss }
         let image = entry.image
         if let record = entry.http, followsHTTPCaching {
-            guard record.metadata.matchesVary(request.dataRequest) else { return .miss }
-            let now = Date()
-            if !record.freshness.isFresh(at: now) && !acceptingStale {
-                guard record.freshness.mayServeWhileRevalidating(at: now) else {
-                    return .stale(StaleEntry(record: record, image: image))
+            guard record.metadata.matchesVary(request.dataRequest) else {
+                return request.varyKey == nil ? .otherVariant(StaleEntry(record: record, image: image)) : .miss
+            }
+            if !acceptingStale {
+                switch record.reuse(for: request.dataRequest, at: Date()) {
+                case .fresh: break
+                case .staleWhileRevalidate: revalidateInBackground(request, record: record)
+                case .stale: return .stale(StaleEntry(record: record, image: image))
                 }
-                revalidateInBackground(request, record: record)
             }
         }
         var data: Data?
         if request.options.contains(.queryMemoryData), let disk = request.cache.disk {
             data = try? await disk.data(forKey: request.transformer == nil ? request.keys.dataKey : request.keys.resultKey)
         }
-        return .hit(LoadResult(image: image, data: data, cacheType: .memory, url: request.url))
+        var response = LoadResult(image: image, data: data, cacheType: .memory, url: request.url)
+        response.headSource = entry.http.map { .stored($0, tier: .memory) }
+        return .hit(response)
     }
 
     /// The HTTP metadata stored with the data entry of `request` (disk first,
@@ -104,7 +116,6 @@ extension ImageLoader {
             if let disk = cache.disk { _ = try? await disk.setExtendedData(encoded, forKey: keys.dataKey) }
             if let shared = cache.sharedTier { _ = try? await shared.setExtendedData(encoded, forKey: keys.dataKey) }
         }
-        guard followsHTTPCaching else { return }
         let record = HTTPCacheRecord(metadata, mode: configuration.httpCacheMode)
         await cache.memory.setHTTPRecord(record, forKey: keys.resultKey)
         if keys.originalImageKey != keys.resultKey {
@@ -122,6 +133,71 @@ extension ImageLoader {
         }
         guard let record else { return false }
         return record.freshness.immutable && record.freshness.freshUntil != nil && record.freshness.isFresh(at: Date())
+    }
+
+    /// A stored response of the URL that a conditional request for another
+    /// variant names (RFC 9111 §4.3.1), and where its body is.
+    struct VariantCandidate {
+        let etag: String
+        /// The data key of its entry.
+        let dataKey: String
+        let metadata: HTTPCacheMetadata?
+        /// Its image, when it is the primary entry found in memory.
+        let image: Image?
+    }
+
+    /// The stored responses a conditional request for another variant of
+    /// `primary` (the entry under the primary keys of `request`) names: the
+    /// primary itself and the variants its metadata on disk lists (a memory
+    /// entry's record does not follow that list).
+    func variantCandidates(of primary: StaleEntry, for request: ImageLoadRequest) async -> [VariantCandidate] {
+        guard followsHTTPCaching else { return [] }
+        let primaryDataKey = request.keys.dataKey
+        var metadata = primary.record.metadata
+        if primary.image != nil, let stored = await storedMetadata(for: request), stored.etag == metadata.etag {
+            metadata.variants = stored.variants
+        }
+        return metadata.storedTags.map { tag in
+            guard let secondaryKey = tag.secondaryKey else {
+                return VariantCandidate(etag: tag.etag, dataKey: primaryDataKey, metadata: primary.record.metadata, image: primary.image)
+            }
+            return VariantCandidate(etag: tag.etag, dataKey: primaryDataKey + secondaryKey, metadata: nil, image: nil)
+        }
+    }
+
+    /// After a `304` to a conditional request that named the stored variants
+    /// `candidates`: the one its `ETag` selects (§4.3.4), served for
+    /// `request` and stored under `request`'s variant keys with the 304's
+    /// fields and the request's `Vary` values; nil when the 304 selects none
+    /// or its body is gone (the caller then downloads the image whole).
+    func serveSelectedVariant(
+        _ request: ImageLoadRequest, among candidates: [VariantCandidate], notModified head: DataResponseHead, requestTime: Date
+    ) async throws -> LoadResult? {
+        guard let received = HTTPCacheMetadata.value(of: .eTag, in: head),
+              let candidate = candidates.first(where: { EntityTag.matches(received, $0.etag, weakly: true) }) else { return nil }
+        let entry = try? await request.cache.readEntry(forKey: candidate.dataKey, includeExtendedData: candidate.metadata == nil)
+        guard let data = entry?.data,
+              let metadata = candidate.metadata ?? entry?.extendedData.flatMap(HTTPCacheMetadata.init(encoded:)) else { return nil }
+        let mode = configuration.httpCacheMode
+        let selected = metadata.refreshed(by: head, requestTime: requestTime, responseTime: Date(), mode: mode).selected(for: request.dataRequest)
+        let storage = ResponseStorage(
+            isStorable: selected.isStorable(mode: mode, request: request.dataRequest),
+            record: HTTPCacheRecord(selected, mode: mode), extendedData: selected.encoded
+        )
+        var response = try await process(request, data: data, head: nil, storage: storage)
+        if let record = storage.record { response.headSource = .stored(record, tier: .disk, validated: true) }
+        return response
+    }
+
+    /// Lists the variant `request` just stored (its secondary key and
+    /// `etag`) in the metadata of the URL's primary entry on disk, so that a
+    /// conditional request for yet another variant can name it (§4.3.1).
+    func listStoredVariant(_ request: ImageLoadRequest, primaryDataKey: String, etag: String) async {
+        guard followsHTTPCaching, let varyKey = request.varyKey, let disk = request.cache.disk,
+              let data = try? await disk.extendedData(forKey: primaryDataKey),
+              let primary = HTTPCacheMetadata(encoded: data),
+              let encoded = primary.listing(.init(secondaryKey: varyKey, etag: etag)).encoded else { return }
+        _ = try? await disk.setExtendedData(encoded, forKey: primaryDataKey)
     }
 
     /// Revalidates a stale entry that was just served
@@ -165,7 +241,8 @@ extension ImageLoader {
                 guard let self, let head, let body, !Task.isCancelled else { return }
                 if head.statusCode == 304 {
                     guard record.metadata.isSelected(by: head) else { continue }
-                    await self.storeRefreshed(record.metadata.refreshed(by: head, responseTime: Date()), for: request)
+                    let mode = self.configuration.httpCacheMode
+                    await self.storeRefreshed(record.metadata.refreshed(by: head, responseTime: Date(), mode: mode), for: request)
                     return
                 }
                 _ = try? await self.process(request, data: body, head: head, storage: self.storage(for: head, request: request))

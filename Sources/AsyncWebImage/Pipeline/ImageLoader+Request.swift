@@ -35,7 +35,7 @@ extension ImageLoader {
     /// configuration's) presents by default: part of the identity of every
     /// request it loads, so two loaders with two certificates sharing one
     /// cache never share an entry. A request modifier may still set its own.
-    func clientCertificate(of dataLoader: (any DataLoading)?) -> TLSClientCertificate? {
+    func clientCertificate(of dataLoader: (any DataLoading)?) -> DataRequest.TLSClientCertificate? {
         guard let dataLoader else { return defaultClientCertificate }
         return dataLoader.clientCertificate
     }
@@ -183,7 +183,9 @@ extension ImageLoader {
         } else {
             telemetry.logger.debug("memory hit", metadata: ["awi.id": .string(String(SHA256.hexDigest(keys.resultKey).prefix(12)))])
         }
-        return .hit(ImageResponse(image: entry.image, data: nil, cacheType: .memory, url: url))
+        var response = ImageResponse(image: entry.image, data: nil, cacheType: .memory, url: url)
+        response.headSource = entry.http.map { .stored($0, tier: .memory) }
+        return .hit(response)
     }
 
     /// The keys of a call, as ``makeRequest(_:options:context:)`` would

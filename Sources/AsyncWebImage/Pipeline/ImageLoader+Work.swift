@@ -35,28 +35,53 @@ extension ImageLoader {
         _ request: ImageLoadRequest, revalidating: Bool, handle: ImageTaskCoalescer.Handle
     ) async throws -> (LoadResult?, LoaderTelemetry.Outcome) {
         let logger = logger(for: request.context)
+        // Switched to a `Vary` variant's own keys by the lookups below when
+        // the URL's stored response is another variant.
+        let primaryRequest = request
+        var request = request
         var stale: StaleEntry?
+        // The stored variants a request for another one names (RFC 9111 §4.3.1).
+        var candidates: [VariantCandidate] = []
         if !revalidating && !request.options.contains(.fromLoaderOnly) {
             // A caller can miss memory just before an earlier piece of work
             // for the same result stores it and leaves the table; look once
             // more here, so that race costs one lookup instead of a download.
-            let found = try await telemetry.withChildSpan("image.cache_lookup") { () async throws -> (LoadResult?, StaleEntry?) in
-                switch try await memoryLookup(for: request) {
-                case .hit(let response): return (response, nil)
-                case .stale(let entry): return (nil, entry)
-                case .miss: break
+            typealias Found = (response: LoadResult?, stale: StaleEntry?, request: ImageLoadRequest, other: StaleEntry?)
+            let found = try await telemetry.withChildSpan("image.cache_lookup") { [request] () async throws -> Found in
+                var request = request
+                var other: StaleEntry?
+                // Two rounds at most: the primary keys, then (when they hold
+                // another variant) the keys of this request's variant.
+                for _ in 0..<2 {
+                    switch try await memoryLookup(for: request) {
+                    case .hit(let response): return (response, nil, request, other)
+                    case .stale(let entry): return (nil, entry, request, other)
+                    case .otherVariant(let entry):
+                        other = entry
+                        request = request.selectingVariant(varyingOn: entry.record.metadata.varyNames)
+                        continue
+                    case .miss: break
+                    }
+                    switch try await diskLookup(for: request) {
+                    case .hit(let response): return (response, nil, request, other)
+                    case .stale(let entry): return (nil, entry, request, other)
+                    case .otherVariant(let entry):
+                        other = entry
+                        request = request.selectingVariant(varyingOn: entry.record.metadata.varyNames)
+                    case .miss: return (nil, nil, request, other)
+                    }
                 }
-                switch try await diskLookup(for: request) {
-                case .hit(let response): return (response, nil)
-                case .stale(let entry): return (nil, entry)
-                case .miss: return (nil, nil)
-                }
+                return (nil, nil, request, other)
             }
-            if let cached = found.0 {
+            request = found.request
+            if found.stale == nil, let other = found.other {
+                candidates = await variantCandidates(of: other, for: primaryRequest)
+            }
+            if let cached = found.response {
                 logger.debug("cache hit", metadata: ["awi.id": request.logID, "awi.tier": .stringConvertible(cached.cacheType)])
                 return (cached, cached.cacheType == .memory ? .memory : .disk)
             }
-            stale = found.1
+            stale = found.stale
             if request.options.contains(.fromCacheOnly) {
                 // The caller forbids the network: a stale entry is served
                 // unless its response forbade serving it stale.
@@ -80,11 +105,22 @@ extension ImageLoader {
             entry.extendedData.flatMap(CacheValidators.init(encoded:))?.apply(to: &dataRequest)
             storedMetadata = entry.extendedData.flatMap(HTTPCacheMetadata.init(encoded:))
         }
+        if !candidates.isEmpty, !dataRequest.headers.contains(.ifNoneMatch) {
+            // No stored response for this variant, but others: name them, so
+            // that a 304 can select one (§4.3.1, §4.3.4).
+            dataRequest.headers[.ifNoneMatch] = candidates.map(\.etag).joined(separator: ", ")
+        }
+        if revalidating, !dataRequest.headers.contains(.cacheControl) {
+            // `.refreshCached` asks the origin, not a cache on the way: as
+            // Fetch's "no-cache" mode (and a browser's reload) does, tell any
+            // intermediary to revalidate too (RFC 9111 §5.2.1.1).
+            dataRequest.headers[.cacheControl] = "max-age=0"
+        }
         // Counted from before the download (waiting here while the bodies
         // held fill the budget) until this load's processing is done.
         let reservation = try await bodyBudget?.reserve()
         defer { if let reservation { bodyBudget?.release(reservation) } }
-        var lease: CacheLease?
+        var lease: HeldLease?
         if !revalidating && stale == nil {
             switch try await fleetLease(for: request) {
             case .leader(let taken): lease = taken
@@ -95,16 +131,27 @@ extension ImageLoader {
             }
         }
         let (head, data): (DataResponseHead?, Data)
+        let requestTime = Date()
         do {
             logger.debug("downloading", metadata: [
                 "awi.id": request.logID, "awi.revalidating": .stringConvertible(revalidating || stale != nil),
             ])
             (head, data) = try await downloadTraced(request, dataRequest, handle: handle, reservation: reservation)
         } catch {
-            if let lease, let leasing = request.cache.sharedTier as? any CacheLeasing { await leasing.releaseLease(lease) }
+            if let lease { await lease.release() }
+            if let stale, let response = try await serveStaleOnError(request, stale, error: error) {
+                return (response, .staleOnError)
+            }
             throw error
         }
         if let head, head.statusCode == 304 {
+            if !candidates.isEmpty {
+                if let response = try await serveSelectedVariant(request, among: candidates, notModified: head, requestTime: requestTime) {
+                    return (response, .notModified)
+                }
+                logger.warning("304 selecting no stored variant; fetching it whole", metadata: ["awi.id": request.logID])
+                return try await downloadWhole(request, handle: handle, reservation: reservation)
+            }
             if let held = stale?.record.metadata ?? storedMetadata, !held.isSelected(by: head) {
                 // The 304 names a representation other than the one stored
                 // (§4.3.4): it refreshes nothing, and the stored body is no
@@ -115,31 +162,40 @@ extension ImageLoader {
             if let stale {
                 // Not modified: the stored entry is current again, its
                 // metadata refreshed from the 304 (§4.3.4); no body came.
-                let refreshed = stale.record.metadata.refreshed(by: head, responseTime: Date())
+                let refreshed = stale.record.metadata.refreshed(
+                    by: head, requestTime: requestTime, responseTime: Date(), mode: configuration.httpCacheMode
+                )
                 await storeRefreshed(refreshed, for: request)
                 let current = StaleEntry(record: HTTPCacheRecord(refreshed, mode: configuration.httpCacheMode), image: stale.image)
-                if let response = try await serveStored(request, current) { return (response, .notModified) }
+                if let response = try await serveStored(request, current, validated: true) { return (response, .notModified) }
                 // The entry went away meanwhile: fetch it whole.
                 return try await downloadWhole(request, handle: handle, reservation: reservation)
             }
             guard cachedData != nil else { throw ImageError.httpStatus(304) }
             if let storedMetadata {
-                await storeRefreshed(storedMetadata.refreshed(by: head, responseTime: Date()), for: request)
+                await storeRefreshed(
+                    storedMetadata.refreshed(by: head, requestTime: requestTime, responseTime: Date(), mode: configuration.httpCacheMode),
+                    for: request
+                )
             }
             return (nil, .notModified)
         }
         if let cachedData, cachedData == data { return (nil, .notModified) }
-        let storage = storage(for: head, request: request)
-        if let lease, let leasing = request.cache.sharedTier as? any CacheLeasing {
+        let storage = storage(for: head, request: request, requestTime: requestTime)
+        if let lease {
             // The fleet waits for these bytes: share them before anything
             // else (decode, transform), then let the waiters in. A response
             // that may not be stored is not shared: the waiters fetch it themselves.
             if storage.isStorable {
-                await request.cache.writeToShared(leasing, data, extendedData: storage.extendedData, forKey: request.keys.dataKey)
+                await request.cache.writeToShared(lease.tier, data, extendedData: storage.extendedData, forKey: request.keys.dataKey)
             }
-            await leasing.releaseLease(lease)
+            await lease.release()
         }
-        return (try await process(request, data: data, head: head, storage: storage, sharedWritten: lease != nil), .network)
+        let response = try await process(request, data: data, head: head, storage: storage, sharedWritten: lease != nil)
+        if storage.isStorable, let etag = storage.record?.metadata.etag {
+            await listStoredVariant(request, primaryDataKey: primaryRequest.keys.dataKey, etag: etag)
+        }
+        return (response, .network)
     }
 
     /// The response to the request without validators, processed as a
@@ -147,9 +203,27 @@ extension ImageLoader {
     private func downloadWhole(
         _ request: ImageLoadRequest, handle: ImageTaskCoalescer.Handle, reservation: BodyByteBudget.Reservation?
     ) async throws -> (LoadResult?, LoaderTelemetry.Outcome) {
+        let requestTime = Date()
         let (head, data) = try await downloadTraced(request, request.dataRequest, handle: handle, reservation: reservation)
         if head?.statusCode == 304 { throw ImageError.httpStatus(304) }
-        return (try await process(request, data: data, head: head, storage: storage(for: head, request: request)), .network)
+        let storage = storage(for: head, request: request, requestTime: requestTime)
+        return (try await process(request, data: data, head: head, storage: storage), .network)
+    }
+
+    /// The stale `entry` served in place of the origin's answer, which
+    /// failed with `error`, where RFC 9111 §4.2.4 and `stale-if-error`
+    /// (RFC 5861) allow it (``HTTPFreshness/mayServeStale(onError:at:)``);
+    /// nil where they do not, or when the entry is gone. The response's head
+    /// carries the error, the log says it, and `awi_loads_total` counts the
+    /// load as `stale_on_error`.
+    private func serveStaleOnError(_ request: ImageLoadRequest, _ entry: StaleEntry, error: any Error) async throws -> LoadResult? {
+        guard followsHTTPCaching, let error = error as? ImageError,
+              entry.record.freshness.mayServeStale(onError: error, at: Date()) else { return nil }
+        guard let response = try await serveStored(request, entry, staleError: error) else { return nil }
+        logger(for: request.context).warning("origin failed; serving the stored response stale", metadata: [
+            "awi.id": request.logID, "awi.error": .string(error.caseName),
+        ])
+        return response
     }
 
     /// A download with its span, timer, byte count and log line, carrying
@@ -173,11 +247,21 @@ extension ImageLoader {
 
     /// A stored entry served as it is: its image when it was found in
     /// memory, else its data from disk, decoded. `nil` when the entry is gone.
-    private func serveStored(_ request: ImageLoadRequest, _ entry: StaleEntry) async throws -> LoadResult? {
+    ///
+    /// - Parameters:
+    ///   - validated: The origin has just confirmed it (a 304).
+    ///   - staleError: The origin's error it is served in place of.
+    private func serveStored(
+        _ request: ImageLoadRequest, _ entry: StaleEntry, validated: Bool = false, staleError: ImageError? = nil
+    ) async throws -> LoadResult? {
         if let image = entry.image {
-            return LoadResult(image: image, data: nil, cacheType: .memory, url: request.url)
+            var response = LoadResult(image: image, data: nil, cacheType: .memory, url: request.url)
+            response.headSource = .stored(entry.record, tier: .memory, validated: validated, staleError: staleError)
+            return response
         }
-        if case .hit(let response) = try await diskLookup(for: request, acceptingStale: true, record: entry.record) {
+        if case .hit(var response) = try await diskLookup(for: request, acceptingStale: true, record: entry.record) {
+            let tier: HTTPResponseHead.Tier = response.cacheType == .memory ? .memory : .disk
+            response.headSource = .stored(entry.record, tier: tier, validated: validated, staleError: staleError)
             return response
         }
         return nil
@@ -194,22 +278,31 @@ extension ImageLoader {
         return request
     }
 
+    /// A fetch lease this server holds, with the tier that granted it: the
+    /// one place the lease is shared into and released to.
+    struct HeldLease {
+        let lease: CacheLease
+        let tier: any CacheLeasing
+
+        func release() async { await tier.releaseLease(lease) }
+    }
+
     /// What a load found when it asked the fleet who fetches its data.
     private enum FleetLease {
         /// This server fetches; it releases the lease once the data is shared.
-        case leader(CacheLease)
+        case leader(HeldLease)
         /// Another server fetched it: the response, from the shared tier.
         case served(LoadResult)
         /// No fleet to ask (no leasing tier, or it did not answer): fetch.
         case alone
     }
 
-    /// Asks the shared tier (when it elects fetchers, ``CacheLeasing``) who
+    /// Asks the shared tier (when it elects fetchers: ``ImageCache/leasing``) who
     /// downloads this load's data: this server, or another one whose result
     /// it then waits for. Only loads whose original data is stored as
     /// downloaded take part (a cache serializer stores other bytes).
     private func fleetLease(for request: ImageLoadRequest) async throws -> FleetLease {
-        guard let leasing = request.cache.sharedTier as? any CacheLeasing,
+        guard let leasing = request.cache.leasing,
               request.queryCacheType.includesDisk, request.originalStoreCacheType.includesDisk,
               request.context.cacheSerializer == nil else { return .alone }
         let key = request.keys.dataKey
@@ -217,7 +310,7 @@ extension ImageLoader {
         for _ in 0..<2 {
             switch await leasing.acquireLease(forKey: key) {
             case .acquired(let lease):
-                return .leader(lease)
+                return .leader(HeldLease(lease: lease, tier: leasing))
             case .unavailable:
                 return .alone
             case .heldByOther:
@@ -263,27 +356,35 @@ extension ImageLoader {
            let original = cache.memory.entry(forKey: keys.originalImageKey),
            known != nil || isUsableWithoutRevalidation(original.http, for: request.dataRequest) {
             let image = try await transform(original.image, with: transformer, options: request.options, limiter: limiter)
+            let record = known ?? original.http
             if request.storeCacheType.includesMemory {
-                await cache.memory.setImage(image, forKey: keys.resultKey, http: known ?? original.http)
+                await cache.memory.setImage(image, forKey: keys.resultKey, http: record)
             }
-            return .hit(LoadResult(image: image, data: nil, cacheType: .memory, url: request.url))
+            var response = LoadResult(image: image, data: nil, cacheType: .memory, url: request.url)
+            response.headSource = record.map { .stored($0, tier: .memory) }
+            return .hit(response)
         }
         guard query.includesDisk, cache.disk != nil || cache.sharedTier != nil else { return .miss }
         var record = known
         var revalidatesLater = false
-        if record == nil, followsHTTPCaching, let metadata = await storedMetadata(for: request) {
+        if record == nil, let metadata = await storedMetadata(for: request) {
             let found = HTTPCacheRecord(metadata, mode: configuration.httpCacheMode)
-            guard metadata.matchesVary(request.dataRequest) else { return .miss }
-            let now = Date()
-            if !found.freshness.isFresh(at: now) && !acceptingStale {
-                guard found.freshness.mayServeWhileRevalidating(at: now) else {
-                    return .stale(StaleEntry(record: found, image: nil))
+            if followsHTTPCaching {
+                guard metadata.matchesVary(request.dataRequest) else {
+                    return request.varyKey == nil ? .otherVariant(StaleEntry(record: found, image: nil)) : .miss
                 }
-                revalidatesLater = true
+                if !acceptingStale {
+                    switch found.reuse(for: request.dataRequest, at: Date()) {
+                    case .fresh: break
+                    case .staleWhileRevalidate: revalidatesLater = true
+                    case .stale: return .stale(StaleEntry(record: found, image: nil))
+                    }
+                }
             }
             record = found
         }
-        let memoryRecord = followsHTTPCaching ? record : nil
+        let memoryRecord = record
+        let headSource = record.map { ResponseHeadSource.stored($0, tier: .disk) }
         if request.wantsPixels, request.transformer != nil {
             // Already transformed: decode as stored, with the limits but no resizing.
             // Whatever goes wrong, the original below can still serve.
@@ -295,7 +396,9 @@ extension ImageLoader {
                     await cache.memory.setImage(entry.image, forKey: keys.resultKey, http: memoryRecord)
                 }
                 if revalidatesLater, let record { revalidateInBackground(request, record: record) }
-                return .hit(LoadResult(image: entry.image, data: entry.data, cacheType: .disk, url: request.url))
+                var response = LoadResult(image: entry.image, data: entry.data, cacheType: .disk, url: request.url)
+                response.headSource = headSource
+                return .hit(response)
             }
         }
         try Task.checkCancellation()
@@ -316,7 +419,8 @@ extension ImageLoader {
                 LoadResult(image: nil, data: $0.data, cacheType: .disk, url: request.url)
             }
         }
-        guard let response else { return .miss }
+        guard var response else { return .miss }
+        response.headSource = headSource
         if revalidatesLater, let record { revalidateInBackground(request, record: record) }
         return .hit(response)
     }
@@ -340,6 +444,13 @@ extension ImageLoader {
             for try await event in coalescer.download(dataRequest, modifiers: modifiers) {
                 switch event {
                 case .head(let received):
+                    if head != nil {
+                        // The body restarts (a resumed transfer got another
+                        // representation): previews start again with it.
+                        throttle?.stop()
+                        throttle = nil
+                        previewsUnavailable = !request.wantsPixels
+                    }
                     head = received
                 case .progress(let received, let expected):
                     handle.progress(received: received, expected: expected)
@@ -409,7 +520,11 @@ extension ImageLoader {
             image = try await transform(original, with: transformer, options: request.options, limiter: configuration.cpuLimiter)
         }
         var response = LoadResult(image: image, data: data, cacheType: cacheType, url: request.url)
-        response.head = head
+        if let head {
+            response.headSource = .received(head)
+        } else if let record = storage.record {
+            response.headSource = .stored(record, tier: cacheType == .memory ? .memory : .disk)
+        }
         guard storage.isStorable else { return response }
         if let original, request.transformer != nil, request.originalStoreCacheType.includesMemory {
             await cache.memory.setImage(original, forKey: keys.originalImageKey, http: storage.record)

@@ -15,7 +15,7 @@ import Tracing
 /// let response = try await loader.image(url)  // just the final one
 /// ```
 ///
-/// Identical concurrent loads share one download (``DownloadCoalescer``)
+/// Identical concurrent loads share one download (the download coalescer)
 /// and one decode and transform per distinct result. Cancelling the calling
 /// task (or breaking out of the loop) cancels the load; work that other
 /// callers still wait for goes on.
@@ -70,7 +70,7 @@ public final class ImageLoader: Sendable {
     /// The client certificate of the configuration's data loader
     /// (``DataLoading/clientCertificate``), read once and stamped on every
     /// request so that it is part of the request's identity.
-    let defaultClientCertificate: TLSClientCertificate?
+    let defaultClientCertificate: DataRequest.TLSClientCertificate?
     /// The bound on downloaded bodies held at once
     /// (``Configuration/bodyBudgetBytes``); `nil` when there is none.
     let bodyBudget: BodyByteBudget?
@@ -95,7 +95,7 @@ public final class ImageLoader: Sendable {
     private init(configuration: Configuration, ownsSharedParts: Bool) {
         self.ownsSharedParts = ownsSharedParts
         self.configuration = configuration
-        AllocatorTuning.settle(configuration.allocatorTuning)
+        ImageLoader.AllocatorTuning.settle(configuration.allocatorTuning)
         defaultContextIsEmpty = configuration.defaultContext.isEmpty
         allowedSchemes = configuration.dataLoader.allowedSchemes
         httpAllowed = allowedSchemes.contains("http")
@@ -190,7 +190,7 @@ public final class ImageLoader: Sendable {
         }
         // A data load always ends with its bytes; a result without them is a bug, reported not trapped.
         guard let data = result.data else { throw ImageError.invalidImage("the load ended without its data") }
-        return ImageDataResponse(data: data, head: result.head, cacheType: result.cacheType, url: result.url)
+        return ImageDataResponse(data: data, head: result.headSource?.head, cacheType: result.cacheType, url: result.url)
     }
 
     /// The images of `request`: previews while bytes arrive (with
@@ -201,19 +201,19 @@ public final class ImageLoader: Sendable {
     ///
     /// - Returns: A sequence that throws ``ImageError`` on failure and
     ///   `CancellationError` when the iterating task is cancelled.
-    public func images(for request: ImageRequest) -> ImageSequence {
-        ImageSequence(events: events(for: request))
+    public func images(for request: ImageRequest) -> ImageLoader.ImageSequence {
+        ImageLoader.ImageSequence(events: events(for: request))
     }
 
     /// The events of a load of `request`: `.progress`, `.preview` (with
     /// `.progressiveLoad`), then `.finished`. A slow consumer sees the newest
     /// progress and preview, never a backlog, and never misses the final
     /// response.
-    public func events(for request: ImageRequest) -> ImageEventSequence {
+    public func events(for request: ImageRequest) -> ImageLoader.ImageEventSequence {
         let options = Self.loadOptions(request, decodes: true)
         let url = request.url
         let context = request.context
-        return ImageEventSequence { [self] channel in
+        return ImageLoader.ImageEventSequence { [self] channel in
             let wantsPreviews = options.contains(.progressiveLoad)
             // The same `image.load` span as `image(for:)`, current while the
             // load starts so that the work's stages nest under it; the
@@ -239,7 +239,7 @@ public final class ImageLoader: Sendable {
     ///   - url: The image's URL (`http` or `https` unless configured otherwise).
     ///   - options: Switches for this load.
     ///   - context: Settings for this load, over the loader's defaults.
-    public func images(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) -> ImageSequence {
+    public func images(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) -> ImageLoader.ImageSequence {
         images(for: ImageRequest(url: url, options: options, context: context))
     }
 
@@ -249,7 +249,7 @@ public final class ImageLoader: Sendable {
     ///   - url: The image's URL.
     ///   - options: Switches for this load.
     ///   - context: Settings for this load, over the loader's defaults.
-    public func events(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) -> ImageEventSequence {
+    public func events(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) -> ImageLoader.ImageEventSequence {
         events(for: ImageRequest(url: url, options: options, context: context))
     }
 

@@ -51,15 +51,19 @@ struct ImageRequestKeys: Hashable, Sendable {
     ///     an animation's every frame is transformed (the result stays
     ///     animated) instead of the first frame only, so the result key
     ///     says so (`#animated`).
+    ///   - varyKey: The secondary key of a stored response's variant
+    ///     (``HTTPVary/secondaryKey(names:headers:)``), when the URL's
+    ///     responses vary and this load selects another variant than the one
+    ///     under the primary keys; appended to the data key.
     init(
         url: URL, urlString: String? = nil, filter: CacheKeyFilter?, variant: DataRequest.Variant,
-        decodingSuffix: String, transformer: (any ImageTransformer)?, transformsAnimation: Bool = false
+        decodingSuffix: String, transformer: (any ImageTransformer)?, transformsAnimation: Bool = false, varyKey: String? = nil
     ) {
         let string = urlString ?? url.absoluteString
         origin = Origin(url: string, variant: variant)
         let filtered = filter?.key(for: url) ?? string
         let cacheVariant = filter.map { variant.removingHeaders($0.ignoredHeaders) } ?? variant
-        let dataKey = cacheVariant.isPlain ? filtered : filtered + "#variant=" + cacheVariant.digest
+        let dataKey = (cacheVariant.isPlain ? filtered : filtered + "#variant=" + cacheVariant.digest) + (varyKey ?? "")
         let originalImageKey = decodingSuffix.isEmpty ? dataKey : dataKey + decodingSuffix
         self.dataKey = dataKey
         self.originalImageKey = originalImageKey

@@ -18,6 +18,15 @@ public struct ImageResponse: Sendable {
     /// succeeded or were not awaited (then ``ImageCache/diskWriteFailureCount``
     /// counts failures).
     public internal(set) var storeError: ImageError?
+    /// What ``head`` is made from (set where the response is made).
+    var headSource: ResponseHeadSource?
+
+    /// The head of the HTTP response the image came from, as the cache
+    /// returns it: status, header fields (with `Age` when served from a
+    /// cache without validation), and the tier that answered. `nil` when the
+    /// loader kept no head for it (a `file:` URL, an entry stored before
+    /// heads were kept).
+    public var head: HTTPResponseHead? { headSource?.head }
 
     /// Creates a response.
     public init(image: Image, data: Data?, cacheType: ImageCacheType, url: URL) {

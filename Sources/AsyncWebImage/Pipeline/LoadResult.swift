@@ -14,8 +14,8 @@ struct LoadResult: Sendable {
     var url: URL
     /// Why an awaited disk write failed, if one did.
     var storeError: ImageError?
-    /// The head of the response the data came with, when it came from the network in this load.
-    var head: DataResponseHead?
+    /// What the response head is made from (set where the result is made).
+    var headSource: ResponseHeadSource?
 
     init(image: Image?, data: Data?, cacheType: ImageCacheType, url: URL) {
         self.image = image
@@ -30,6 +30,7 @@ struct LoadResult: Sendable {
         guard let image else { throw .invalidImage("the load decoded no image") }
         var response = ImageResponse(image: image, data: data, cacheType: cacheType, url: url)
         response.storeError = storeError
+        response.headSource = headSource
         return response
     }
 }

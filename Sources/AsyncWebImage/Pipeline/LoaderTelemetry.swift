@@ -16,6 +16,8 @@ final class LoaderTelemetry: Sendable {
     enum Outcome: String, Sendable, CaseIterable {
         case memory, disk, shared, network
         case notModified = "not_modified"
+        /// A stored response served stale because the origin failed (RFC 9111 §4.2.4, `stale-if-error`).
+        case staleOnError = "stale_on_error"
         case error
     }
 
@@ -32,6 +34,7 @@ final class LoaderTelemetry: Sendable {
     private let sharedLoads: Counter
     private let networkLoads: Counter
     private let notModifiedLoads: Counter
+    private let staleOnErrorLoads: Counter
     let bytesDownloaded: Counter
     let retries: Counter
     let coalescedJoins: Counter
@@ -63,6 +66,7 @@ final class LoaderTelemetry: Sendable {
         sharedLoads = loads(.shared)
         networkLoads = loads(.network)
         notModifiedLoads = loads(.notModified)
+        staleOnErrorLoads = loads(.staleOnError)
         bytesDownloaded = Counter(label: "awi_downloaded_bytes_total", factory: factory)
         retries = Counter(label: "awi_retries_total", factory: factory)
         coalescedJoins = Counter(label: "awi_coalesced_joins_total", factory: factory)
@@ -86,6 +90,7 @@ final class LoaderTelemetry: Sendable {
         case .shared: sharedLoads.increment()
         case .network: networkLoads.increment()
         case .notModified: notModifiedLoads.increment()
+        case .staleOnError: staleOnErrorLoads.increment()
         case .error: break
         }
     }

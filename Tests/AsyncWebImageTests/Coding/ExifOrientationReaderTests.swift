@@ -4,7 +4,7 @@ import Testing
 @Suite("ExifOrientationReader", .timeLimit(.minutes(1)))
 struct ExifOrientationReaderTests {
     /// The orientation in an APP1 payload given as bytes.
-    static func read(_ payload: [UInt8]) -> ImageOrientation? {
+    static func read(_ payload: [UInt8]) -> Image.Orientation? {
         payload.withUnsafeBytes { ExifOrientationReader.orientation(inAPP1: $0) }
     }
 
@@ -35,7 +35,7 @@ struct ExifOrientationReaderTests {
 
     @Test("the segment it writes reads back")
     func writeThenRead() {
-        for orientation in ImageOrientation.allCases {
+        for orientation in Image.Orientation.allCases {
             let segment = ExifOrientationReader.app1Segment(for: orientation)
             #expect(segment[0] == 0xFF && segment[1] == 0xE1)
             #expect(Int(segment[2]) << 8 | Int(segment[3]) == segment.count - 2)

@@ -1,7 +1,7 @@
 import Testing
 @_spi(Benchmarks) @testable import AsyncWebImage
 
-@Suite("ImageOrientation(tiff:)", .timeLimit(.minutes(1)))
+@Suite("Image.Orientation(tiff:)", .timeLimit(.minutes(1)))
 struct ImageOrientationEXIFTests {
     /// A TIFF with IFD0 at 8 holding `entries` (tag, type, count, value) in the given byte order.
     private func tiff(bigEndian: Bool, entries: [(UInt16, UInt16, UInt32, UInt16)]) -> [UInt8] {
@@ -18,27 +18,27 @@ struct ImageOrientationEXIFTests {
     func reads(value: Int) {
         for bigEndian in [true, false] {
             let bytes = tiff(bigEndian: bigEndian, entries: [(0x010F, 2, 4, 0), (0x0112, 3, 1, UInt16(value))])
-            #expect(bytes.withUnsafeBytes { ImageOrientation(tiff: $0) } == ImageOrientation(rawValue: UInt8(value)))
+            #expect(bytes.withUnsafeBytes { Image.Orientation(tiff: $0) } == Image.Orientation(rawValue: UInt8(value)))
         }
     }
 
     @Test("returns nil for missing, invalid or truncated data, never trapping")
     func rejects() {
         let good = tiff(bigEndian: false, entries: [(0x0112, 3, 1, 6)])
-        #expect(good.withUnsafeBytes { ImageOrientation(tiff: $0) } == .right)
+        #expect(good.withUnsafeBytes { Image.Orientation(tiff: $0) } == .right)
         // Every truncation of a valid TIFF before the end of the orientation value
         for length in 0..<(good.count - 6) {
-            #expect(good.prefix(length).withUnsafeBytes { ImageOrientation(tiff: UnsafeRawBufferPointer($0)) } == nil)
+            #expect(good.prefix(length).withUnsafeBytes { Image.Orientation(tiff: UnsafeRawBufferPointer($0)) } == nil)
         }
         // Out-of-range value, wrong type, no tag, bad magic, IFD offset past the end
-        #expect(tiff(bigEndian: true, entries: [(0x0112, 3, 1, 9)]).withUnsafeBytes { ImageOrientation(tiff: $0) } == nil)
-        #expect(tiff(bigEndian: true, entries: [(0x0112, 4, 1, 6)]).withUnsafeBytes { ImageOrientation(tiff: $0) } == nil)
-        #expect(tiff(bigEndian: true, entries: [(0x0100, 3, 1, 6)]).withUnsafeBytes { ImageOrientation(tiff: $0) } == nil)
-        #expect(Array("HTTP/1.1".utf8).withUnsafeBytes { ImageOrientation(tiff: $0) } == nil)
+        #expect(tiff(bigEndian: true, entries: [(0x0112, 3, 1, 9)]).withUnsafeBytes { Image.Orientation(tiff: $0) } == nil)
+        #expect(tiff(bigEndian: true, entries: [(0x0112, 4, 1, 6)]).withUnsafeBytes { Image.Orientation(tiff: $0) } == nil)
+        #expect(tiff(bigEndian: true, entries: [(0x0100, 3, 1, 6)]).withUnsafeBytes { Image.Orientation(tiff: $0) } == nil)
+        #expect(Array("HTTP/1.1".utf8).withUnsafeBytes { Image.Orientation(tiff: $0) } == nil)
         let farIFD: [UInt8] = [0x4D, 0x4D, 0, 42, 0x7F, 0xFF, 0xFF, 0xFF, 0, 0]
-        #expect(farIFD.withUnsafeBytes { ImageOrientation(tiff: $0) } == nil)
+        #expect(farIFD.withUnsafeBytes { Image.Orientation(tiff: $0) } == nil)
         // An entry count far larger than the data
         let manyEntries: [UInt8] = [0x49, 0x49, 42, 0, 8, 0, 0, 0, 0xFF, 0xFF, 0x12, 0x01]
-        #expect(manyEntries.withUnsafeBytes { ImageOrientation(tiff: $0) } == nil)
+        #expect(manyEntries.withUnsafeBytes { Image.Orientation(tiff: $0) } == nil)
     }
 }

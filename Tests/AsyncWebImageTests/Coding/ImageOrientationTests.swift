@@ -8,7 +8,7 @@ struct ImageOrientationTests {
 
     /// How a camera would have stored `upright` for each EXIF orientation:
     /// the inverse of the transform that displays it.
-    static let stored: [ImageOrientation: [[UInt8]]] = [
+    static let stored: [Image.Orientation: [[UInt8]]] = [
         .up: [[1, 2, 3], [4, 5, 6]],
         .upMirrored: [[3, 2, 1], [6, 5, 4]],
         .down: [[6, 5, 4], [3, 2, 1]],
@@ -19,8 +19,8 @@ struct ImageOrientationTests {
         .left: [[4, 1], [5, 2], [6, 3]],
     ]
 
-    @Test("applying each EXIF orientation turns the stored pixels upright", arguments: ImageOrientation.allCases)
-    func applies(orientation: ImageOrientation) throws {
+    @Test("applying each EXIF orientation turns the stored pixels upright", arguments: Image.Orientation.allCases)
+    func applies(orientation: Image.Orientation) throws {
         let rows = try #require(Self.stored[orientation])
         let image = try Image(width: rows[0].count, height: rows.count, pixelFormat: .gray8, pixels: rows.flatMap { $0 }, orientation: orientation)
         #expect(image.orientedSize == PixelSize(width: 3, height: 2))
@@ -43,9 +43,9 @@ struct ImageOrientationTests {
 
     @Test("EXIF values outside 1–8 mean up")
     func exifValues() {
-        #expect(ImageOrientation(exifValue: 6) == .right)
-        #expect(ImageOrientation(exifValue: 0) == .up)
-        #expect(ImageOrientation(exifValue: 9) == .up)
-        #expect(ImageOrientation(exifValue: -3) == .up)
+        #expect(Image.Orientation(exifValue: 6) == .right)
+        #expect(Image.Orientation(exifValue: 0) == .up)
+        #expect(Image.Orientation(exifValue: 9) == .up)
+        #expect(Image.Orientation(exifValue: -3) == .up)
     }
 }

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("CurlDataLoader destination guard", .timeLimit(.minutes(1)))
 struct CurlDestinationGuardTests {
-    static func loader(_ guardian: DestinationGuard?) -> CurlDataLoader {
+    static func loader(_ guardian: CurlDataLoader.DestinationGuard?) -> CurlDataLoader {
         var configuration = CurlDataLoader.Configuration()
         configuration.destinationGuard = guardian
         configuration.timeout = .seconds(5)
@@ -20,7 +20,7 @@ struct CurlDestinationGuardTests {
         server.route("/secret", .ok(Data("internal".utf8)))
         // When it is asked for the internal URL
         await #expect(throws: ImageError.destinationNotAllowed("127.0.0.1")) {
-            _ = try await Self.loader(DestinationGuard()).loadData(for: DataRequest(url: server.url("/secret"))).collect()
+            _ = try await Self.loader(CurlDataLoader.DestinationGuard()).loadData(for: DataRequest(url: server.url("/secret"))).collect()
         }
         // Then the server never saw a connection
         #expect(server.statistics("/secret").requests == 0)
@@ -33,8 +33,8 @@ struct CurlDestinationGuardTests {
         defer { server.stop() }
         server.route("/ok", .ok(Data("fine".utf8)))
         server.route("/hop", .redirect(to: "http://127.0.0.2:\(server.port)/ok"))
-        let loopback = try #require(IPAddress("127.0.0.1"))
-        let loader = Self.loader(DestinationGuard(allowed: [loopback]))
+        let loopback = try #require(CurlDataLoader.DestinationGuard.IPAddress("127.0.0.1"))
+        let loader = Self.loader(CurlDataLoader.DestinationGuard(allowed: [loopback]))
 
         let body = try await loader.loadData(for: DataRequest(url: server.url("/ok"))).collect().body
         #expect(body == Data("fine".utf8))

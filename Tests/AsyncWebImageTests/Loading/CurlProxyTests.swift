@@ -44,7 +44,7 @@ struct CurlProxyTests {
         let server = try startedServer()
         defer { server.stop() }
         server.route("/p", .ok(testBytes(100)))
-        let (fd, port) = try RedisServer.listeningSocket()
+        let (fd, port) = try LoopbackPort.listeningSocket()
         close(fd) // nothing listens there now
         #expect(try await failureKind(loader(proxy: "http://127.0.0.1:\(port)").loadData(for: DataRequest(url: server.url("/p")))) == .proxy)
         #expect(try await failureKind(loader(proxy: "http://no-such-proxy.invalid:3128").loadData(for: DataRequest(url: server.url("/p")))) == .proxy)

@@ -83,14 +83,14 @@ struct CurlTLSTests {
         for _ in 0..<3 {
             #expect(try await failureKind(loader(certificates).loadData(for: DataRequest(url: server.url("a.bin")))) == .clientCertificateRejected)
         }
-        let certificate = TLSClientCertificate(certificatePath: certificates.clientCertificate, keyPath: certificates.clientKey)
+        let certificate = DataRequest.TLSClientCertificate(certificatePath: certificates.clientCertificate, keyPath: certificates.clientKey)
         let configured = loader(certificates) { $0.clientCertificate = certificate }
         #expect(try await configured.loadData(for: DataRequest(url: server.url("a.bin"))).collect().body == body)
         let perRequest = DataRequest(url: server.url("a.bin"), clientCertificate: certificate)
         #expect(try await loader(certificates).loadData(for: perRequest).collect().body == body)
         // A certificate file that is not one fails before the server is involved
         let broken = DataRequest(
-            url: server.url("a.bin"), clientCertificate: TLSClientCertificate(certificatePath: certificates.clientKey, keyPath: certificates.clientKey)
+            url: server.url("a.bin"), clientCertificate: DataRequest.TLSClientCertificate(certificatePath: certificates.clientKey, keyPath: certificates.clientKey)
         )
         #expect(try await failureKind(loader(certificates).loadData(for: broken)) == .clientCertificateInvalid)
     }

@@ -13,7 +13,7 @@ import Testing
 /// Teredo) is judged by the IPv4 address inside, except the forms that are
 /// never Internet destinations (translated, compatible, local-use NAT64),
 /// which are refused whatever they carry.
-@Suite("DestinationGuard and the IANA special-purpose registries")
+@Suite("CurlDataLoader.DestinationGuard and the IANA special-purpose registries")
 struct DestinationGuardRegistryTests {
     struct Block: CustomTestStringConvertible, Sendable {
         var cidr: String
@@ -48,9 +48,9 @@ struct DestinationGuardRegistryTests {
     ].map { Block(cidr: $0.0, globallyReachable: $0.1) }
 
     /// The first and last address of `cidr`, as 4 or 16 bytes.
-    static func bounds(_ cidr: String) throws -> (first: IPAddress, last: IPAddress) {
+    static func bounds(_ cidr: String) throws -> (first: CurlDataLoader.DestinationGuard.IPAddress, last: CurlDataLoader.DestinationGuard.IPAddress) {
         let parts = cidr.split(separator: "/")
-        let network = try #require(IPAddress(String(parts[0])))
+        let network = try #require(CurlDataLoader.DestinationGuard.IPAddress(String(parts[0])))
         let prefix = try #require(Int(parts[1]))
         var bytes: [UInt8]
         switch network {
@@ -59,7 +59,7 @@ struct DestinationGuardRegistryTests {
         }
         var last = bytes
         for bit in prefix..<(bytes.count * 8) { last[bit / 8] |= 0x80 >> UInt8(bit % 8) }
-        func address(_ bytes: [UInt8]) -> IPAddress {
+        func address(_ bytes: [UInt8]) -> CurlDataLoader.DestinationGuard.IPAddress {
             bytes.count == 4 ? .v4(bytes.reduce(0) { $0 << 8 | UInt32($1) }) : .v6(bytes)
         }
         return (address(bytes), address(last))
@@ -70,8 +70,8 @@ struct DestinationGuardRegistryTests {
         let (first, last) = try Self.bounds(block.cidr)
         for address in [first, last] {
             #expect(
-                DestinationGuard().permits(address) == block.globallyReachable,
-                "\(address) in \(block.cidr) → \(DestinationGuard.categories(of: address))")
+                CurlDataLoader.DestinationGuard().permits(address) == block.globallyReachable,
+                "\(address) in \(block.cidr) → \(CurlDataLoader.DestinationGuard.categories(of: address))")
         }
     }
 
@@ -103,18 +103,18 @@ struct DestinationGuardRegistryTests {
             let (first, last) = try Self.bounds(block.cidr)
             for case .v4(let value) in [first, last] {
                 let v4 = (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) }
-                let address = IPAddress.v6(form.make(v4))
-                #expect(!DestinationGuard().permits(address), "\(address) (\(block.cidr)) → \(DestinationGuard.categories(of: address))")
+                let address = CurlDataLoader.DestinationGuard.IPAddress.v6(form.make(v4))
+                #expect(!CurlDataLoader.DestinationGuard().permits(address), "\(address) (\(block.cidr)) → \(CurlDataLoader.DestinationGuard.categories(of: address))")
             }
         }
-        let carried = IPAddress.v6(form.make(Self.publicV4))
-        #expect(DestinationGuard().permits(carried) == form.carriesPublicV4, "\(carried) → \(DestinationGuard.categories(of: carried))")
+        let carried = CurlDataLoader.DestinationGuard.IPAddress.v6(form.make(Self.publicV4))
+        #expect(CurlDataLoader.DestinationGuard().permits(carried) == form.carriesPublicV4, "\(carried) → \(CurlDataLoader.DestinationGuard.categories(of: carried))")
     }
 
     @Test("the address of the report, [::ffff:0:7f00:1], is refused as reserved and loopback")
     func reportedAddress() throws {
-        let address = try #require(IPAddress("[::ffff:0:7f00:1]"))
-        #expect(!DestinationGuard().permits(address))
-        #expect(DestinationGuard.categories(of: address) == [.reserved, .loopback])
+        let address = try #require(CurlDataLoader.DestinationGuard.IPAddress("[::ffff:0:7f00:1]"))
+        #expect(!CurlDataLoader.DestinationGuard().permits(address))
+        #expect(CurlDataLoader.DestinationGuard.categories(of: address) == [.reserved, .loopback])
     }
 }

@@ -1,7 +1,7 @@
 import Testing
 @_spi(Benchmarks) @testable import AsyncWebImage
 
-@Suite("DestinationGuard", .timeLimit(.minutes(1)))
+@Suite("CurlDataLoader.DestinationGuard", .timeLimit(.minutes(1)))
 struct DestinationGuardTests {
     static let refused = [
         "127.0.0.1", "127.255.0.9", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1",
@@ -25,32 +25,32 @@ struct DestinationGuardTests {
 
     @Test("refuses every internal address, including IPv4 inside IPv6", arguments: refused)
     func refuses(text: String) throws {
-        let address = try #require(IPAddress(text), "\(text) should parse")
-        #expect(!DestinationGuard().permits(address), "\(text) → \(DestinationGuard.categories(of: address))")
+        let address = try #require(CurlDataLoader.DestinationGuard.IPAddress(text), "\(text) should parse")
+        #expect(!CurlDataLoader.DestinationGuard().permits(address), "\(text) → \(CurlDataLoader.DestinationGuard.categories(of: address))")
     }
 
     @Test("permits public addresses", arguments: permitted)
     func permits(text: String) throws {
-        let address = try #require(IPAddress(text), "\(text) should parse")
-        #expect(DestinationGuard().permits(address), "\(text) → \(DestinationGuard.categories(of: address))")
+        let address = try #require(CurlDataLoader.DestinationGuard.IPAddress(text), "\(text) should parse")
+        #expect(CurlDataLoader.DestinationGuard().permits(address), "\(text) → \(CurlDataLoader.DestinationGuard.categories(of: address))")
     }
 
     @Test("explicitly allowed addresses pass; categories can be chosen")
     func allowList() throws {
-        let loopback = try #require(IPAddress("127.0.0.1"))
-        #expect(DestinationGuard(allowed: [loopback]).permits(loopback))
-        #expect(!DestinationGuard(allowed: [loopback]).permits(try #require(IPAddress("127.0.0.2"))))
-        #expect(DestinationGuard(refused: [.privateNetwork]).permits(loopback))
-        #expect(DestinationGuard.categories(of: try #require(IPAddress("::ffff:10.0.0.1"))) == .privateNetwork)
+        let loopback = try #require(CurlDataLoader.DestinationGuard.IPAddress("127.0.0.1"))
+        #expect(CurlDataLoader.DestinationGuard(allowed: [loopback]).permits(loopback))
+        #expect(!CurlDataLoader.DestinationGuard(allowed: [loopback]).permits(try #require(CurlDataLoader.DestinationGuard.IPAddress("127.0.0.2"))))
+        #expect(CurlDataLoader.DestinationGuard(refused: [.privateNetwork]).permits(loopback))
+        #expect(CurlDataLoader.DestinationGuard.categories(of: try #require(CurlDataLoader.DestinationGuard.IPAddress("::ffff:10.0.0.1"))) == .privateNetwork)
     }
 
     @Test("rejects malformed address text")
     func parsing() {
         for text in ["", "1.2.3", "1.2.3.4.5", "256.1.1.1", "1.2.3.-1", "::1::", "1:2:3:4:5:6:7:8:9", "12345::", "g::1", "localhost", "1.2.3.4 "] {
-            #expect(IPAddress(text) == nil, "\(text)")
+            #expect(CurlDataLoader.DestinationGuard.IPAddress(text) == nil, "\(text)")
         }
-        #expect(IPAddress("1:2:3:4:5:6:7:8")?.description == "1:2:3:4:5:6:7:8")
-        #expect(IPAddress("::ffff:1.2.3.4")?.description == "0:0:0:0:0:ffff:102:304")
-        #expect(IPAddress("10.0.0.255")?.description == "10.0.0.255")
+        #expect(CurlDataLoader.DestinationGuard.IPAddress("1:2:3:4:5:6:7:8")?.description == "1:2:3:4:5:6:7:8")
+        #expect(CurlDataLoader.DestinationGuard.IPAddress("::ffff:1.2.3.4")?.description == "0:0:0:0:0:ffff:102:304")
+        #expect(CurlDataLoader.DestinationGuard.IPAddress("10.0.0.255")?.description == "10.0.0.255")
     }
 }

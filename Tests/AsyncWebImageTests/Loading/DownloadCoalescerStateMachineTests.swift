@@ -37,6 +37,27 @@ struct DownloadCoalescerStateMachineTests {
         return events
     }
 
+    @Test("a restart drops the bytes so far: every subscriber gets the new head and the new body from its first byte")
+    func restart() {
+        // Given two subscribers, one of which has read the first body's start
+        var machine = Machine(priority: .normal, maxBytes: 100)
+        let reader = join(&machine)
+        _ = machine.receiveHead(head)
+        _ = machine.receive(Data("old".utf8))
+        _ = drain(&machine, reader)
+        let late = join(&machine)
+        // When the body restarts with another representation
+        let replacement = DataResponseHead(statusCode: 200, headers: [.eTag: "\"v2\""], expectedContentLength: 3, url: head.url)
+        _ = machine.restart(replacement)
+        _ = machine.receive(Data("new".utf8))
+        _ = machine.complete()
+        // Then both read the new head and only the new bytes
+        let expected = ["head 200", "chunk new/3", "progress 3/3", "completed new", "end"]
+        #expect(drain(&machine, reader) == expected)
+        #expect(drain(&machine, late) == expected)
+        #expect(machine.receivedCount == 3)
+    }
+
     @Test("delivers head, chunk, progress and completion in order")
     func order() {
         // Given a subscriber

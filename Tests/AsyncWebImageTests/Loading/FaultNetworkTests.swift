@@ -37,6 +37,51 @@ struct FaultNetworkTests {
         try await rig.expectNothingCachedNothingLost(after: url)
     }
 
+    @Test("an origin that drops the connection before any response sees one request, however many idle connections the pool holds")
+    func dropSeesOneRequest() async throws {
+        // Given four idle pooled connections to the origin: four loads held
+        // by the origin until all four have arrived, so each has a connection
+        // of its own (bounded: 10 s)
+        let rig = try await FaultRig.make()
+        let png = try fixture("png", "rgb8.png")
+        let arrived = Locked(0)
+        for index in 0..<4 {
+            rig.server.route("/warm\(index).png") { _ in
+                arrived.withLock { $0 += 1 }
+                for _ in 0..<1000 where arrived.withLock({ $0 }) < 4 { Thread.sleep(forTimeInterval: 0.01) }
+                return .ok(png, contentType: "image/png")
+            }
+        }
+        let before = rig.server.connectionsAccepted
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<4 { group.addTask { _ = try await rig.loader.image(rig.server.url("/warm\(index).png")) } }
+            try await group.waitForAll()
+        }
+        #expect(rig.server.connectionsAccepted - before >= 3)
+        // and an origin that reads the request and closes the connection, sending nothing
+        rig.server.route("/drop.png", .init(headers: [("Content-Type", "image/png")], body: png, fault: .raw(Data())))
+        let url = rig.server.url("/drop.png")
+        // When it is loaded twice
+        for _ in 0..<2 {
+            expectNetwork(await rig.failure(url), .connectionLost)
+        }
+        // Then the origin saw one request per load: curl did not send it again on another pooled connection
+        #expect(rig.server.statistics("/drop.png").requests == 2)
+        try await rig.expectNothingCachedNothingLost(after: url)
+    }
+
+    @Test("redirects and a digest challenge still send their follow-up requests")
+    func followUpsStillSent() async throws {
+        let rig = try await FaultRig.make()
+        let png = try fixture("png", "rgb8.png")
+        _ = rig.harness.serve("/target.png", png)
+        rig.server.route("/hop1", .redirect(to: "/hop2"))
+        rig.server.route("/hop2", .redirect(to: "/target.png"))
+        let response = try await rig.loader.image(rig.server.url("/hop1"))
+        #expect(response.image.width > 0)
+        #expect(rig.harness.requests("/hop1") == 1 && rig.harness.requests("/hop2") == 1 && rig.harness.requests("/target.png") == 1)
+    }
+
     @Test("a server that stalls mid-body times out within timeout + 2 s")
     func stall() async throws {
         // Given a 1 s stall timeout and a server that stops after 5,000 bytes

@@ -172,6 +172,73 @@ struct RetryTests {
         #expect(second["if-range"] == "\"v1\"")
     }
 
+    /// A server whose first answer for `body` (ETag `"v1"`) is cut after 180 KB,
+    /// and whose answers after it are `later(request, number)`.
+    private func cutThen(
+        _ server: LoopbackServer, _ path: String, _ body: Data,
+        later: @escaping @Sendable (LoopbackServer.Request, Int) -> LoopbackServer.Response
+    ) {
+        let count = Locked(0)
+        server.route(path) { request in
+            let number = count.withLock { value -> Int in
+                value += 1
+                return value
+            }
+            guard number > 1 else {
+                return .init(headers: [("Accept-Ranges", "bytes"), ("ETag", "\"v1\"")], body: body, fault: .resetAfter(bytes: 180_000))
+            }
+            return later(request, number)
+        }
+    }
+
+    @Test("a 206 of another version (its ETag) or of another length is not spliced: the whole body again, from zero")
+    func unusablePartialRestarts() async throws {
+        for changed in ["etag", "length"] {
+            // Given a cut 200 KB body, and a server that answers the range request with a 206 that
+            // names another ETag (ignoring If-Range) or another complete length, then sends the new version whole
+            let server = try startedServer()
+            defer { server.stop() }
+            let body = testBytes(200_000, seed: 30)
+            let newer = testBytes(210_000, seed: 31)
+            cutThen(server, "/v", body) { request, number in
+                if number == 2 {
+                    let tag = changed == "etag" ? "\"v2\"" : "\"v1\""
+                    let total = changed == "etag" ? body.count : body.count + 1
+                    return .init(status: 206, headers: [("ETag", tag), ("Content-Range", "bytes 180000-\(total - 1)/\(total)")],
+                                 body: newer.subdata(in: 180_000..<total))
+                }
+                return .init(headers: [("ETag", "\"v2\"")], body: newer)
+            }
+            // When it is downloaded with retries allowed
+            let result = try await coalescer(Self.quick).download(DataRequest(url: server.url("/v"))).collect()
+            // Then the body is the new version whole, never the old bytes with the new tail
+            #expect(result.completed == newer, "\(changed)")
+            let statistics = server.statistics("/v")
+            #expect(statistics.requests == 3, "\(changed)")
+            // and the third request asked for everything, unconditionally
+            #expect(statistics.requestHeaders.last?["range"] == nil && statistics.requestHeaders.last?["if-range"] == nil, "\(changed)")
+        }
+    }
+
+    @Test("a 200 of another version answering If-Range replaces the bytes so far, with no further request")
+    func replacementRestartsTheBody() async throws {
+        let server = try startedServer()
+        defer { server.stop() }
+        let body = testBytes(200_000, seed: 32)
+        let newer = testBytes(150_000, seed: 33)
+        cutThen(server, "/r", body) { request, _ in
+            // If-Range does not match the new version: the whole of it (RFC 9110 §13.1.5).
+            #expect(request[header: "If-Range"] == "\"v1\"")
+            return .init(headers: [("Accept-Ranges", "bytes"), ("ETag", "\"v2\"")], body: newer)
+        }
+        let result = try await coalescer(Self.quick).download(DataRequest(url: server.url("/r"))).collect()
+        #expect(result.completed == newer)
+        // Two heads: the subscriber saw the body start again.
+        #expect(result.events.filter { $0 == "head" }.count == 2)
+        #expect(result.head?.headers[.eTag] == "\"v2\"")
+        #expect(server.statistics("/r").requests == 2)
+    }
+
     @Test("a cut body without a validator is not resumed: the error, one request")
     func noResumeWithoutValidator() async throws {
         // Given a body reset after 180 KB whose response has Accept-Ranges but no ETag or Last-Modified
@@ -195,6 +262,10 @@ struct RetryTests {
         #expect(RetryPolicy.retryAfter("7", now: now) == .seconds(7))
         #expect(RetryPolicy.retryAfter("Mon, 12 Jan 1970 13:47:00 GMT", now: now) == .seconds(20))
         #expect(RetryPolicy.retryAfter("soon", now: now) == nil)
+        // Every form RFC 9110 §5.6.7 allows, by the HTTP cache's one parser; another zone is no HTTP-date
+        #expect(RetryPolicy.retryAfter("Monday, 12-Jan-70 13:47:00 GMT", now: now) == .seconds(20))
+        #expect(RetryPolicy.retryAfter("Mon Jan 12 13:47:00 1970", now: now) == .seconds(20))
+        #expect(RetryPolicy.retryAfter("Mon, 12 Jan 1970 13:47:00 PST", now: now) == nil)
         let policy = RetryPolicy(maxAttempts: 6, baseDelay: .milliseconds(100), maxDelay: .milliseconds(350))
         #expect((1...5).map { policy.backoffBound(afterFailures: $0) } == [100, 200, 350, 350, 350].map { .milliseconds($0) })
         #expect(policy.delay(afterFailures: 2, retryAfter: nil, random: 0.5) == .milliseconds(100))

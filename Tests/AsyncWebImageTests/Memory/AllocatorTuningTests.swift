@@ -15,7 +15,7 @@ private let sanitizerReplacesMalloc: Bool = {
 /// observes glibc's allocator itself: how many bytes it mmap'd for an 8 MiB
 /// buffer (`mallinfo2().hblkhd`), and the resident set (`/proc/self/statm`).
 @Suite(
-    "AllocatorTuning", .timeLimit(.minutes(1)),
+    "ImageLoader.AllocatorTuning", .timeLimit(.minutes(1)),
     .disabled(if: sanitizerReplacesMalloc, "ThreadSanitizer and AddressSanitizer replace glibc's malloc: mallopt and mallinfo2 say nothing about theirs")
 )
 struct AllocatorTuningTests {
@@ -54,13 +54,13 @@ struct AllocatorTuningTests {
         #expect(mapped64 >= 64 * Self.mebibyte)
     }
 
-    @Test("a loader asking for AllocatorTuning.default applies it: 8 MiB and 64 MiB buffers come from the heap, not from their own mmap")
+    @Test("a loader asking for ImageLoader.AllocatorTuning.default applies it: 8 MiB and 64 MiB buffers come from the heap, not from their own mmap")
     func tunedLoaderTunes() throws {
         // Given a process whose only loader asks for the default tuning
         // When it allocates and writes 8 MiB, then 64 MiB (past glibc's own 32 MiB ceiling)
         let values = try probe("tuned")
         // Then the default tuning is in effect and glibc mapped nothing for either
-        #expect(values["current"] == String(AllocatorTuning.default.mmapThreshold))
+        #expect(values["current"] == String(ImageLoader.AllocatorTuning.default.mmapThreshold))
         #expect(values["mapped"] == "0")
         #expect(values["mapped64"] == "0")
     }

@@ -12,7 +12,7 @@ struct ImageLoaderHTTPCacheTests {
     static let etag = "\"v1\""
 
     /// A harness whose loader caches in `mode`.
-    static func harness(_ mode: HTTPCacheMode = .private) throws -> PipelineHarness {
+    static func harness(_ mode: ImageLoader.HTTPCacheMode = .private) throws -> PipelineHarness {
         try PipelineHarness { $0.httpCacheMode = mode }
     }
 
@@ -103,7 +103,7 @@ struct ImageLoaderHTTPCacheTests {
 
     @Test("s-maxage counts in shared mode only")
     func sharedMaxAge() async throws {
-        for (mode, expected) in [(HTTPCacheMode.shared, [1, 0, 0]), (.private, [2, 1, 1])] {
+        for (mode, expected) in [(ImageLoader.HTTPCacheMode.shared, [1, 0, 0]), (.private, [2, 1, 1])] {
             let harness = try Self.harness(mode)
             let url = try Self.serve(harness, "/s.png", [("Cache-Control", "max-age=0, s-maxage=60")])
             _ = try await harness.loader.image(url, options: .waitStoreCache)
@@ -114,7 +114,7 @@ struct ImageLoaderHTTPCacheTests {
 
     @Test("private: stored by a private cache, not by a shared one")
     func privateResponses() async throws {
-        for (mode, expected, stored) in [(HTTPCacheMode.private, [1, 0, 0], true), (.shared, [2, 0, 0], false)] {
+        for (mode, expected, stored) in [(ImageLoader.HTTPCacheMode.private, [1, 0, 0], true), (.shared, [2, 0, 0], false)] {
             let harness = try Self.harness(mode)
             let url = try Self.serve(harness, "/p.png", [("Cache-Control", "private, max-age=60")])
             _ = try await harness.loader.image(url, options: .waitStoreCache)
@@ -142,10 +142,12 @@ struct ImageLoaderHTTPCacheTests {
         #expect(Self.counts(harness, "/past.png") == [2, 1, 1])
     }
 
-    @Test("Vary: the same header value is a hit, another value a miss (a full request)")
+    @Test("Vary: the same header value is a hit, another value a miss (a full request); each variant is kept under its own keys")
     func vary() async throws {
         let harness = try Self.harness()
-        let url = try Self.serve(harness, "/v.png", [("Cache-Control", "max-age=60"), ("Vary", "Accept-Language")])
+        // No validator: a request for another variant cannot be conditional
+        // (ImageLoaderHTTPSemanticsTests has the conditional case, RFC 9111 §4.3.1).
+        let url = try Self.serve(harness, "/v.png", [("Cache-Control", "max-age=60"), ("Vary", "Accept-Language")], etag: nil)
         // The key filter shares entries across the header's values: Vary alone keeps them apart.
         func context(_ language: String) -> ImageContext {
             var context = ImageContext()
@@ -161,10 +163,15 @@ struct ImageLoaderHTTPCacheTests {
         #expect(other.cacheType == .none)
         #expect(Self.counts(harness, "/v.png") == [2, 0, 0])
         #expect(harness.server.statistics("/v.png").requestHeaders.last?["accept-language"] == "de")
-        // A new loader on the same disk: the entry now holds "de".
+        // The first variant was not replaced by the second (RFC 9111 §4.1: a
+        // cache may keep several responses of one URL).
+        #expect(try await harness.loader.image(url, context: context("fr")).cacheType == .memory)
+        #expect(Self.counts(harness, "/v.png") == [2, 0, 0])
+        // A new loader on the same disk: both variants are there.
         let restarted = harness.restartedLoader()
         #expect(try await restarted.image(url, context: context("de")).cacheType == .disk)
-        #expect(try await restarted.image(url, context: context("fr")).cacheType == .none)
+        #expect(try await restarted.image(url, context: context("fr")).cacheType == .disk)
+        #expect(try await restarted.image(url, options: .waitStoreCache, context: context("it")).cacheType == .none)
         #expect(Self.counts(harness, "/v.png") == [3, 0, 0])
     }
 
@@ -173,7 +180,7 @@ struct ImageLoaderHTTPCacheTests {
         let harness = try Self.harness()
         let url = try Self.serve(harness, "/v2.png", [
             ("Cache-Control", "max-age=60"), ("Vary", "Accept-Language"), ("vary", "X-Variant"),
-        ])
+        ], etag: nil)
         let variant = HTTPField.Name("X-Variant")!
         // The key filter shares entries across both fields' values: Vary alone keeps them apart.
         func context(_ language: String, _ value: String) -> ImageContext {

@@ -87,7 +87,7 @@ struct ImageLoaderOptionsTests {
         let url = harness.serve("/d.png", png)
         let raw = try await harness.loader.data(for: ImageRequest(url: url, options: .waitStoreCache))
         #expect(raw.cacheType == .none)
-        #expect(raw.head?.statusCode == 200 && raw.head?.mimeType == "image/png")
+        #expect(raw.head?.statusCode == 200 && raw.head?.headers[.contentType] == "image/png")
         #expect(raw.data == png)
         #expect(harness.decodes.count == 0)
         #expect(await harness.memory.image(forKey: url.absoluteString) == nil)

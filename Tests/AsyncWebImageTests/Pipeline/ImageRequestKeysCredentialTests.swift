@@ -13,7 +13,7 @@ struct ImageRequestKeysCredentialTests {
 
     @Test("two client certificates, or one key under two pass phrases, never share keys; nothing secret is printed")
     func certificatesSplit() {
-        let a = TLSClientCertificate(certificatePath: "/certs/a.pem", keyPath: "/certs/a.key", keyPassword: "pass-one")
+        let a = DataRequest.TLSClientCertificate(certificatePath: "/certs/a.pem", keyPath: "/certs/a.key", keyPassword: "pass-one")
         var b = a
         b.certificatePath = "/certs/b.pem"
         var c = a
@@ -30,7 +30,7 @@ struct ImageRequestKeysCredentialTests {
 
     @Test("basic, digest and bearer credentials each make another identity; tokens never appear in keys or descriptions")
     func credentialsSplit() {
-        let credentials: [HTTPCredential?] = [
+        let credentials: [DataRequest.Credential?] = [
             nil, .basic(user: "u", password: "secret-1"), .basic(user: "u", password: "secret-2"),
             .digest(user: "u", password: "secret-1"), .bearer("secret-token"),
         ]
@@ -46,7 +46,7 @@ struct ImageRequestKeysCredentialTests {
     @Test("an ImageLoader stamps its CurlDataLoader's client certificate on requests, so two loaders sharing a cache keep apart")
     func loaderCertificateStamped() throws {
         var curl = CurlDataLoader.Configuration()
-        curl.clientCertificate = TLSClientCertificate(certificatePath: "/certs/a.pem")
+        curl.clientCertificate = DataRequest.TLSClientCertificate(certificatePath: "/certs/a.pem")
         var configuration = ImageLoader.Configuration()
         configuration.dataLoader = CurlDataLoader(configuration: curl)
         let withCertificate = ImageLoader(configuration: configuration)

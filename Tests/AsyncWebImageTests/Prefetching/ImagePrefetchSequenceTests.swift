@@ -21,11 +21,11 @@ struct ImagePrefetchSequenceTests {
         harness.server.route("/p/missing.png", .status(404))
         urls.insert(harness.server.url("/p/missing.png"), at: 4)
 
-        var seen: [ImagePrefetchSequence.Progress] = []
+        var seen: [ImageLoader.ImagePrefetchSequence.Progress] = []
         for await progress in harness.loader.prefetch(urls) { seen.append(progress) }
 
         let last = try #require(seen.last)
-        #expect(last == ImagePrefetchSequence.Progress(finished: 9, skipped: 1, total: 10))
+        #expect(last == ImageLoader.ImagePrefetchSequence.Progress(finished: 9, skipped: 1, total: 10))
         #expect(last.isComplete)
         #expect(seen.map(\.completed) == seen.map(\.completed).sorted())
         #expect(harness.server.maxInFlight <= 3)
@@ -49,7 +49,7 @@ struct ImagePrefetchSequenceTests {
         let cancelledProgress = await cancelled.value
         let keptProgress = await kept.value
 
-        #expect(keptProgress == ImagePrefetchSequence.Progress(finished: 6, skipped: 0, total: 6))
+        #expect(keptProgress == ImageLoader.ImagePrefetchSequence.Progress(finished: 6, skipped: 0, total: 6))
         #expect(cancelledProgress.finished < 12)
         try await Task.sleep(for: .milliseconds(200))
         let requested = first.map { harness.requests($0.path) }.reduce(0, +)
@@ -73,6 +73,6 @@ struct ImagePrefetchSequenceTests {
     func empty() async {
         let harness = try? PipelineHarness()
         let progress = await harness?.loader.prefetch([]).run()
-        #expect(progress == ImagePrefetchSequence.Progress(total: 0))
+        #expect(progress == ImageLoader.ImagePrefetchSequence.Progress(total: 0))
     }
 }

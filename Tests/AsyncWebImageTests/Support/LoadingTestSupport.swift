@@ -61,6 +61,8 @@ extension DownloadEvents {
         for try await event in self {
             switch event {
             case .head(let head):
+                // A second head restarts the body (DownloadEvent).
+                if result.head != nil { result.chunks = Data() }
                 result.head = head
                 result.events.append("head")
             case .chunk(let data, let accumulated):
@@ -81,8 +83,9 @@ extension DownloadEvents {
 
 /// A trickled body: `count` bytes in `pieces` pieces, `interval` apart.
 func trickled(_ body: Data, pieces: Int, every interval: Duration, contentType: String = "image/jpeg") -> LoopbackServer.Response {
+    // Cacheable, as `LoopbackServer.Response.ok` is: tests of other things than caching headers get a storable image.
     LoopbackServer.Response(
-        headers: [("Content-Type", contentType)],
+        headers: [("Content-Type", contentType), ("Cache-Control", "max-age=86400")],
         body: body,
         trickle: .init(bytesPerPiece: (body.count + pieces - 1) / pieces, interval: interval)
     )

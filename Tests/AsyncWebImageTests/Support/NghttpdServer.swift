@@ -16,7 +16,7 @@ final class NghttpdServer {
     /// key); with `verifyClient`, it requires a client certificate.
     init(certificates: TestCertificates, certificate: String? = nil, verifyClient: Bool = false, files: [String: Data]) async throws {
         for (name, data) in files { try data.write(to: documents.appending(name)) }
-        port = try RedisServer.freePort()
+        port = try LoopbackPort.freePort()
         process = Process()
         process.executableURL = try Self.executable()
         var arguments = ["-v", "--address=127.0.0.1", "-d", documents.path]

@@ -14,7 +14,7 @@ final class TinyproxyServer {
     var url: String { "http://127.0.0.1:\(port)" }
 
     init(user: String? = nil, password: String? = nil) async throws {
-        port = try RedisServer.freePort()
+        port = try LoopbackPort.freePort()
         var configuration = """
         Port \(port)
         Listen 127.0.0.1

@@ -32,7 +32,7 @@ enum TransformImages {
     }
 
     /// An image whose pixel (x, y) is `color(x, y)`.
-    static func make(width: Int, height: Int, format: PixelFormat, orientation: ImageOrientation = .up, _ color: (Int, Int) -> [UInt8]) -> Image {
+    static func make(width: Int, height: Int, format: PixelFormat, orientation: Image.Orientation = .up, _ color: (Int, Int) -> [UInt8]) -> Image {
         var pixels: [UInt8] = []
         pixels.reserveCapacity(width * height * format.channelCount)
         for y in 0..<height {

@@ -23,7 +23,7 @@ struct ImageTransformerTests {
         for transformer in Self.builtIns {
             for format in formats {
                 for (w, h) in sizes {
-                    for orientation in [ImageOrientation.up, .leftMirrored, .right] {
+                    for orientation in [Image.Orientation.up, .leftMirrored, .right] {
                         // Given a small image (maybe rotated by EXIF, with padded rows)
                         let image = TransformImages.numbered(width: w, height: h, format: format, padding: 1).with(orientation: orientation)
                         // When transformed (a crop may miss a 1-pixel-wide image: that is its error, not a trap)

@@ -4,12 +4,12 @@ import ServiceLifecycle
 /// Gives the memory the allocator keeps for the next decode back to the
 /// system once the server has stopped decoding.
 ///
-/// `AllocatorTuning` keeps freed decode buffers resident, so that under load
+/// `ImageLoader.AllocatorTuning` keeps freed decode buffers resident, so that under load
 /// the next decode reuses their pages instead of faulting fresh ones in; after
 /// a burst of large images the process would stay at the burst's size for
 /// good. This service looks at the CPU limiter every `interval`, and when it
 /// finds it idle (no permit held, nobody waiting) twice in a row after it
-/// last saw work, it calls `AllocatorTuning.releaseFreeMemory()` (glibc's
+/// last saw work, it calls `ImageLoader.AllocatorTuning.releaseFreeMemory()` (glibc's
 /// `malloc_trim(0)`): once per quiet spell, never while requests queue, so
 /// the win under load stays.
 struct IdleMemoryRelease: Service {
@@ -21,7 +21,7 @@ struct IdleMemoryRelease: Service {
     var busy: @Sendable () -> Bool = { false }
     var interval: Duration = .milliseconds(100)
     /// What giving memory back does; the tests count the calls.
-    var release: @Sendable () -> Void = { AllocatorTuning.releaseFreeMemory() }
+    var release: @Sendable () -> Void = { ImageLoader.AllocatorTuning.releaseFreeMemory() }
 
     func run() async throws {
         var sawWork = false

@@ -1,4 +1,5 @@
 import AsyncWebImage
+import AsyncWebImageRedis
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -22,6 +23,9 @@ enum OperatorRoutes {
                     ("hits", statistics.hits), ("misses", statistics.misses), ("failures", statistics.failures),
                     ("skipped_by_breaker", statistics.skippedByBreaker), ("writes", statistics.writes),
                     ("failed_writes", statistics.failedWrites), ("oversized", statistics.oversized),
+                    ("timeouts", statistics.timeouts), ("oversized_reads", statistics.oversizedReads),
+                    ("breaker_openings", statistics.breakerOpenings), ("redirections", statistics.redirections),
+                    ("topology_refreshes", statistics.topologyRefreshes),
                 ] {
                     buffer.writeString("# TYPE thumbnail_redis_\(name)_total counter\nthumbnail_redis_\(name)_total \(value)\n")
                 }

@@ -45,6 +45,7 @@ extension ServerOptions {
                 throw UsageError("\(found.source): \(error)")
             }
         }
+        try options.redis.validate()
         if let keyHex = options.keyHex {
             guard let signer = URLSigner(keyHex: keyHex, saltHex: options.saltHex) else {
                 throw UsageError("THUMBNAIL_KEY and THUMBNAIL_SALT must be hex, and the key not empty")

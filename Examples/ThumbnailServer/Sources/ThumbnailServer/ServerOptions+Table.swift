@@ -1,4 +1,5 @@
 import AsyncWebImage
+import AsyncWebImageRedis
 import Foundation
 import Logging
 
@@ -108,17 +109,65 @@ extension ServerOptions {
         spec("resultCacheEntries", .value("N"), "65536", "encoded responses kept in memory at most, whatever their bytes", .caching) {
             $1.resultCacheEntries = try number($0, 1...100_000_000)
         },
-        spec("redis", .list("HOST:PORT"), "none", "the fleet's Redis, repeatable (keys spread by rendezvous hashing)", .caching) {
-            $1.redisEndpoints = try list($0).map { text throws(OptionValueError) in
+        spec("redis", .list("HOST:PORT"), "none", "the fleet's Redis, repeatable: `HOST:PORT` or `unix:PATH` (independent nodes share keys by rendezvous hashing; with `--redis-cluster`, the cluster's seeds)", .caching) {
+            $1.redis.endpoints = try list($0).map { text throws(OptionValueError) in
+                if text.hasPrefix("unix:"), text.count > 5 { return RedisStore.Endpoint(unixSocketPath: String(text.dropFirst(5))) }
                 guard let colon = text.lastIndex(of: ":"), colon > text.startIndex,
                       let port = Int(text[text.index(after: colon)...]), (1...65_535).contains(port) else {
-                    throw OptionValueError("HOST:PORT")
+                    throw OptionValueError("HOST:PORT or unix:PATH")
                 }
                 return RedisStore.Endpoint(host: String(text[..<colon]), port: port)
             }
         },
-        spec("redisTimeoutMs", .value("N"), "250", "one Redis command's timeout; past it, a miss", .caching) {
-            $1.redisTimeout = .milliseconds(try number($0, 1...60_000))
+        spec("redisCluster", .flag, "off", "the `--redis` endpoints are seeds of a Redis Cluster (slots from `CLUSTER SHARDS`, `MOVED`/`ASK` followed)", .caching) {
+            $1.redis.isCluster = try flag($0)
+        },
+        spec("redisReplicaReads", .flag, "off", "in a cluster, look values up on the replicas", .caching) {
+            $1.redis.readsFromReplicas = try flag($0)
+        },
+        spec("redisPrefix", .value("PREFIX"), "awi:", "this tenant's key prefix (give each tenant its own, with an ACL user limited to `~PREFIX*`)", .caching) {
+            let prefix = try text($0)
+            guard !prefix.contains("{"), !prefix.contains("}") else { throw OptionValueError("a prefix without { or }") }
+            $1.redis.keyPrefix = prefix
+        },
+        spec("redisDb", .value("N"), "0", "database number (a cluster has only 0)", .caching) {
+            $1.redis.database = try number($0, 0...1_000_000)
+        },
+        spec("redisUser", .value("NAME"), "none", "ACL user (needs a password)", .caching) { $1.redis.user = try text($0) },
+        spec("redisPassword", .value("PASSWORD"), "none", "the Redis password; environment or file only, never logged", .caching,
+             onCommandLine: false) { $1.redis.password = try text($0) },
+        spec("redisPasswordFile", .value("FILE"), "none", "the Redis password, the first line of FILE", .caching) {
+            let path = try text($0)
+            guard let contents = try? String(contentsOfFile: path, encoding: .utf8),
+                  let line = contents.split(whereSeparator: \.isNewline).first, !line.isEmpty else {
+                throw OptionValueError("a readable file whose first line is the password")
+            }
+            $1.redis.password = String(line)
+        },
+        spec("redisTls", .flag, "off", "TLS to Redis (implied by the other `--redis-tls-…` settings)", .caching) {
+            $1.redis.usesTLS = try flag($0)
+        },
+        spec("redisTlsCa", .value("FILE"), "the system's", "authorities to trust (PEM)", .caching) {
+            $1.redis.caFile = try text($0)
+            $1.redis.usesTLS = true
+        },
+        spec("redisTlsCert", .value("FILE"), "none", "client certificate (PEM), with `--redis-tls-key`", .caching) {
+            $1.redis.certificateFile = try text($0)
+            $1.redis.usesTLS = true
+        },
+        spec("redisTlsKey", .value("FILE"), "none", "the client certificate's private key (PEM)", .caching) {
+            $1.redis.privateKeyFile = try text($0)
+            $1.redis.usesTLS = true
+        },
+        spec("redisTlsServerName", .value("NAME"), "the host", "the name the server's certificate must carry", .caching) {
+            $1.redis.serverName = try text($0)
+            $1.redis.usesTLS = true
+        },
+        spec("redisTimeoutMs", .value("N"), "250", "one Redis command's deadline, connect to reply; past it, a miss (and a strike towards the node's breaker)", .caching) {
+            $1.redis.commandTimeout = .milliseconds(try number($0, 1...60_000))
+        },
+        spec("redisBudgetMs", .value("N"), "250", "the longest a lookup waits before it is a miss", .caching) {
+            $1.redis.lookupBudget = .milliseconds(try number($0, 1...60_000))
         },
         spec("resultWrites", .value("N"), "4", "result-cache writes (disk, Redis) running at once", .caching) {
             $1.resultWrites = try number($0, 1...1_024)

@@ -118,13 +118,11 @@ struct ServerOptions: Sendable {
     var resultCacheMiB = 64
     /// The most encoded responses kept in memory, whatever their bytes. 65,536 by default.
     var resultCacheEntries = 65_536
-    /// The fleet's Redis nodes (`--redis HOST:PORT`, repeatable): originals
-    /// and encoded responses shared by every server, one origin fetch per
-    /// image across them. None by default.
-    var redisEndpoints: [RedisStore.Endpoint] = []
-    /// How long one Redis command may take before it counts as a miss (and
-    /// towards opening the circuit breaker). 250 ms by default, the library's.
-    var redisTimeout: Duration = .milliseconds(250)
+    /// The fleet's Redis (`--redis …`): originals and encoded responses
+    /// shared by every server, one origin fetch per image across them; its
+    /// nodes or cluster, this tenant's prefix, database, credentials and
+    /// TLS. No Redis by default.
+    var redis = RedisOptions()
     /// The most result-cache writes (disk, Redis) running at once. 4 by default.
     var resultWrites = 4
     /// The most result-cache writes waiting for one of those; more are

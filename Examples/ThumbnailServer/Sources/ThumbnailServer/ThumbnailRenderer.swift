@@ -1,6 +1,7 @@
 import AsyncWebImage
 import AsyncWebImageAllFormats
 import AsyncWebImageWebP
+import AsyncWebImageRedis
 import Foundation
 import HTTPTypes
 
@@ -20,7 +21,8 @@ final class ThumbnailRenderer: Sendable {
     let cpuLimiter: ConcurrencyLimiter
     /// Encoded responses already made.
     let results: ResultCache
-    /// The fleet's Redis, when `--redis` is given.
+    /// The fleet's Redis, when `--redis` is given (its nodes or cluster, this
+    /// tenant's prefix, database and credentials: ``RedisOptions``).
     let redis: RedisStore?
     /// Where a load without a transformer stores the downloaded original.
     private let directStoreCacheType: ImageCacheType
@@ -45,8 +47,8 @@ final class ThumbnailRenderer: Sendable {
         // SSRF: refuse internal addresses wherever curl connects (after DNS,
         // after each redirect), whatever name the URL used. Loopback only
         // when asked for, for tests and benchmarks.
-        transfer.destinationGuard = DestinationGuard(
-            refused: options.allowsLoopback ? DestinationGuard.Categories.all.subtracting(.loopback) : .all
+        transfer.destinationGuard = CurlDataLoader.DestinationGuard(
+            refused: options.allowsLoopback ? CurlDataLoader.DestinationGuard.Categories.all.subtracting(.loopback) : .all
         )
         // Upstreams see who is asking (cookies stay off: the loader sends
         // none unless a load passes `.handleCookies`).
@@ -67,9 +69,7 @@ final class ThumbnailRenderer: Sendable {
         let disk = directory.map { DiskStore(directory: $0.appendingPathComponent("originals")) }
         // The fleet's tier: originals (with one origin fetch per image across
         // the fleet, by leases) and encoded responses under their own keys.
-        var redisConfiguration = RedisStore.Configuration(endpoints: options.redisEndpoints)
-        redisConfiguration.commandTimeout = options.redisTimeout
-        let redis = options.redisEndpoints.isEmpty ? nil : RedisStore(configuration: redisConfiguration)
+        let redis = options.redis.configuration().map(RedisStore.init(configuration:))
         // One CPU limiter for the loader and the cache: one decode, resize or
         // encode per core the process may use (its affinity mask and CPU
         // quota, not the host's core count: under `taskset -c 0` two decodes

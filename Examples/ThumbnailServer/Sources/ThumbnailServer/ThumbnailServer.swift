@@ -1,4 +1,5 @@
 import AsyncWebImage
+import AsyncWebImageRedis
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -32,7 +33,7 @@ struct ThumbnailServer {
         // JPEG load: three extra arenas, 122 of 275 MiB resident, beside
         // the main heap's 105), and whose 64 MiB heaps do not keep freed
         // decode buffers for the next decode.
-        AllocatorTuning.default.apply()
+        ImageLoader.AllocatorTuning.default.apply()
         let options: ServerOptions
         do {
             switch try await ServerOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) {
@@ -65,6 +66,23 @@ struct ThumbnailServer {
         }
 
         let renderer = ThumbnailRenderer(options: options)
+        if let redis = renderer.redis {
+            // A wrong password, certificate or database is a configuration
+            // error: refuse to start rather than run with a tier that only
+            // misses. A Redis that is down or slow is not: it may come back,
+            // and meanwhile its lookups are misses within the budget.
+            do {
+                try await redis.checkConnection()
+            } catch {
+                switch error {
+                case .authenticationFailed, .tlsFailed, .refused, .protocolViolation:
+                    FileHandle.standardError.write(Data("thumbnail-server: \(error)\n".utf8))
+                    exit(1)
+                case .unreachable, .timedOut, .clusterUnavailable:
+                    logger.warning("Redis not reachable at start-up; its lookups are misses until it is", metadata: ["error": "\(error)"])
+                }
+            }
+        }
         var controller = ThumbnailController(
             renderer: renderer,
             maxOutputDimension: options.maxOutputDimension,

@@ -99,7 +99,12 @@ final class ServerHarness {
 
     /// A static file server that logs each GET as http.server does, waits
     /// `delay` seconds, then answers with the file (by the path's last
-    /// component, without its query) and the header lines of `NAME.headers`.
+    /// component, without its query) and the header lines of `NAME.headers`;
+    /// without a `Cache-Control` line there, `Cache-Control: public,
+    /// max-age=86400`, as an image origin's answers say: the loader follows
+    /// RFC 9111, and a response with no freshness information is asked for
+    /// again on every load, so the tests that count origin requests would
+    /// count those.
     private static let scriptedOrigin = """
     import http.server, os, sys, time
     root, delay = sys.argv[1], float(sys.argv[2])
@@ -118,10 +123,15 @@ final class ServerHarness {
             data = open(path, 'rb').read()
             self.send_response(200)
             self.send_header('Content-Length', str(len(data)))
+            fields = []
             if os.path.isfile(path + '.headers'):
                 for line in open(path + '.headers').read().splitlines():
                     name, value = line.split(':', 1)
-                    self.send_header(name.strip(), value.strip())
+                    fields.append((name.strip(), value.strip()))
+            if not any(name.lower() == 'cache-control' for name, _ in fields):
+                fields.append(('Cache-Control', 'public, max-age=86400'))
+            for name, value in fields:
+                self.send_header(name, value)
             self.end_headers()
             self.wfile.write(data)
         def log_message(self, *arguments):
@@ -137,8 +147,9 @@ final class ServerHarness {
         return text.components(separatedBy: "\"GET /").count - 1
     }
 
-    /// Starts a `redis-server` on a free loopback port, persistence off.
-    func startRedis() throws {
+    /// Starts a `redis-server` on a free loopback port, persistence off,
+    /// with `arguments` after the common ones (`--requirepass`, `--user`).
+    func startRedis(_ arguments: [String] = []) throws {
         let port = String(decoding: try Self.run("/usr/bin/env", ["python3", "-c",
             "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"]), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -146,7 +157,7 @@ final class ServerHarness {
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["redis-server", "--bind", "127.0.0.1", "--port", port, "--save", "", "--appendonly", "no", "--dir", root.path]
+        process.arguments = ["redis-server", "--bind", "127.0.0.1", "--port", port, "--save", "", "--appendonly", "no", "--dir", root.path] + arguments
         process.standardOutput = try FileHandle(forWritingTo: log)
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -155,18 +166,24 @@ final class ServerHarness {
         redisPort = Int(port) ?? 0
     }
 
-    /// How many keys the Redis holds (`DBSIZE`, by `redis-cli`).
-    func redisKeyCount() throws -> Int {
-        let text = String(decoding: try Self.run("/usr/bin/env", ["redis-cli", "-p", String(redisPort), "DBSIZE"]), as: UTF8.self)
-        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    /// How many keys the Redis holds (`DBSIZE`, by `redis-cli`, with
+    /// `password` for a server that needs one).
+    func redisKeyCount(password: String? = nil) throws -> Int {
+        Int(try redisCommand(["DBSIZE"], password: password).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// One command by `redis-cli` (with `password` for a server that needs one); its output.
+    func redisCommand(_ arguments: [String], password: String? = nil) throws -> String {
+        let auth = password.map { ["--no-auth-warning", "-a", $0] } ?? []
+        return String(decoding: try Self.run("/usr/bin/env", ["redis-cli", "-p", String(redisPort)] + auth + arguments), as: UTF8.self)
     }
 
     /// Starts another server, keeping the current one running (a fleet);
     /// ``base`` is then the new one's.
-    func startAnotherServer(_ arguments: [String] = []) throws {
+    func startAnotherServer(_ arguments: [String] = [], environment: [String: String] = [:]) throws {
         if let serverProcess { earlierServers.append(serverProcess) }
         serverProcess = nil
-        try startServer(arguments)
+        try startServer(arguments, environment: environment)
     }
 
     /// Starts the server with `arguments` (plus the signing key, `--port 0`,
@@ -210,6 +227,35 @@ final class ServerHarness {
     /// The server's /metrics, from its operator listener.
     func metricsText() throws -> String {
         String(decoding: try get("/metrics", at: operatorBase).body, as: UTF8.self)
+    }
+
+    /// Runs the server with `arguments` and `environment` until it exits by
+    /// itself (at most `timeout` seconds, then it is killed): its exit
+    /// status (`nil` when it had to be killed) and what it wrote to
+    /// standard output and standard error.
+    func runServerToExit(_ arguments: [String], environment extra: [String: String] = [:], timeout: TimeInterval) throws -> (status: Int32?, output: String) {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["--port", "0", "--allow-loopback"] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment.merge(extra) { _, new in new }
+        process.environment = environment
+        let out = root.appendingPathComponent("exit-\(UUID().uuidString).out")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: out)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        var status: Int32?
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        } else {
+            status = process.terminationStatus
+        }
+        return (status, (try? String(contentsOf: out, encoding: .utf8)) ?? "")
     }
 
     /// Sends `signal` to the server process, by its PID.

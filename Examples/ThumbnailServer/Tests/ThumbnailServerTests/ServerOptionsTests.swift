@@ -1,4 +1,5 @@
 import AsyncWebImage
+import AsyncWebImageRedis
 import Foundation
 import Logging
 import Testing
@@ -32,7 +33,7 @@ struct ServerOptionsTests {
         ])
         #expect(environment.allowedHosts.allows("d.example") && !environment.allowedHosts.allows("a.example"))
         #expect(environment.allowsLoopback && environment.logLevel == .debug && environment.signer != nil)
-        #expect(environment.redisEndpoints.map(\.port) == [6379, 6380])
+        #expect(environment.redis.endpoints.map(\.port) == [6379, 6380])
         #expect(try await ServerOptions.parsed(["--allow-host", "x.example", "--allow-host", "y.example"]).allowedHosts.allows("y.example"))
         #expect(try await ServerOptions.parsed(["--port=0"]).port == 0)
     }
@@ -49,7 +50,7 @@ struct ServerOptionsTests {
         (["--key", "00ff"], [:], "--key is not read from the command line (other users can list it): set THUMBNAIL_KEY"),
         ([], ["THUMBNAIL_KEY": "xyz"], "THUMBNAIL_KEY and THUMBNAIL_SALT must be hex, and the key not empty"),
         (["--min-max-age", "100", "--max-age", "10"], [:], "--min-max-age (100) is more than --max-age (10)"),
-        (["--redis", "nohost"], [:], "--redis: expects HOST:PORT"),
+        (["--redis", "nohost"], [:], "--redis: expects HOST:PORT or unix:PATH"),
         (["--config", "/nonexistent/thumbnail.json"], [:], "/nonexistent/thumbnail.json: cannot be read"),
     ] as [([String], [String: String], String)])
     func badInput(arguments: [String], environment: [String: String], message: String) async {

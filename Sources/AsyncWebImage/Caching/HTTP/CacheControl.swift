@@ -1,91 +1,86 @@
-/// The directives of a response's `Cache-Control` field (RFC 9111 §5.2.2)
-/// that the loader acts on. Unknown directives are ignored, as the RFC asks;
-/// a directive whose argument does not parse as delta-seconds counts as
-/// absent, except where treating it so would make a response more cacheable
-/// (a malformed `max-age` makes the response stale, §4.2.1).
+/// The directives of a response's `Cache-Control` field (RFC 9111 §5.2.2,
+/// RFC 5861, RFC 8246) that the loader acts on, read from a
+/// ``CacheDirectiveList``. Unknown directives are ignored, as the RFC asks.
+///
+/// Where a directive is repeated (on one line or over several), the first
+/// occurrence counts (§4.2.1). A freshness directive (`max-age`, `s-maxage`)
+/// whose argument is not delta-seconds makes the response stale (§4.2.1:
+/// "consider responses that have invalid freshness information to be
+/// stale"); other directives with a malformed argument count as absent.
 struct CacheControl: Hashable, Sendable {
-    /// `max-age`, in seconds.
+    /// `max-age`, in seconds (0 when malformed).
     var maxAge: Int?
-    /// `s-maxage`, in seconds (shared caches only).
+    /// `s-maxage`, in seconds (shared caches only; 0 when malformed).
     var sharedMaxAge: Int?
     var noStore = false
+    /// `no-cache` without field names: revalidate before every reuse.
     var noCache = false
+    /// The field names of the qualified `no-cache="…"` (lower-cased): these
+    /// fields are not reused without revalidation, so the cache keeps none of them.
+    var noCacheFields: [String] = []
     var mustRevalidate = false
     /// `proxy-revalidate`: `must-revalidate` for shared caches.
     var proxyRevalidate = false
+    /// `private` without field names: a shared cache stores nothing.
     var isPrivate = false
+    /// The field names of the qualified `private="…"` (lower-cased): a shared
+    /// cache stores the response without them.
+    var privateFields: [String] = []
     var isPublic = false
+    /// `must-understand` (§5.2.2.3): store only when the cache knows the status code's rules.
+    var mustUnderstand = false
     var immutable = false
-    /// `stale-while-revalidate` (RFC 5861), in seconds.
+    /// `stale-while-revalidate` (RFC 5861 §3), in seconds.
     var staleWhileRevalidate: Int?
+    /// `stale-if-error` (RFC 5861 §4), in seconds.
+    var staleIfError: Int?
 
     /// Parses one or more `Cache-Control` field values (repeated fields
     /// joined with ", "). Never fails: what it cannot read it leaves out.
     init(_ value: String) {
-        // Bounded: a field longer than this is no honest cache policy, and
-        // parsing it whole would let a server make every response cost CPU.
-        for directive in Self.directives(in: value.utf8.prefix(8192)) {
-            let name = directive.name
-            switch name {
-            case "max-age": maxAge = Self.seconds(directive.argument) ?? 0
-            case "s-maxage": sharedMaxAge = Self.seconds(directive.argument) ?? 0
-            case "no-store": noStore = true
-            // `no-cache="field"` and `private="field"` only restrict named
-            // fields; images have none worth keeping apart, so the
-            // qualified forms are treated as the plain ones (the safe side).
-            case "no-cache": noCache = true
-            case "must-revalidate": mustRevalidate = true
-            case "proxy-revalidate": proxyRevalidate = true
-            case "private": isPrivate = true
-            case "public": isPublic = true
-            case "immutable": immutable = true
-            case "stale-while-revalidate": staleWhileRevalidate = Self.seconds(directive.argument)
-            default: break
-            }
-        }
+        self.init(CacheDirectiveList(value))
     }
 
-    /// Splits a field value into lower-cased directive names and their
-    /// arguments (unquoted). Commas inside quoted strings do not split.
-    private static func directives(in bytes: Substring.UTF8View) -> [(name: String, argument: String?)] {
-        var result: [(name: String, argument: String?)] = []
-        var current: [UInt8] = []
-        var inQuotes = false
-        var pieces: [[UInt8]] = []
-        for byte in bytes {
-            if byte == UInt8(ascii: "\"") { inQuotes.toggle() }
-            if byte == UInt8(ascii: ","), !inQuotes {
-                pieces.append(current)
-                current.removeAll(keepingCapacity: true)
+    /// The response directives of `list`.
+    init(_ list: CacheDirectiveList) {
+        if let directive = list.first("max-age") { maxAge = Self.freshness(directive) }
+        if let directive = list.first("s-maxage") { sharedMaxAge = Self.freshness(directive) }
+        if let directive = list.first("no-cache") {
+            if let argument = directive.argument {
+                noCacheFields = Self.fieldNames(argument)
             } else {
-                current.append(byte)
+                // A malformed qualifier cannot say which fields: the whole
+                // response is revalidated, the safe reading.
+                noCache = true
             }
         }
-        pieces.append(current)
-        for piece in pieces.prefix(64) {
-            let text = String(decoding: piece, as: UTF8.self)
-            let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = parts[0].trimmingSpaces.lowercased()
-            guard !name.isEmpty else { continue }
-            var argument: String?
-            if parts.count == 2 {
-                var value = parts[1].trimmingSpaces
-                if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
-                    value = String(value.dropFirst().dropLast())
-                }
-                argument = value
+        if let directive = list.first("private") {
+            if let argument = directive.argument {
+                privateFields = Self.fieldNames(argument)
+            } else {
+                isPrivate = true
             }
-            result.append((name, argument))
         }
-        return result
+        noStore = list.contains("no-store")
+        mustRevalidate = list.contains("must-revalidate")
+        proxyRevalidate = list.contains("proxy-revalidate")
+        isPublic = list.contains("public")
+        mustUnderstand = list.contains("must-understand")
+        immutable = list.contains("immutable")
+        staleWhileRevalidate = list.first("stale-while-revalidate").flatMap { CacheDirectiveList.deltaSeconds($0.argument) }
+        staleIfError = list.first("stale-if-error").flatMap { CacheDirectiveList.deltaSeconds($0.argument) }
     }
 
-    /// Delta-seconds (RFC 9111 §1.2.2): digits only; values too large to
-    /// hold saturate at 2^31 as the RFC suggests.
-    static func seconds(_ argument: String?) -> Int? {
-        guard let argument, !argument.isEmpty, argument.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
-        guard argument.utf8.count <= 10, let value = Int(argument) else { return 2_147_483_648 }
-        return min(value, 2_147_483_648)
+    /// A freshness lifetime directive's seconds; 0 (stale) when it has no
+    /// valid delta-seconds argument.
+    private static func freshness(_ directive: CacheDirectiveList.Directive) -> Int {
+        CacheDirectiveList.deltaSeconds(directive.argument) ?? 0
+    }
+
+    /// The field names of a qualified `no-cache` or `private` argument,
+    /// lower-cased, at most 32.
+    private static func fieldNames(_ argument: String) -> [String] {
+        argument.split(separator: ",").prefix(32).map { $0.trimmingSpaces.lowercased() }.filter { !$0.isEmpty }
     }
 }
 

@@ -5,41 +5,71 @@ import Foundation
 /// must still read, RFC 850 (`Sunday, 06-Nov-94 08:49:37 GMT`) and ANSI C's
 /// asctime (`Sun Nov  6 08:49:37 1994`). Parsed by hand: no locale, no
 /// formatter, bounded work for any input.
+///
+/// The grammar is read exactly: one space where it has one (two in
+/// asctime's `Nov  6`), two-digit days, hours, minutes and seconds, a
+/// four-digit year in the two current forms, `GMT` and no other zone, the
+/// separators it names. Anything else is not a date, so an `Expires` of
+/// that shape means "already expired" (RFC 9111 §5.3) rather than a guess.
+/// Only letter case is forgiven (day and month names, `GMT`): the grammar
+/// spells them in one case, but a misspelt case names the same instant
+/// without doubt, and RFC 9110 §5.6.7 encourages robust parsing where that
+/// is so.
 enum HTTPDate {
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+    private static let shortDays = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+    private static let longDays = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 
     /// The instant `text` names, or `nil` when it is none of the three forms.
     ///
     /// - Parameters:
-    ///   - text: The field value.
+    ///   - text: The field value (leading and trailing spaces and tabs, which
+    ///     are not part of a field value, are ignored).
     ///   - now: Today, for the two-digit years of RFC 850 dates (a year more
     ///     than 50 years ahead is read as the same two digits in the past century).
     static func parse(_ text: String, now: Date = Date()) -> Date? {
         guard text.utf8.count <= 64 else { return nil }
-        let tokens = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
-        if let comma = tokens.first, comma.hasSuffix(",") {
-            // IMF-fixdate: "Sun," "06" "Nov" "1994" "08:49:37" "GMT"
-            if tokens.count == 6, tokens[5] == "GMT", let day = number(tokens[1], digits: 2),
-               let month = month(tokens[2]), let year = number(tokens[3], digits: 4) {
-                return date(year: year, month: month, day: day, time: tokens[4])
-            }
-            // RFC 850: "Sunday," "06-Nov-94" "08:49:37" "GMT"
-            if tokens.count == 4, tokens[3] == "GMT" {
-                let parts = tokens[1].split(separator: "-", omittingEmptySubsequences: false).map(String.init)
-                guard parts.count == 3, let day = number(parts[0], digits: 2), let month = month(parts[1]),
-                      let yy = number(parts[2], digits: 2) else { return nil }
-                let nowSeconds = Int(now.timeIntervalSince1970.rounded(.down))
-                let thisYear = civil(fromDays: nowSeconds >= 0 ? nowSeconds / 86_400 : (nowSeconds - 86_399) / 86_400).year
-                var year = (thisYear / 100) * 100 + yy
-                if year > thisYear + 50 { year -= 100 }
-                return date(year: year, month: month, day: day, time: tokens[2])
-            }
-            return nil
-        }
-        // asctime: "Sun" "Nov" "6" "08:49:37" "1994"
-        guard tokens.count == 5, tokens[0].count == 3, let month = month(tokens[1]),
-              let day = number(tokens[2], digits: 1...2), let year = number(tokens[4], digits: 4) else { return nil }
-        return date(year: year, month: month, day: day, time: tokens[3])
+        let value = Array(text.trimmingSpaces.utf8)
+        if value.count == 29, let date = imfFixdate(value) { return date }
+        if value.count == 24, let date = asctime(value) { return date }
+        return rfc850(value, now: now)
+    }
+
+    /// `Sun, 06 Nov 1994 08:49:37 GMT`: every position fixed.
+    private static func imfFixdate(_ value: [UInt8]) -> Date? {
+        guard let weekday = word(value, 0..<3), shortDays.contains(weekday), value[3] == comma, value[4] == space,
+              let day = digits(value, 5..<7), value[7] == space, let month = month(value, 8..<11), value[11] == space,
+              let year = digits(value, 12..<16), value[16] == space, let time = time(value, 17),
+              value[25] == space, word(value, 26..<29) == "gmt" else { return nil }
+        return date(year: year, month: month, day: day, time: time)
+    }
+
+    /// `Sun Nov  6 08:49:37 1994`: the day is two digits or a space and one digit.
+    private static func asctime(_ value: [UInt8]) -> Date? {
+        guard let weekday = word(value, 0..<3), shortDays.contains(weekday), value[3] == space,
+              let month = month(value, 4..<7), value[7] == space else { return nil }
+        let day: Int?
+        if value[8] == space { day = digits(value, 9..<10) } else { day = digits(value, 8..<10) }
+        guard let day, value[10] == space, let time = time(value, 11), value[19] == space,
+              let year = digits(value, 20..<24) else { return nil }
+        return date(year: year, month: month, day: day, time: time)
+    }
+
+    /// `Sunday, 06-Nov-94 08:49:37 GMT`: a full day name, then fixed positions.
+    private static func rfc850(_ value: [UInt8], now: Date) -> Date? {
+        guard let comma = value.firstIndex(of: comma), comma >= 6, comma <= 9, value.count == comma + 24,
+              let weekday = word(value, 0..<comma), longDays.contains(weekday) else { return nil }
+        let start = comma + 2
+        guard value[comma + 1] == space, let day = digits(value, start..<start + 2), value[start + 2] == dash,
+              let month = month(value, start + 3..<start + 6), value[start + 6] == dash,
+              let yy = digits(value, start + 7..<start + 9), value[start + 9] == space,
+              let time = time(value, start + 10), value[start + 18] == space,
+              word(value, start + 19..<start + 22) == "gmt" else { return nil }
+        let nowSeconds = Int(now.timeIntervalSince1970.rounded(.down))
+        let thisYear = civil(fromDays: nowSeconds >= 0 ? nowSeconds / 86_400 : (nowSeconds - 86_399) / 86_400).year
+        var year = (thisYear / 100) * 100 + yy
+        if year > thisYear + 50 { year -= 100 }
+        return date(year: year, month: month, day: day, time: time)
     }
 
     /// Formats `date` as an IMF-fixdate.
@@ -53,27 +83,50 @@ enum HTTPDate {
         return "\(weekday), \(two(day)) \(months[month - 1].capitalized) \(year) \(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60)) GMT"
     }
 
-    private static func month(_ token: String) -> Int? {
-        guard token.count == 3 else { return nil }
-        return months.firstIndex(of: token.lowercased()).map { $0 + 1 }
+    private static let space = UInt8(ascii: " ")
+    private static let comma = UInt8(ascii: ",")
+    private static let dash = UInt8(ascii: "-")
+    private static let colon = UInt8(ascii: ":")
+
+    /// The ASCII letters at `range`, lower-cased; nil if any is not a letter.
+    private static func word(_ value: [UInt8], _ range: Range<Int>) -> String? {
+        guard range.upperBound <= value.count else { return nil }
+        var letters: [UInt8] = []
+        for byte in value[range] {
+            let lower = byte | 0x20
+            guard lower >= UInt8(ascii: "a"), lower <= UInt8(ascii: "z") else { return nil }
+            letters.append(lower)
+        }
+        return String(decoding: letters, as: UTF8.self)
     }
 
-    private static func number(_ token: String, digits: Int) -> Int? {
-        number(token, digits: digits...digits)
+    private static func month(_ value: [UInt8], _ range: Range<Int>) -> Int? {
+        word(value, range).flatMap { months.firstIndex(of: $0) }.map { $0 + 1 }
     }
 
-    private static func number(_ token: String, digits: ClosedRange<Int>) -> Int? {
-        guard digits.contains(token.utf8.count), token.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
-        return Int(token)
+    /// The decimal number of exactly the digits at `range`.
+    private static func digits(_ value: [UInt8], _ range: Range<Int>) -> Int? {
+        guard range.upperBound <= value.count, !range.isEmpty else { return nil }
+        var number = 0
+        for byte in value[range] {
+            guard byte >= 48, byte <= 57 else { return nil }
+            number = number * 10 + Int(byte - 48)
+        }
+        return number
     }
 
-    private static func date(year: Int, month: Int, day: Int, time: String) -> Date? {
-        let parts = time.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 3, let hour = number(parts[0], digits: 2), let minute = number(parts[1], digits: 2),
-              let second = number(parts[2], digits: 2), hour < 24, minute < 60, second <= 60,
-              (1...31).contains(day), day <= daysIn(month: month, year: year) else { return nil }
+    /// `HH:MM:SS` at `start`, as seconds into the day.
+    private static func time(_ value: [UInt8], _ start: Int) -> Int? {
+        guard start + 8 <= value.count, let hour = digits(value, start..<start + 2), value[start + 2] == colon,
+              let minute = digits(value, start + 3..<start + 5), value[start + 5] == colon,
+              let second = digits(value, start + 6..<start + 8), hour < 24, minute < 60, second <= 60 else { return nil }
+        return hour * 3600 + minute * 60 + second
+    }
+
+    private static func date(year: Int, month: Int, day: Int, time: Int) -> Date? {
+        guard (1...31).contains(day), day <= daysIn(month: month, year: year) else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
-        return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3600 + minute * 60 + second))
+        return Date(timeIntervalSince1970: Double(days * 86_400 + time))
     }
 
     private static func daysIn(month: Int, year: Int) -> Int {

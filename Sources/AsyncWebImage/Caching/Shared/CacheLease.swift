@@ -1,5 +1,5 @@
 /// The right, held for a while, to fetch one key from the origin for a fleet.
-public struct CacheLease: Sendable, Hashable {
+package struct CacheLease: Sendable, Hashable {
     /// The cache key the lease is for.
     public let key: String
     /// This holder's random token: only its holder can release it.

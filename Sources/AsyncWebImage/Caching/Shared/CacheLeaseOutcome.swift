@@ -1,5 +1,5 @@
 /// What ``CacheLeasing/acquireLease(forKey:)`` got.
-public enum CacheLeaseOutcome: Sendable, Hashable {
+package enum CacheLeaseOutcome: Sendable, Hashable {
     /// The caller holds the lease: it fetches, stores, then releases.
     case acquired(CacheLease)
     /// Another server holds it: wait with ``CacheLeasing/waitForEntry(forKey:)``.

@@ -1,7 +1,7 @@
-public import Foundation
+package import Foundation
 
 /// What ``CacheLeasing/waitForEntry(forKey:)`` saw.
-public enum CacheLeaseWait: Sendable {
+package enum CacheLeaseWait: Sendable {
     /// The holder stored the entry.
     case entry(data: Data, extendedData: Data?)
     /// The lease is gone (released without an entry, or expired because

@@ -2,12 +2,12 @@
 /// from the origin while the others wait for its result in the tier.
 ///
 /// ``ImageLoader`` uses it when its cache's ``ImageCache/sharedTier``
-/// conforms (``RedisStore`` does): on a miss in every tier it takes the
+/// conforms (`RedisStore` of the `AsyncWebImageRedis` product does): on a miss in every tier it takes the
 /// key's lease before downloading; when another server holds it, it waits
 /// for the entry instead, and downloads itself only when the wait ends
 /// without one (the holder died, or took too long). Per-process coalescing
 /// stays in front, so a server sends at most one waiter per key.
-public protocol CacheLeasing: DataCaching {
+package protocol CacheLeasing: DataCaching {
     /// Takes the fetch lease for `key`, unless another server holds it.
     func acquireLease(forKey key: String) async -> CacheLeaseOutcome
 

@@ -27,7 +27,7 @@ public import Foundation
 /// libjpeg decodes as valid codes in a scan without restart markers cannot
 /// be told from a good file and decodes (as in browsers and ImageIO). A
 /// file missing only its final EOI marker counts as truncated. The
-/// ``JPEGProgressiveDecoder`` from ``makeProgressiveDecoder(options:)``
+/// progressive decoder from ``makeProgressiveDecoder(options:)``
 /// turns partial data into previews instead.
 ///
 /// - Important: a stateless value: every call makes its own TurboJPEG
@@ -58,7 +58,8 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
         }
     }
 
-    /// A ``JPEGProgressiveDecoder`` for a download of JPEG data.
+    /// A progressive decoder for a download of JPEG data: previews from
+    /// libjpeg's buffered-image mode as scans arrive.
     public func makeProgressiveDecoder(options: ImageDecodingOptions) -> (any ProgressiveImageDecoding)? {
         JPEGProgressiveDecoder(options: options)
     }
@@ -72,7 +73,7 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
     /// Alpha cannot be stored in JPEG, so ``PixelFormat/rgba8`` and
     /// ``PixelFormat/grayAlpha8`` images are flattened over white, the way
     /// a transparent PNG looks on a web page. An orientation other than
-    /// ``ImageOrientation/up`` is written as an EXIF APP1 segment, so the
+    /// ``Image/Orientation/up`` is written as an EXIF APP1 segment, so the
     /// file displays (and decodes back) the same way. An ``Image/iccProfile``
     /// is written as APP2 `ICC_PROFILE` segments (none for sRGB images).
     ///

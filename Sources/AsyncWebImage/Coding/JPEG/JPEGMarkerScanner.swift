@@ -146,7 +146,7 @@ struct JPEGMarkerScanner: Sendable {
     /// The frame header, once it has arrived.
     private(set) var frame: Frame?
     /// The orientation from the first APP1 Exif segment, once it has arrived.
-    private(set) var orientation: ImageOrientation?
+    private(set) var orientation: Image.Orientation?
     /// Scans whose entropy-coded data has fully arrived (the marker after it has been seen).
     private(set) var completedScans = 0
     /// The offset where the last completed scan's data ends (the next marker starts).

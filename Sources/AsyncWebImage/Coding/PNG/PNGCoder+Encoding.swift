@@ -49,7 +49,7 @@ extension PNGCoder {
     }
 
     /// A minimal big-endian TIFF with one IFD0 entry, Orientation; empty for `.up`.
-    private static func exif(for orientation: ImageOrientation) -> [UInt8] {
+    private static func exif(for orientation: Image.Orientation) -> [UInt8] {
         guard orientation != .up else { return [] }
         return [0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8, // "MM", 42, IFD0 at 8
                 0, 1, // one entry

@@ -186,7 +186,8 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
         return result
     }
 
-    /// A ``PNGProgressiveDecoder`` for a download in progress.
+    /// A progressive decoder for a download in progress: previews of the
+    /// rows (or Adam7 passes) decoded so far.
     public func makeProgressiveDecoder(options: ImageDecodingOptions) -> (any ProgressiveImageDecoding)? {
         PNGProgressiveDecoder(options: options)
     }

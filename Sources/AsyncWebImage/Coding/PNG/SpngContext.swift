@@ -103,9 +103,9 @@ final class SpngContext {
 
     /// The orientation of an eXIf chunk, or `.up` when there is none or it
     /// cannot be read. eXIf is bounded by the chunk limits above.
-    func exifOrientation() -> ImageOrientation {
+    func exifOrientation() -> Image.Orientation {
         var exif = spng_exif()
         guard spng_get_exif(raw, &exif) == 0, let bytes = exif.data else { return .up }
-        return ImageOrientation(tiff: UnsafeRawBufferPointer(start: bytes, count: exif.length)) ?? .up
+        return Image.Orientation(tiff: UnsafeRawBufferPointer(start: bytes, count: exif.length)) ?? .up
     }
 }

@@ -22,7 +22,7 @@ extension ImageDecodingOptions {
         guard thumbnailPixelSize != nil || scaleDownLargeImages else { return nil }
         switch ImageFormat.detect(data) {
         case .jpeg:
-            let frame = data.withUnsafeBytes { bytes -> (PixelSize, ImageOrientation)? in
+            let frame = data.withUnsafeBytes { bytes -> (PixelSize, Image.Orientation)? in
                 var scanner = JPEGMarkerScanner()
                 _ = try? scanner.advance(bytes, stopAtFirstScan: true)
                 return scanner.frame.map { ($0.size, scanner.orientation ?? .up) }

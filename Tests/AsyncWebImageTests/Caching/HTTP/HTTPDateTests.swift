@@ -34,6 +34,37 @@ struct HTTPDateTests {
         #expect(HTTPDate.parse("Friday, 01-Jan-99 00:00:00 GMT", now: now).map(HTTPDate.format) == "Fri, 01 Jan 1999 00:00:00 GMT")
     }
 
+    @Test("the grammar is read exactly: spacing, separators, digit counts and the zone (cache-tests expires-parse)")
+    func strictShapes() {
+        for text in [
+            "Thu, 18  Aug  2050 02:01:18 GMT", "Thu, 18-Aug-2050 02:01:18 GMT", "Thu, 18 Aug 2050 02.01.18 GMT",
+            "Thu, 18 Aug 2050 2:01:18 GMT", "Thu, 18 Aug 2050 02:01:18 UTC", "Thu, 18 Aug 2050 02:01:18 AEST",
+            "Thu, 18 Aug 50 02:01:18 GMT", "Thu 18 Aug 2050 02:01:18 GMT", "Thu,18 Aug 2050 02:01:18 GMT",
+            "Thu Aug 8 02:01:18 2050", "Thu  Aug  8 02:01:18 2050", "Thursday, 18-Aug-2050 02:01:18 GMT",
+            "Thursday,18-Aug-50 02:01:18 GMT", "Thu, 18-Aug-50 02:01:18 GMT", "Thursday, 18 Aug 50 02:01:18 GMT",
+            "Thu, 18 Aug 2050 02:01:18 GMT,", "Xyz, 18 Aug 2050 02:01:18 GMT",
+        ] {
+            #expect(HTTPDate.parse(text) == nil, "\(text)")
+        }
+    }
+
+    @Test("letter case is forgiven; the three forms of one instant agree; leading and trailing spaces are no part of the value")
+    func caseAndForms() {
+        let expected = HTTPDate.parse("Thu, 18 Aug 2050 02:01:18 GMT")
+        #expect(expected != nil)
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        for text in [
+            "THU, 18 Aug 2050 02:01:18 GMT", "Thu, 18 AUG 2050 02:01:18 GMT", "Thu, 18 Aug 2050 02:01:18 gMT",
+            "Thursday, 18-Aug-50 02:01:18 GMT", "Thu Aug 18 02:01:18 2050", " Thu, 18 Aug 2050 02:01:18 GMT ",
+        ] {
+            #expect(HTTPDate.parse(text, now: now) == expected, "\(text)")
+        }
+        #expect(HTTPDate.parse("Mon Aug  8 02:01:18 2050") == HTTPDate.parse("Mon, 08 Aug 2050 02:01:18 GMT"))
+        // Dates past 2038 and far ahead are instants like any other.
+        #expect(HTTPDate.parse("Sun, 21 Nov 2286 04:46:39 GMT").map(HTTPDate.format) == "Sun, 21 Nov 2286 04:46:39 GMT")
+        #expect(HTTPDate.parse("Tue, 19 Jan 2038 14:14:08 GMT") == Date(timeIntervalSince1970: 2_147_523_248))
+    }
+
     @Test("anything else is not a date")
     func invalid() {
         for text in [

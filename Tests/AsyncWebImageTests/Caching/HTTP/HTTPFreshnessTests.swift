@@ -8,16 +8,16 @@ struct HTTPFreshnessTests {
     static let now = Date(timeIntervalSince1970: 1_700_000_000)
 
     /// The metadata of a 200 with `headers` received at ``now``, to a request with `requestHeaders`.
-    static func metadata(_ headers: [String: String], requestHeaders: [String: String] = [:]) -> HTTPCacheMetadata {
+    static func metadata(_ headers: [String: String], status: Int = 200, requestHeaders: [String: String] = [:]) -> HTTPCacheMetadata {
         var request = DataRequest(url: URL(string: "http://127.0.0.1/a.png")!)
         request.headers = HTTPFields(requestHeaders.map { HTTPField(name: HTTPField.Name($0.key)!, value: $0.value) })
         let fields = HTTPFields(headers.map { HTTPField(name: HTTPField.Name($0.key)!, value: $0.value) })
-        let head = DataResponseHead(statusCode: 200, headers: fields, expectedContentLength: nil, url: request.url)
+        let head = DataResponseHead(statusCode: status, headers: fields, expectedContentLength: nil, url: request.url)
         return HTTPCacheMetadata(head: head, request: request, responseTime: now)
     }
 
-    static func freshness(_ headers: [String: String], mode: HTTPCacheMode = .private) -> HTTPFreshness {
-        HTTPFreshness(metadata(headers), mode: mode)
+    static func freshness(_ headers: [String: String], status: Int = 200, mode: ImageLoader.HTTPCacheMode = .private) -> HTTPFreshness {
+        HTTPFreshness(metadata(headers, status: status), mode: mode)
     }
 
     @Test("max-age: fresh until max-age seconds after the response, minus Age")
@@ -55,11 +55,70 @@ struct HTTPFreshnessTests {
         #expect(!Self.freshness(["Expires": "0"]).isFresh(at: Self.now))
     }
 
-    @Test("no freshness information: no heuristic, fresh until the tiers' own limits")
+    @Test("no explicit freshness and no Last-Modified: stale at once (a lifetime of zero), whatever the validators")
     func noInformation() {
-        let freshness = Self.freshness(["ETag": "\"a\"", "Last-Modified": HTTPDate.format(Self.now.addingTimeInterval(-86_400 * 365))])
-        #expect(freshness.freshUntil == nil)
-        #expect(freshness.isFresh(at: Self.now.addingTimeInterval(86_400 * 3650)))
+        for headers in [[:], ["ETag": "\"a\""], ["Date": HTTPDate.format(Self.now)]] {
+            let freshness = Self.freshness(headers)
+            #expect(freshness.lifetime == 0, "\(headers)")
+            #expect(!freshness.isFresh(at: Self.now), "\(headers)")
+            // Stored for stale use (offline, or when the origin fails), if allowed.
+            #expect(freshness.mayServeStale, "\(headers)")
+        }
+    }
+
+    @Test("heuristic freshness: 10% of the time since Last-Modified, at most a week, for heuristically cacheable statuses only")
+    func heuristic() {
+        let date = HTTPDate.format(Self.now)
+        let dayOld = Self.freshness(["Date": date, "Last-Modified": HTTPDate.format(Self.now.addingTimeInterval(-86_400))])
+        #expect(dayOld.isHeuristic && dayOld.lifetime == 8_640)
+        #expect(dayOld.isFresh(at: Self.now.addingTimeInterval(8_639)))
+        #expect(!dayOld.isFresh(at: Self.now.addingTimeInterval(8_640)))
+        let ancient = Self.freshness(["Date": date, "Last-Modified": HTTPDate.format(Self.now.addingTimeInterval(-86_400 * 365 * 10))])
+        #expect(ancient.lifetime == HTTPFreshness.maxHeuristicLifetime)
+        // An explicit lifetime wins; a Last-Modified in the future gives none.
+        #expect(Self.freshness(["Cache-Control": "max-age=5", "Last-Modified": HTTPDate.format(Self.now.addingTimeInterval(-86_400))]).lifetime == 5)
+        #expect(Self.freshness(["Last-Modified": HTTPDate.format(Self.now.addingTimeInterval(60))]).lifetime == 0)
+        // 201 is not heuristically cacheable; 404 is; public makes any status so.
+        let lastModified = HTTPDate.format(Self.now.addingTimeInterval(-86_400))
+        #expect(Self.freshness(["Last-Modified": lastModified], status: 201).lifetime == 0)
+        #expect(Self.freshness(["Last-Modified": lastModified], status: 404).lifetime == 8_640)
+        #expect(Self.freshness(["Last-Modified": lastModified, "Cache-Control": "public"], status: 201).lifetime == 8_640)
+    }
+
+    @Test("stale on error: disconnected always (unless forbidden), a 5xx only within stale-if-error, never a 404 nor a TLS failure")
+    func staleOnError() {
+        let lost = ImageError.network(.init(kind: .connectionLost, code: 0, message: "reset"))
+        let tls = ImageError.network(.init(kind: .tls, code: 0, message: "handshake"))
+        let later = Self.now.addingTimeInterval(30)
+        let plain = Self.freshness(["Cache-Control": "max-age=2"])
+        #expect(plain.mayServeStale(onError: lost, at: later))
+        #expect(plain.mayServeStale(onError: .timeout("slow"), at: later))
+        #expect(!plain.mayServeStale(onError: tls, at: later))
+        #expect(!plain.mayServeStale(onError: .httpStatus(503), at: later))
+        let window = Self.freshness(["Cache-Control": "max-age=2, stale-if-error=60"])
+        #expect(window.mayServeStale(onError: .httpStatus(503), at: later))
+        #expect(!window.mayServeStale(onError: .httpStatus(503), at: Self.now.addingTimeInterval(63)))
+        #expect(!window.mayServeStale(onError: .httpStatus(404), at: later))
+        for forbidding in ["max-age=2, must-revalidate", "max-age=2, no-cache, stale-if-error=60"] {
+            #expect(!Self.freshness(["Cache-Control": forbidding]).mayServeStale(onError: lost, at: later), "\(forbidding)")
+        }
+        #expect(!Self.freshness(["Cache-Control": "max-age=2, proxy-revalidate"], mode: .shared).mayServeStale(onError: lost, at: later))
+        #expect(Self.freshness(["Cache-Control": "max-age=2, proxy-revalidate"]).mayServeStale(onError: lost, at: later))
+    }
+
+    @Test("Age: the larger of the apparent age and Age plus the request's delay; invalid Age is ignored")
+    func initialAge() {
+        var request = DataRequest(url: URL(string: "http://127.0.0.1/a.png")!)
+        request.headers = [:]
+        let head = DataResponseHead(
+            statusCode: 200, headers: [.cacheControl: "max-age=100", .age: "30"], expectedContentLength: nil, url: request.url
+        )
+        let metadata = HTTPCacheMetadata(head: head, request: request, requestTime: Self.now.addingTimeInterval(-5), responseTime: Self.now)
+        let freshness = HTTPFreshness(metadata, mode: .private)
+        #expect(freshness.initialAge == 35)
+        #expect(freshness.currentAge(at: Self.now.addingTimeInterval(10)) == 45)
+        #expect(freshness.freshUntil == Self.now.addingTimeInterval(65))
+        #expect(Self.freshness(["Cache-Control": "max-age=100", "Age": "abc"]).initialAge == 0)
     }
 
     @Test("no-cache is stale at once; ignoring headers is always fresh")

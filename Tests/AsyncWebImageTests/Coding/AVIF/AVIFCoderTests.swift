@@ -106,9 +106,9 @@ struct AVIFCoderTests {
     // MARK: Orientation
 
     @Test("irot/imir become the EXIF orientation; applied, the pixels are ImageMagick's turn of avifdec's, and agree with heif-convert's", arguments: [
-        ("irot1-imir0", ImageOrientation.leftMirrored), ("irot3", .right), ("imir1", .upMirrored),
+        ("irot1-imir0", Image.Orientation.leftMirrored), ("irot3", .right), ("imir1", .upMirrored),
     ])
-    func orientation(name: String, expected: ImageOrientation) throws {
+    func orientation(name: String, expected: Image.Orientation) throws {
         let data = try AVIFFixture.data("\(name).avif")
         let stored = try coder.decode(data, options: .init())
         #expect(stored.orientation == expected)
@@ -150,12 +150,12 @@ struct AVIFCoderTests {
                 var expected = base
                 for _ in 0..<rotation { expected = try rotateAntiClockwise(expected) }
                 if let mirrorMode { expected = try mirror(expected, mode: mirrorMode) }
-                let orientation = ImageOrientation(heifRotation: rotation, mirror: mirrorMode)
+                let orientation = Image.Orientation(heifRotation: rotation, mirror: mirrorMode)
                 let applied = base.with(orientation: orientation).applyingOrientation()
                 #expect(applied.hasSamePixels(as: expected), "irot \(rotation) imir \(String(describing: mirrorMode)) → \(orientation)")
                 // The encoder writes the inverse mapping; it must give the same display.
                 let (r, m) = orientation.heifTransforms
-                #expect(ImageOrientation(heifRotation: r, mirror: m) == orientation)
+                #expect(Image.Orientation(heifRotation: r, mirror: m) == orientation)
             }
         }
     }

@@ -71,7 +71,7 @@ struct PNGCoderTests {
         // Then the format is the documented one and every channel matches exactly
         #expect(image.pixelFormat == format)
         #expect(image.format == .png)
-        let orientations: [String: ImageOrientation] = ["exif-orientation6": .right, "exif-after-idat-orientation8": .left]
+        let orientations: [String: Image.Orientation] = ["exif-orientation6": .right, "exif-after-idat-orientation8": .left]
         #expect(image.orientation == orientations[name] ?? .up)
         #expect(!image.isPreview)
         #expect(image.width * image.height * 4 == reference.count)
