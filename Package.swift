@@ -308,7 +308,7 @@ let package = Package(
             dependencies: [
                 "AsyncWebImage", "AsyncWebImageWebP", "AsyncWebImageAVIF", "AsyncWebImageHEIF", "AsyncWebImageGIF", "AsyncWebImageAllFormats",
                 "AsyncWebImageJXL", "AsyncWebImageTIFF", "AsyncWebImageBMP", "AsyncWebImageSVG",
-                "AWILocking", "awi-cache-stress", "awi", "LoopbackServer", "CTurboJPEG", "CSpng", "awi-allocator-probe",
+                "AWILocking", "awi-cache-stress", "awi", "awi-bench", "LoopbackServer", "CTurboJPEG", "CSpng", "awi-allocator-probe",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

@@ -72,7 +72,7 @@ struct AVIFScenario: Scenario {
             let raw = try RawAvif.decode(data, alpha: false)
             let image = try Image(width: raw.width, height: raw.height, pixelFormat: .rgb8, pixels: raw.pixels)
             let target = options.targetSize(forStored: image.size, orientation: .up) ?? image.size
-            return image.resampled(to: target, filter: .area)
+            return image.resampled(to: target)
         }
         guard try baselineThumbnail().hasSamePixels(as: thumbnail) else {
             throw BenchmarkFailure("thumbnails differ on \(label)")

@@ -75,7 +75,7 @@ struct HEICScenario: Scenario {
         options.usesEmbeddedThumbnails = embedded
         let thumbnail = try coder.decode(data, options: options)
         func resampled(_ raw: (pixels: [UInt8], width: Int, height: Int), to target: PixelSize) throws -> Image {
-            try Image(width: raw.width, height: raw.height, pixelFormat: .rgb8, pixels: raw.pixels).resampled(to: target, filter: .area)
+            try Image(width: raw.width, height: raw.height, pixelFormat: .rgb8, pixels: raw.pixels).resampled(to: target)
         }
         let primary = try RawHeif.decode(data)
         let target = options.targetSize(forStored: PixelSize(width: primary.width, height: primary.height), orientation: .up)

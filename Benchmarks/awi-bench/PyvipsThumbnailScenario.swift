@@ -60,6 +60,9 @@ struct PyvipsThumbnailScenario: Scenario {
             rows.append(await context.measureCase(scenario: name, caseName: caseName) {
                 try await measure(chosen, caseName: caseName, target: 1.2, context: context)
             })
+            rows.append(await context.measureCase(scenario: name, caseName: caseName + " vs Pillow") {
+                try await measure(chosen, caseName: caseName + " vs Pillow", target: nil, pillow: true, context: context)
+            })
         }
         var webp = context.corpus.images.filter { $0.format == .webp }
         var madeFolder: URL?
@@ -74,6 +77,9 @@ struct PyvipsThumbnailScenario: Scenario {
             let caseName = "WebP ×\(chosen.count) → \(Self.side)px" + (madeFolder == nil ? "" : " (made from the JPEGs)")
             rows.append(await context.measureCase(scenario: name, caseName: caseName) {
                 try await measure(chosen, caseName: caseName, target: 1.0, context: context)
+            })
+            rows.append(await context.measureCase(scenario: name, caseName: caseName + " vs Pillow") {
+                try await measure(chosen, caseName: caseName + " vs Pillow", target: nil, pillow: true, context: context)
             })
         }
         // HEIC: made from the largest baseline JPEGs (phones' format; no corpus has any).
@@ -128,7 +134,10 @@ struct PyvipsThumbnailScenario: Scenario {
         return made
     }
 
-    private func measure(_ files: [CorpusImage], caseName: String, target: Double, context: BenchmarkContext) async throws -> ResultRow {
+    /// Our thumbnails of `files` against pyvips's (or, with `pillow`, Pillow's) in the same run.
+    private func measure(
+        _ files: [CorpusImage], caseName: String, target: Double?, pillow: Bool = false, context: BenchmarkContext
+    ) async throws -> ResultRow {
         let datas = try files.map { try context.corpus.data(of: $0) }
         let registry = ImageCoderRegistry.allFormats
         let options = ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: Self.side, height: Self.side))
@@ -138,7 +147,7 @@ struct PyvipsThumbnailScenario: Scenario {
                 throw BenchmarkFailure("thumbnail is \(thumbnail.size), expected \(Self.side) px on its long side")
             }
         }
-        let arguments = [Self.helperScript.path, String(Self.side)] + files.map(\.path)
+        let arguments = [Self.helperScript.path] + (pillow ? ["--pillow"] : []) + [String(Self.side)] + files.map(\.path)
         let plan = context.plan(warmup: 1, minIterations: 3, maxIterations: 15, budget: 10)
         let measurement = try await InterleavedMeasurement.run(
             plan: plan, progress: context.progress,
@@ -149,7 +158,7 @@ struct PyvipsThumbnailScenario: Scenario {
                 let run = try await Self.python(arguments)
                 let fields = run.output.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
                 guard run.status == 0, fields.count == 2 else {
-                    throw BenchmarkFailure("pyvips helper failed (\(run.status)): \(run.output)")
+                    throw BenchmarkFailure("\(pillow ? "Pillow" : "pyvips") helper failed (\(run.status)): \(run.output)")
                 }
                 return Sample(wall: fields[1], cpu: fields[0])
             }
@@ -157,10 +166,10 @@ struct PyvipsThumbnailScenario: Scenario {
         var row = ResultRow(
             scenario: name, caseName: caseName, measurement: measurement,
             unitsPerOperation: Double(files.count), unit: "img/s", basis: .cpu,
-            baseline: "pyvips thumbnail_buffer", target: .ratioAtLeast(target)
+            baseline: pillow ? "Pillow thumbnail(LANCZOS)" : "pyvips thumbnail_buffer", target: target.map { .ratioAtLeast($0) }
         )
         let megapixels = files.reduce(0) { $0 + $1.megapixels } / Double(files.count)
-        row.note = String(format: "mean %.1f MP per file; libvips with VIPS_CONCURRENCY=1", megapixels)
+        row.note = String(format: "mean %.1f MP per file; ", megapixels) + (pillow ? "Pillow, one thread" : "libvips with VIPS_CONCURRENCY=1")
         return row
     }
 

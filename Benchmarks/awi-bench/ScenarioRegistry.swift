@@ -36,6 +36,7 @@ enum ScenarioRegistry {
         AnimationPlaybackRSSScenario(),
         ThumbnailRSSScenario(),
         ReducedThumbnailScenario(),
+        ThumbnailQualityScenario(),
     ]
 
     /// The scenarios `names` select, in registry order; every scenario that

@@ -49,7 +49,7 @@ extension AVIFCoder {
         let region = cleanAperture(of: decoded) ?? PixelRect(x: 0, y: 0, width: size.width, height: size.height)
         if let target = options.targetSize(forStored: PixelSize(width: region.width, height: region.height), orientation: orientation),
            let reduced = try convertResampling(
-               decoded, region: region, target: target, hasAlpha: hasAlphaPlane, bandRows: bandRows ?? Self.bandRows(width: size.width)
+               decoded, region: region, target: target, options: options, hasAlpha: hasAlphaPlane, bandRows: bandRows ?? Self.bandRows(width: size.width)
            ) {
             let image = reduced.with(orientation: orientation)
             return options.applyOrientation ? image.applyingOrientation() : image
@@ -59,7 +59,7 @@ extension AVIFCoder {
         if let aperture = cleanAperture(of: decoded) { image = image.cropped(to: aperture) }
         image = image.with(orientation: orientation)
         if let target = options.targetSize(forStored: image.size, orientation: orientation) {
-            image = ImageResampler.resample(image, to: target)
+            image = options.resampleThumbnail(image, to: target)
         }
         return options.applyOrientation ? image.applyingOrientation() : image
     }

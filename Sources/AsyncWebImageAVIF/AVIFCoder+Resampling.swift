@@ -33,10 +33,11 @@ extension AVIFCoder {
     ///   caller converts the whole image then).
     /// - Throws: ``ImageError/undecodable(_:_:)`` with libavif's message.
     static func convertResampling(
-        _ image: UnsafeMutablePointer<avifImage>, region: PixelRect, target: PixelSize, hasAlpha: Bool, bandRows band: Int
+        _ image: UnsafeMutablePointer<avifImage>, region: PixelRect, target: PixelSize, options: ImageDecodingOptions = .init(),
+        hasAlpha: Bool, bandRows band: Int
     ) throws(ImageError) -> Image? {
         let pixelFormat: PixelFormat = hasAlpha ? .rgba8 : .rgb8
-        guard var resampler = StreamingResampler(
+        guard var resampler = options.thumbnailResampler(
             sourceWidth: region.width, sourceHeight: region.height, to: target, pixelFormat: pixelFormat
         ) else { return nil }
         guard let view = avifImageCreateEmpty() else { throw .undecodable(.avif, "libavif could not allocate an image view") }

@@ -76,7 +76,7 @@ public struct GIFCoder: ImageDecoding {
         let screen = reader.screenSize
         try options.checkPixelLimit(screen)
         if let target = options.targetSize(forStored: screen, orientation: .up),
-           var thumbnail = GIFResamplingCanvas(size: screen, target: target) {
+           var thumbnail = GIFResamplingCanvas(size: screen, target: target, options: options) {
             let frame = try reader.nextFrame(
                 maxPixelCount: options.maxPixelCount,
                 begin: { frame throws(ImageError) in try thumbnail.begin(frame) },
@@ -93,6 +93,6 @@ public struct GIFCoder: ImageDecoding {
         )
         guard frame != nil, let image = canvas.image() else { throw ImageError.undecodable(.gif, "no image in the file") }
         guard let target = options.targetSize(forStored: image.size, orientation: .up) else { return image }
-        return ImageResampler.resample(image, to: target)
+        return options.resampleThumbnail(image, to: target)
     }
 }

@@ -13,6 +13,8 @@ import AsyncWebImage
 struct GIFResamplingCanvas {
     let size: PixelSize
     let target: PixelSize
+    /// The thumbnail filter and light come from here.
+    private let options: ImageDecodingOptions
     private var frame: GIFFrame?
     private var colors: GIFColorTable?
     private var pixelFormat = PixelFormat.rgba8
@@ -32,10 +34,11 @@ struct GIFResamplingCanvas {
 
     /// A canvas for a `size` screen resampled to `target`, or `nil` when the
     /// streaming resampler cannot do it (the caller decodes in full then).
-    init?(size: PixelSize, target: PixelSize) {
-        let resampler = StreamingResampler(sourceWidth: size.width, sourceHeight: size.height, to: target, pixelFormat: .rgba8)
+    init?(size: PixelSize, target: PixelSize, options: ImageDecodingOptions = .init()) {
+        let resampler = options.thumbnailResampler(sourceWidth: size.width, sourceHeight: size.height, to: target, pixelFormat: .rgba8)
         guard let resampler else { return nil }
         self.resampler = resampler
+        self.options = options
         self.size = size
         self.target = target
     }
@@ -48,7 +51,7 @@ struct GIFResamplingCanvas {
     mutating func begin(_ frame: GIFFrame) throws(ImageError) {
         pixelFormat = GIFColorTable.pixelFormat(for: frame, on: size)
         if resampler.pixelFormat != pixelFormat {
-            guard let resampler = StreamingResampler(
+            guard let resampler = options.thumbnailResampler(
                 sourceWidth: size.width, sourceHeight: size.height, to: target, pixelFormat: pixelFormat
             ) else { throw .undecodable(.gif, "no resampler for \(size) → \(target)") }
             self.resampler = resampler

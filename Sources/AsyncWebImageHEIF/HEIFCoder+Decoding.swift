@@ -37,12 +37,12 @@ extension HEIFCoder {
            let small = try? decodePixels(of: thumbnail.handle, options: options) {
             // A thumbnail libheif cannot decode is passed over: the primary
             // image still answers.
-            return (small.size == target ? small : ImageResampler.resample(small, to: target), profile)
+            return (small.size == target ? small : options.resampleThumbnail(small, to: target), profile)
         }
         try items.checkDerivedImage(maxPixelCount: options.maxPixelCount)
         var image = try decodePixels(of: handle, options: options)
         if let target = options.targetSize(forStored: image.size, orientation: .up) {
-            image = ImageResampler.resample(image, to: target)
+            image = options.resampleThumbnail(image, to: target)
         }
         return (image, profile)
     }

@@ -85,7 +85,21 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         let orientation = WebPContainer.orientation(in: webp)
         let target = options.targetSize(forStored: size, orientation: orientation) ?? size
         let pixelFormat: PixelFormat = features.has_alpha != 0 ? .rgba8 : .rgb8
+        // libwebp's own scaling averages areas (soft, the `.area` speed
+        // option): with a sharper filter it stops at twice the target and
+        // the filter takes it the rest of the way, as JPEG's DCT scaling does.
+        let decoded = target == size || options.thumbnailFilter == .area ? target
+            : PixelSize(width: min(size.width, target.width * 2), height: min(size.height, target.height * 2))
+        let scaled = try decodeScaled(webp, features: features, size: size, to: decoded, pixelFormat: pixelFormat, orientation: orientation)
+        return decoded == target ? scaled : options.resampleThumbnail(scaled, to: target)
+    }
 
+    /// One libwebp decode straight into a new image of `target` (libwebp
+    /// scaling while it decodes when that is smaller than `size`).
+    private static func decodeScaled(
+        _ webp: UnsafeRawBufferPointer, features: WebPBitstreamFeatures, size: PixelSize, to target: PixelSize,
+        pixelFormat: PixelFormat, orientation: Image.Orientation
+    ) throws -> Image {
         var config = WebPDecoderConfig()
         guard WebPInitDecoderConfig(&config) != 0 else { throw ImageError.undecodable(.webp, "libwebp version mismatch") }
         config.input = features
@@ -117,7 +131,7 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         guard let frame = try decoder.decodeNextFrame() else { throw ImageError.undecodable(.webp, "an animation without frames") }
         let orientation = WebPContainer.orientation(in: webp)
         let target = options.targetSize(forStored: frame.size, orientation: orientation) ?? frame.size
-        let sized = target == frame.size ? frame : ImageResampler.resample(frame, to: target, filter: .area)
+        let sized = target == frame.size ? frame : options.resampleThumbnail(frame, to: target)
         return sized.with(orientation: orientation, format: .webp)
     }
 }

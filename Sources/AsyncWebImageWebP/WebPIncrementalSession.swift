@@ -71,7 +71,12 @@ final class WebPIncrementalSession: Sendable {
         let size = PixelSize(width: Int(features.width), height: Int(features.height))
         try options.checkPixelLimit(size)
         let orientation = WebPContainer.orientation(in: webp)
-        let target = options.targetSize(forStored: size, orientation: orientation) ?? size
+        let wanted = options.targetSize(forStored: size, orientation: orientation) ?? size
+        // As WebPCoder decodes a thumbnail: libwebp scales to twice the
+        // target (to the target itself with the `.area` speed option), the
+        // thumbnail filter the rest of the way.
+        let target = wanted == size || options.thumbnailFilter == .area ? wanted
+            : PixelSize(width: min(size.width, wanted.width * 2), height: min(size.height, wanted.height * 2))
         let config = UnsafeMutablePointer<WebPDecoderConfig>.allocate(capacity: 1)
         config.initialize(to: WebPDecoderConfig())
         guard WebPInitDecoderConfig(config) != 0 else {
@@ -119,7 +124,7 @@ final class WebPIncrementalSession: Sendable {
         let orientation = WebPContainer.orientation(in: webp)
         preview = preview.with(orientation: orientation)
         if let wanted = options.targetSize(forStored: state.size, orientation: orientation), wanted != state.target {
-            preview = ImageResampler.resample(preview, to: wanted)
+            preview = options.resampleThumbnail(preview, to: wanted)
         }
         return preview
     }

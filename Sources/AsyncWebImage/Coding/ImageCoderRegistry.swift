@@ -120,7 +120,7 @@ public struct ImageCoderRegistry: Sendable {
         let canvas = PixelSize(width: frames.info.canvasWidth, height: frames.info.canvasHeight)
         var resample: (@Sendable (Image) throws -> Image)?
         if let target = options.targetSize(forStored: canvas, orientation: .up) {
-            resample = { @Sendable frame in ImageResampler.resample(frame, to: target) }
+            resample = { @Sendable frame in options.resampleThumbnail(frame, to: target) }
         }
         let animation = AnimatedImage(
             decoder: frames,

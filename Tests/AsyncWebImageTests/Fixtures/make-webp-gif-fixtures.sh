@@ -86,9 +86,11 @@ for f in still interlaced transparent offset-animated offset-interlaced clipped 
     convert "$f.gif[0]" -coalesce -alpha on -depth 8 pam:"$f.pam"
 done
 # ImageMagick's own thumbnails of large.gif: -scale averages areas (the
-# package's filter), -resize uses its default filter.
+# package's .area speed option), -resize uses its default filter, and
+# Lanczos-3 in linear light is the package's default thumbnail filter.
 convert 'large.gif[0]' -scale 64x48! -alpha on -depth 8 pam:large-scale-64x48.pam
 convert 'large.gif[0]' -resize 64x48! -alpha on -depth 8 pam:large-resize-64x48.pam
+convert 'large.gif[0]' -colorspace RGB -filter Lanczos -resize 64x48! -colorspace sRGB -alpha on -depth 8 pam:large-lanczos-linear-64x48.pam
 gif2webp -quiet offset-animated.gif -o ../webp/animated.webp
 # 300 solid 128×128 frames (frame i is rgb(i % 256, i / 256 × 40, 0)), 4 cs
 # each, played twice: the animation buffer and playback tests.

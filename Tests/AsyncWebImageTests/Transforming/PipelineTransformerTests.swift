@@ -19,7 +19,7 @@ struct PipelineTransformerTests {
     func keys() {
         let pipeline = ImageTransformers.Resize.resize(width: 8, height: 8).then(.pipeline([.blur(radius: 1), .grayscale()]))
         #expect(pipeline.transformers.count == 3)
-        #expect(pipeline.key == "resize(w=8,h=8,mode=fit,upscale=false,filter=area)|blur(r=1.0)|grayscale(luma=rec709)")
+        #expect(pipeline.key == "resize(w=8,h=8,mode=fit,upscale=false,filter=lanczos3)|blur(r=1.0)|grayscale(luma=rec709)")
         #expect(ImageTransformers.Pipeline([]).key == "")
         // A one-step pipeline caches like the step alone
         #expect(ImageTransformers.Pipeline([ImageTransformers.Flip.flip(horizontal: true)]).key == ImageTransformers.Flip.flip(horizontal: true).key)
@@ -30,7 +30,7 @@ struct PipelineTransformerTests {
         let image = TransformImages.numbered(width: 3, height: 3)
         #expect(try ImageTransformers.Pipeline([]).transform(image).storage === image.storage)
         let failing = ImageTransformers.Pipeline([ImageTransformers.Flip.flip(vertical: true), ImageTransformers.Resize.resize(width: 0, height: 5)])
-        #expect(TransformImages.failureKey { try failing.transform(image) } == "resize(w=0,h=5,mode=fit,upscale=false,filter=area)")
+        #expect(TransformImages.failureKey { try failing.transform(image) } == "resize(w=0,h=5,mode=fit,upscale=false,filter=lanczos3)")
     }
 
     @Test("stops between steps when the task is cancelled")

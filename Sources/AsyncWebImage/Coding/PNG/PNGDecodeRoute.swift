@@ -19,7 +19,7 @@ struct PNGDecodeRoute: Sendable, Equatable {
     /// Bytes of the image the decode returns.
     let resultBytes: Int
 
-    init(plan: PNGDecodePlan, target: PixelSize?) {
+    init(plan: PNGDecodePlan, target: PixelSize?, filter: ImageTransformers.Resize.Filter = ImageResampler.defaultFilter) {
         let channels = plan.pixelFormat.channelCount
         let fullBytes = plan.rowBytes * plan.height
         // One 8-bit row, and one 16-bit row (2 bytes a sample) for 16-bit images.
@@ -32,19 +32,23 @@ struct PNGDecodeRoute: Sendable, Equatable {
         }
         let targetBytes = target.width * target.height * channels
         resultBytes = targetBytes
-        if let factor = PNGCoder.shrinkFactor(plan: plan, target: target) {
+        if let factor = PNGCoder.shrinkFactor(plan: plan, target: target, filter: filter) {
             kind = .shrink(factor: factor)
             let (width, height) = ((plan.width + factor - 1) / factor, (plan.height + factor - 1) / factor)
             let reduced = width * height * channels
             // BoxReducer keeps one band of UInt32 sums; ScatteredBoxReducer the whole reduced image's.
             let sums = (plan.isInterlaced ? width * height : width) * channels * 4
-            // ImageResampler: a float intermediate of reduced height × target width, then the output.
-            let resample = height * target.width * channels * 4 + targetBytes
+            // The resample that follows: a ring of filtered rows, a prepared row and the weights, then the output.
+            let resample = SeparableResampler.workingBytesEstimate(
+                sourceWidth: width, sourceHeight: height, to: target, channels: channels
+            ) + targetBytes
             memoryBytes = reduced + sums + rowBuffers + resample
         } else {
             kind = .resample(target)
-            // StreamingResampler: a filtered row and a few accumulator rows of floats, and its weights.
-            let working = target.width * channels * 4 * 8 + (plan.width + plan.height) * 16
+            // StreamingResampler: a prepared row, a ring of filtered rows, and its weights.
+            let working = SeparableResampler.workingBytesEstimate(
+                sourceWidth: plan.width, sourceHeight: plan.height, to: target, channels: channels
+            )
             memoryBytes = targetBytes + working + rowBuffers + (plan.isInterlaced ? fullBytes : 0)
         }
     }

@@ -50,7 +50,7 @@ struct GIFCoderTests {
         #expect(!blue)
     }
 
-    @Test("thumbnails are the canvas resampled by the package's area filter; scale-down too")
+    @Test("thumbnails are the canvas resampled by the package's thumbnail filter; scale-down too")
     func thumbnail() throws {
         let data = try fixture("gif", "transparent.gif")
         let full = try coder.decode(data, options: .init())

@@ -86,13 +86,16 @@ struct JPEGCoderTests {
 
     // MARK: Thumbnails and scale-down
 
-    @Test("a thumbnail at exactly 1/4 scale is djpeg -scale 1/4, untouched by the resampler")
+    @Test("with .area, a thumbnail at exactly 1/4 scale is djpeg -scale 1/4, untouched by the resampler")
     func dctScaledDecode() throws {
         // Given the 640×480 image and djpeg's DCT-domain 1/4 decode
         let data = try JPEGFixtures.data("large.jpg")
         let reference = try JPEGFixtures.reference("large-quarter.ppm")
-        // When a 160×120 thumbnail is asked for
-        let image = try coder.decode(data, options: .init(thumbnailPixelSize: PixelSize(width: 160, height: 120)))
+        // When a 160×120 thumbnail is asked for with the .area speed option
+        // (which decodes at the smallest covering DCT scale)
+        var options = ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 160, height: 120))
+        options.thumbnailFilter = .area
+        let image = try coder.decode(data, options: options)
         // Then it is the DCT-scaled decode itself
         #expect(image.size == PixelSize(width: 160, height: 120))
         #expect(image.maximumChannelDifference(from: reference) == 0)

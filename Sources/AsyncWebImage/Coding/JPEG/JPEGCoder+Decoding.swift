@@ -132,11 +132,15 @@ extension JPEGCoder {
         try options.checkScanLimits(scans: markers.completedScans, blocks: markers.completedScanBlocks)
 
         let target = options.targetSize(forStored: header.size, orientation: orientation)
-        let scale = target.map { JPEGScale.smallestCovering($0, from: header.size) } ?? .one
+        let scale = target.map { JPEGScale.forThumbnail($0, from: header.size, filter: options.thumbnailFilter) } ?? .one
         var pruned: [UInt8]?
-        if completeness.checksIntegrity, scale == .eighth, markers.frame?.marker == 0xC2 {
-            // A progressive thumbnail at 1/8 needs a fraction of the scans.
-            pruned = JPEGScanPruner.eighthScaleStream(jpeg, scanner: markers)
+        if completeness.checksIntegrity, scale == .eighth, let frame = markers.frame, frame.marker == 0xC2 {
+            // A progressive thumbnail at 1/8 needs a fraction of the
+            // coefficients: as a baseline stream of just those (decoded
+            // without whole-image coefficient arrays), else with the scans
+            // that scale does not read dropped.
+            pruned = JPEGEighthScaleTranscoder.baselineStream(jpeg, frame: frame)
+                ?? JPEGScanPruner.eighthScaleStream(jpeg, scanner: markers)
         }
         // Colour: previews are never converted; a CMYK profile is applied
         // while converting to RGB, any other at the end (ColorManager).
@@ -163,7 +167,7 @@ extension JPEGCoder {
             try judge(warning: warning)
         }
         if let target, target != image.size {
-            image = ImageResampler.resample(image, to: target)
+            image = options.resampleThumbnail(image, to: target)
         }
         image = image.with(orientation: orientation, isPreview: completeness == .partialAllowed)
         image = options.applyOrientation ? image.applyingOrientation() : image

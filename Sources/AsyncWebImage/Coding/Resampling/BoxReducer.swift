@@ -29,8 +29,14 @@ struct BoxReducer {
     private var outputRow = 0
 
     /// A reducer for a `sourceWidth × sourceHeight` image by `factor` (1...256).
-    init(sourceWidth: Int, sourceHeight: Int, factor: Int, pixelFormat: PixelFormat) {
+    /// Whether boxes average light (the samples decoded from sRGB, summed,
+    /// encoded back) rather than the stored values: so a box before a
+    /// linear-light filter keeps the brightness of fine high-contrast detail.
+    let linear: Bool
+
+    init(sourceWidth: Int, sourceHeight: Int, factor: Int, pixelFormat: PixelFormat, linear: Bool = false) {
         precondition((1...Self.maximumFactor).contains(factor), "factor out of range")
+        self.linear = linear
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
         self.factor = factor
@@ -47,6 +53,10 @@ struct BoxReducer {
         let (width, factor, boxes) = (sourceWidth, factor, size.width)
         sums.withUnsafeMutableBufferPointer { sums in
             guard let sums = sums.baseAddress else { return }
+            if linear {
+                Self.accumulateLinear(row, into: sums, width: width, factor: factor, boxes: boxes, channels: pixelFormat.channelCount, hasAlpha: pixelFormat.hasAlpha)
+                return
+            }
             // One call per layout, so that each loop is compiled for a constant channel count.
             switch pixelFormat {
             case .gray8: Self.accumulate(row, into: sums, width: width, factor: factor, boxes: boxes, channels: 1, hasAlpha: false)
@@ -162,7 +172,7 @@ struct BoxReducer {
                 let columns = UInt32(min(factor, width - ox * factor))
                 let count = columns * rows
                 let sum = sums + ox * channels
-                Self.writeAverage(of: UnsafePointer(sum), count: count, channels: channels, hasAlpha: hasAlpha, to: target + ox * channels)
+                Self.writeAverage(of: UnsafePointer(sum), count: count, channels: channels, hasAlpha: hasAlpha, linear: linear, to: target + ox * channels)
                 for channel in 0..<channels { sum[channel] = 0 }
             }
         }
@@ -175,10 +185,31 @@ extension BoxReducer {
     /// Writes one output pixel from the sums of its box of `count` source
     /// pixels: colour weighted by alpha (the sums hold premultiplied colour),
     /// rounded to nearest. Shared by both box reducers.
+    ///
+    /// With `linear`, the colour sums are of ``SRGBTransfer/linear16FromByte``
+    /// values (premultiplied: `value × alpha / 256`, so that a box of up to
+    /// 256 × 256 pixels fits in 32 bits), and the average is encoded back to sRGB.
     @inline(__always)
     static func writeAverage(
-        of sum: UnsafePointer<UInt32>, count: UInt32, channels: Int, hasAlpha: Bool, to out: UnsafeMutablePointer<UInt8>
+        of sum: UnsafePointer<UInt32>, count: UInt32, channels: Int, hasAlpha: Bool, linear: Bool = false, to out: UnsafeMutablePointer<UInt8>
     ) {
+        if linear {
+            SRGBTransfer.byteFromLinear.withUnsafeBufferPointer { encode in
+                if hasAlpha {
+                    let alphaSum = UInt64(sum[channels - 1])
+                    for channel in 0..<(channels - 1) {
+                        let value = alphaSum == 0 ? 0 : (UInt64(sum[channel]) * 256 + alphaSum / 2) / alphaSum
+                        out[channel] = encode[Int(min(value, 65_535))]
+                    }
+                    out[channels - 1] = UInt8(truncatingIfNeeded: (UInt32(alphaSum) + count / 2) / count)
+                } else {
+                    for channel in 0..<channels {
+                        out[channel] = encode[Int(min((UInt64(sum[channel]) + UInt64(count / 2)) / UInt64(count), 65_535))]
+                    }
+                }
+            }
+            return
+        }
         if hasAlpha {
             let alphaSum = sum[channels - 1]
             for channel in 0..<(channels - 1) {
@@ -188,6 +219,42 @@ extension BoxReducer {
         } else {
             for channel in 0..<channels {
                 out[channel] = UInt8(truncatingIfNeeded: (sum[channel] + count / 2) / count)
+            }
+        }
+    }
+}
+
+extension BoxReducer {
+    /// Adds one pixel to its box's sums in linear light (see
+    /// ``writeAverage(of:count:channels:hasAlpha:linear:to:)``). Shared by both box reducers.
+    @inline(__always)
+    static func addLinear(
+        _ pixel: UnsafePointer<UInt8>, to sum: UnsafeMutablePointer<UInt32>, channels: Int, hasAlpha: Bool,
+        table: UnsafePointer<UInt16>
+    ) {
+        if hasAlpha {
+            let alpha = UInt32(pixel[channels - 1])
+            for channel in 0..<(channels - 1) { sum[channel] &+= (UInt32(table[Int(pixel[channel])]) &* alpha) >> 8 }
+            sum[channels - 1] &+= alpha
+        } else {
+            for channel in 0..<channels { sum[channel] &+= UInt32(table[Int(pixel[channel])]) }
+        }
+    }
+
+    /// ``accumulate(_:into:width:factor:boxes:channels:hasAlpha:)`` in linear light.
+    private static func accumulateLinear(
+        _ row: UnsafePointer<UInt8>, into sums: UnsafeMutablePointer<UInt32>,
+        width: Int, factor: Int, boxes: Int, channels: Int, hasAlpha: Bool
+    ) {
+        SRGBTransfer.linear16FromByte.withUnsafeBufferPointer { table in
+            guard let table = table.baseAddress else { return }
+            var pixel = row
+            for box in 0..<boxes {
+                let sum = sums + box * channels
+                for _ in 0..<min(factor, width - box * factor) {
+                    addLinear(pixel, to: sum, channels: channels, hasAlpha: hasAlpha, table: table)
+                    pixel += channels
+                }
             }
         }
     }

@@ -46,11 +46,13 @@ import CSpng
 /// full-size image data either.
 ///
 /// Thumbnails and ``ImageDecodingOptions/scaleDownLargeImages`` shrink while
-/// decoding. When the image is at least twice the target size, pixels are
-/// averaged in whole-factor boxes as their rows (or Adam7 pass rows) are
-/// decoded, then the small result is resampled to the exact size with an
-/// area filter. Smaller reductions resample row by row as rows are decoded
-/// (`StreamingResampler`; an interlaced image is decoded in full first).
+/// decoding. When the image is at least four times the target size, pixels
+/// are averaged in whole-factor boxes as their rows (or Adam7 pass rows) are
+/// decoded, leaving at least twice the target, then the small result is
+/// resampled to the exact size with ``ImageDecodingOptions/thumbnailFilter``
+/// (Lanczos-3 in linear light by default). Smaller reductions resample row
+/// by row as rows are decoded (`StreamingResampler`; an interlaced image is
+/// decoded in full first).
 /// Either way a plain PNG's full-size image is never held.
 ///
 /// Memory: ``ImageDecodingOptions/maxDecodeMemoryBytes`` bounds what one
@@ -87,7 +89,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
     ///   else (including data that is not PNG at all).
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         if let frame = try Self.onlyFrameBehindHiddenDefaultImage(data, options: options) { return frame }
-        let (image, target) = try data.withUnsafeBytes { buffer -> (Image, PixelSize?) in
+        let (image, target, extent) = try data.withUnsafeBytes { buffer -> (Image, PixelSize?, (width: Double, height: Double)?) in
             let context = try SpngContext(decoding: buffer)
             // The header alone first: nothing else is read or allocated for an oversized image.
             let header = try context.header()
@@ -98,7 +100,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             let size = PixelSize(width: plan.width, height: plan.height)
             let early = context.exifOrientation()
             let target = options.targetSize(forStored: size, orientation: early)
-            let route = PNGDecodeRoute(plan: plan, target: target)
+            let route = PNGDecodeRoute(plan: plan, target: target, filter: options.thumbnailFilter)
             // The budget refuses the work before any pixel buffer exists.
             try route.checkMemory(budget: options.maxDecodeMemoryBytes, applyingOrientation: options.applyOrientation)
             let inflateLimit = min(PNGInflatedImage.maximumInflatedBytes, options.maxDecodeMemoryBytes - route.memoryBytes)
@@ -107,9 +109,13 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             case .full:
                 decoded = try Self.decodeFull(context, png: buffer, plan: plan, maximumInflatedBytes: inflateLimit)
             case .shrink(let factor):
-                decoded = try Self.decodeShrinking(context, png: buffer, plan: plan, factor: factor, maximumInflatedBytes: inflateLimit)
+                decoded = try Self.decodeShrinking(
+                    context, png: buffer, plan: plan, factor: factor, linear: options.thumbnailLight == .linear, maximumInflatedBytes: inflateLimit
+                )
             case .resample(let size):
-                decoded = try Self.decodeResampling(context, png: buffer, plan: plan, target: size, maximumInflatedBytes: inflateLimit)
+                decoded = try Self.decodeResampling(
+                    context, png: buffer, plan: plan, target: size, options: options, maximumInflatedBytes: inflateLimit
+                )
             }
             try context.checkChunksAfterImageData()
             // Some writers put eXIf after the image data; libspng has read it by now.
@@ -118,10 +124,16 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             let orientation = early == .up ? context.exifOrientation() : early
             var finalTarget = orientation == early ? target : options.targetSize(forStored: size, orientation: orientation)
             if finalTarget == decoded.size { finalTarget = nil }
-            return (decoded.with(orientation: orientation), finalTarget)
+            // A box-shrunk image's last box may be partial: the resample
+            // then maps the true extent, not the rounded-up pixel count.
+            var extent: (width: Double, height: Double)?
+            if case .shrink(let factor) = route.kind {
+                extent = (Double(plan.width) / Double(factor), Double(plan.height) / Double(factor))
+            }
+            return (decoded.with(orientation: orientation), finalTarget, extent)
         }
         let colorProfile = data.withUnsafeBytes { PNGColorChunkReader.profile(in: $0, limit: options.maximumColorProfileBytes) }
-        return ColorManager.manage(Self.finish(image, target: target, options: options), profile: colorProfile, options: options)
+        return ColorManager.manage(Self.finish(image, target: target, options: options, extent: extent), profile: colorProfile, options: options)
     }
 
     /// Throws when the PNG's IDAT chunks are too few bytes to inflate to the
@@ -168,10 +180,12 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
     /// Resamples a decoded image to `target` (the stored-pixel size the
     /// options asked for, computed from the original size), then applies the
     /// orientation if asked.
-    static func finish(_ image: Image, target: PixelSize?, options: ImageDecodingOptions) -> Image {
+    static func finish(
+        _ image: Image, target: PixelSize?, options: ImageDecodingOptions, extent: (width: Double, height: Double)? = nil
+    ) -> Image {
         var result = image
         if let target {
-            result = ImageResampler.resample(result, to: target)
+            result = options.resampleThumbnail(result, to: target, extent: extent)
         }
         if options.applyOrientation {
             result = result.applyingOrientation()

@@ -8,18 +8,20 @@ extension PNGCoder {
     /// intermediate. An interlaced image is decoded in full first (its rows
     /// arrive in seven passes), then streamed.
     ///
-    /// The pixels equal a full decode resampled by ``ImageResampler``.
+    /// The pixels equal a full decode resampled by ``ImageResampler`` with
+    /// the options' thumbnail filter.
     ///
     /// - Throws: ``ImageError/undecodable(_:_:)`` as for a full decode.
     static func decodeResampling(
-        _ context: SpngContext, png: UnsafeRawBufferPointer, plan: PNGDecodePlan, target: PixelSize, maximumInflatedBytes: Int
+        _ context: SpngContext, png: UnsafeRawBufferPointer, plan: PNGDecodePlan, target: PixelSize,
+        options: ImageDecodingOptions = ImageDecodingOptions(), maximumInflatedBytes: Int
     ) throws -> Image {
         func resampler() -> StreamingResampler? {
-            StreamingResampler(sourceWidth: plan.width, sourceHeight: plan.height, to: target, pixelFormat: plan.pixelFormat)
+            options.thumbnailResampler(sourceWidth: plan.width, sourceHeight: plan.height, to: target, pixelFormat: plan.pixelFormat)
         }
         guard !plan.isInterlaced, var streaming = resampler() else {
             let full = try decodeFull(context, png: png, plan: plan, maximumInflatedBytes: maximumInflatedBytes)
-            guard var streaming = resampler() else { return ImageResampler.resample(full, to: target) }
+            guard var streaming = resampler() else { return options.resampleThumbnail(full, to: target) }
             return Image.make(width: target.width, height: target.height, pixelFormat: plan.pixelFormat, format: .png) { output in
                 full.withUnsafeBytes { pixels in
                     guard let base = pixels.bindMemory(to: UInt8.self).baseAddress else { return }

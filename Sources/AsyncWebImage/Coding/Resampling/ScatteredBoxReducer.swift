@@ -17,8 +17,12 @@ struct ScatteredBoxReducer {
     private var sums: [UInt32]
 
     /// A reducer for a `sourceWidth × sourceHeight` image by `factor` (1...256).
-    init(sourceWidth: Int, sourceHeight: Int, factor: Int, pixelFormat: PixelFormat) {
+    /// Whether boxes average light, as ``BoxReducer/linear``.
+    let linear: Bool
+
+    init(sourceWidth: Int, sourceHeight: Int, factor: Int, pixelFormat: PixelFormat, linear: Bool = false) {
         precondition((1...BoxReducer.maximumFactor).contains(factor), "factor out of range")
+        self.linear = linear
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
         self.factor = factor
@@ -39,6 +43,15 @@ struct ScatteredBoxReducer {
         sums.withUnsafeMutableBufferPointer { sums in
             guard let sums = sums.baseAddress else { return }
             let band = sums + (y / factor) * boxes * channels
+            if linear {
+                SRGBTransfer.linear16FromByte.withUnsafeBufferPointer { table in
+                    guard let table = table.baseAddress else { return }
+                    for x in stride(from: start, to: width, by: step) {
+                        BoxReducer.addLinear(row + x * channels, to: band + (x / factor) * channels, channels: channels, hasAlpha: hasAlpha, table: table)
+                    }
+                }
+                return
+            }
             for x in stride(from: start, to: width, by: step) {
                 let pixel = row + x * channels
                 let sum = band + (x / factor) * channels
@@ -66,7 +79,7 @@ struct ScatteredBoxReducer {
                 for ox in 0..<size.width {
                     let count = UInt32(min(factor, sourceWidth - ox * factor)) * rows
                     let index = (oy * size.width + ox) * channels
-                    BoxReducer.writeAverage(of: sums + index, count: count, channels: channels, hasAlpha: hasAlpha, to: target + index)
+                    BoxReducer.writeAverage(of: sums + index, count: count, channels: channels, hasAlpha: hasAlpha, linear: linear, to: target + index)
                 }
             }
         }

@@ -46,10 +46,10 @@ struct ImageResamplerTests {
         #expect(out.pixels == [0, 0, 255, 128])
     }
 
-    @Test("enlarging interpolates between neighbours")
+    @Test("enlarging with .area interpolates between neighbours")
     func upscale() throws {
         let image = try Image(width: 2, height: 1, pixelFormat: .gray8, pixels: [0, 255])
-        let out = ImageResampler.resample(image, to: PixelSize(width: 4, height: 1))
+        let out = ImageResampler.resample(image, to: PixelSize(width: 4, height: 1), filter: .area)
         // Bilinear with centre alignment: 0, 64, 191, 255
         #expect(out.pixels == [0, 64, 191, 255])
     }

@@ -1,0 +1,526 @@
+/// Rewrites a complete progressive JPEG as a baseline (sequential, one
+/// interleaved scan) JPEG that decodes to the same pixels at 1/8 scale,
+/// holding only the coefficients that scale reads.
+///
+/// A progressive decode needs every coefficient of every block in memory
+/// until its last scan (libjpeg's whole-image coefficient arrays: 128 bytes
+/// a block, 70 MiB for a 17.9-megapixel photo), even at 1/8 scale where a
+/// full-resolution component is read through a 1×1 IDCT (its DC
+/// coefficient alone). A baseline stream decodes block row by block row.
+/// So the progressive scans are decoded here (Huffman, successive
+/// approximation, end-of-band runs, restarts) into compact arrays — the DC
+/// of each block of a 1×1 component; for a subsampled component, which
+/// libjpeg-turbo reads through a larger reduced IDCT, the coefficients that
+/// IDCT reads (rows and columns 0, 1, 3, 5, 7 for its 2×2 one; 0–3, 5–7 for
+/// its 4×4 one) and one bit a coefficient saying which are non-zero
+/// (successive-approximation refinement needs that of every coefficient) —
+/// then re-encoded as one baseline scan with the frame's own quantisation
+/// tables, which TurboJPEG decodes at 1/8 exactly as the original: same
+/// coefficients in, same IDCT, upsampling and colour conversion out. The AC
+/// scans of 1×1 components are not decoded at all (most of the file).
+///
+/// It declines (`nil`, and the caller decodes the file as it is) whenever
+/// the equivalence is not certain: not 8-bit progressive Huffman, more than
+/// 10 blocks per MCU, quantisation tables redefined after the first scan, a
+/// progression libjpeg would warn about, coefficients left incomplete
+/// (libjpeg would then smooth blocks), any damage the decode meets
+/// (unknown codes, data ending early or going on, misplaced restarts),
+/// values a baseline frame cannot carry.
+enum JPEGEighthScaleTranscoder {
+    /// The baseline stream, or `nil` when the transcoder declines.
+    ///
+    /// - Parameter frame: the frame header as the marker scanner read it.
+    static func baselineStream(_ jpeg: UnsafeRawBufferPointer, frame: JPEGMarkerScanner.Frame) -> [UInt8]? {
+        guard frame.marker == 0xC2, [1, 3].contains(frame.components.count) else { return nil }
+        var state = State(frame: frame)
+        guard state.blocksPerMCU <= 10, state.read(jpeg), state.isComplete else { return nil }
+        return state.encode()
+    }
+
+    /// Zig-zag index → natural (row-major) index of the 64 coefficients.
+    static let naturalOrder: [Int] = [
+        0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5,
+        12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28,
+        35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51,
+        58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
+    ]
+
+    /// The coefficients of one component.
+    struct Component {
+        let id: UInt8
+        let horizontal: Int
+        let vertical: Int
+        let quantizationTable: Int
+        /// Blocks stored per row and column (MCU-padded in a multi-component frame).
+        let blocksWide: Int
+        let blocksHigh: Int
+        /// Blocks a single-component scan codes per row and column.
+        let codedWide: Int
+        let codedHigh: Int
+        /// Natural index → slot in a block's values, or -1 when the 1/8-scale IDCT does not read it.
+        let slots: [Int]
+        let slotCount: Int
+        /// `slotCount` values a block (slot 0 is the DC coefficient).
+        var values: [Int16]
+        /// One bit per natural index: non-zero (only for components with AC slots).
+        var nonzero: [UInt64]
+        /// libjpeg's `coef_bits` by zig-zag index: the successive-approximation
+        /// bit position reached, -1 before any scan.
+        var coefficientBits = [Int](repeating: -1, count: 64)
+        /// The DC predictor of the current scan.
+        var lastDC = 0
+
+        var readsAC: Bool { slotCount > 1 }
+    }
+
+    /// The decoder's state while reading the file, then the encoder's input.
+    struct State {
+        let frame: JPEGMarkerScanner.Frame
+        var components: [Component]
+        let maxH: Int
+        let maxV: Int
+        let mcusWide: Int
+        let mcusHigh: Int
+        var blocksPerMCU: Int { components.reduce(0) { $0 + $1.horizontal * $1.vertical } }
+        /// DC and AC tables 0–3 as DHT segments define them.
+        var dcTables = [JPEGHuffmanTable?](repeating: nil, count: 4)
+        var acTables = [JPEGHuffmanTable?](repeating: nil, count: 4)
+        var restartInterval = 0
+        /// Segments copied into the output: APP0 (JFIF), APP14 (Adobe), DQT.
+        var copied: [UInt8] = []
+        var sawScan = false
+        var sawEnd = false
+        var isComplete: Bool {
+            // libjpeg smooths blocks whose first coefficients are not all
+            // known; with all of them complete, it does not.
+            sawEnd && components.allSatisfy { component in component.coefficientBits[0...9].allSatisfy { $0 == 0 } }
+        }
+
+        init(frame: JPEGMarkerScanner.Frame) {
+            self.frame = frame
+            maxH = frame.components.map(\.horizontal).max() ?? 1
+            maxV = frame.components.map(\.vertical).max() ?? 1
+            let (maxH, maxV) = (maxH, maxV)
+            mcusWide = (frame.size.width + 8 * maxH - 1) / (8 * maxH)
+            mcusHigh = (frame.size.height + 8 * maxV - 1) / (8 * maxV)
+            let single = frame.components.count == 1
+            components = frame.components.map { c in
+                // libjpeg-turbo's reduced IDCT size at 1/8 (jdmaster.c): doubled while both factors allow.
+                var size = 1
+                while size < 8, maxH % (c.horizontal * size * 2) == 0, maxV % (c.vertical * size * 2) == 0 { size *= 2 }
+                let kept: Set<Int> = switch size {
+                case 1: [0]
+                case 2: [0, 1, 3, 5, 7]
+                case 4: [0, 1, 2, 3, 5, 6, 7]
+                default: Set(0..<8)
+                }
+                var slots = [Int](repeating: -1, count: 64)
+                var count = 0
+                for natural in 0..<64 where kept.contains(natural / 8) && kept.contains(natural % 8) {
+                    slots[natural] = count
+                    count += 1
+                }
+                let codedWide = (frame.size.width * c.horizontal + 8 * maxH - 1) / (8 * maxH)
+                let codedHigh = (frame.size.height * c.vertical + 8 * maxV - 1) / (8 * maxV)
+                let wide = single ? codedWide : (frame.size.width + 8 * maxH - 1) / (8 * maxH) * c.horizontal
+                let high = single ? codedHigh : (frame.size.height + 8 * maxV - 1) / (8 * maxV) * c.vertical
+                return Component(
+                    id: c.id, horizontal: c.horizontal, vertical: c.vertical, quantizationTable: c.quantizationTable,
+                    blocksWide: wide, blocksHigh: high, codedWide: codedWide, codedHigh: codedHigh,
+                    slots: slots, slotCount: count,
+                    values: [Int16](repeating: 0, count: wide * high * count),
+                    nonzero: count > 1 ? [UInt64](repeating: 0, count: wide * high) : []
+                )
+            }
+        }
+
+        // MARK: Reading
+
+        /// Walks the segments, decoding the scans the 1/8 scale needs; `false` to decline.
+        mutating func read(_ jpeg: UnsafeRawBufferPointer) -> Bool {
+            var offset = 2
+            while offset + 1 < jpeg.count {
+                guard jpeg[offset] == 0xFF else { return false }
+                let marker = jpeg[offset + 1]
+                if marker == 0xFF { offset += 1; continue }
+                if marker == 0xD9 { sawEnd = true; return true }
+                if marker == 0x01 || (0xD0...0xD7).contains(marker) { offset += 2; continue }
+                guard offset + 4 <= jpeg.count else { return false }
+                let length = Int(jpeg[offset + 2]) << 8 | Int(jpeg[offset + 3])
+                guard length >= 2, offset + 2 + length <= jpeg.count else { return false }
+                let payload = UnsafeRawBufferPointer(rebasing: jpeg[(offset + 4)..<(offset + 2 + length)])
+                let segment = UnsafeRawBufferPointer(rebasing: jpeg[offset..<(offset + 2 + length)])
+                switch marker {
+                case 0xC4:
+                    guard defineTables(payload) else { return false }
+                case 0xDB:
+                    guard !sawScan else { return false }
+                    copied.append(contentsOf: segment)
+                case 0xDD:
+                    guard payload.count >= 2 else { return false }
+                    restartInterval = Int(payload[0]) << 8 | Int(payload[1])
+                case 0xE0, 0xEE:
+                    if !sawScan { copied.append(contentsOf: segment) }
+                case 0xC2:
+                    guard payload.first == 8 else { return false }
+                case 0xC0...0xCF where marker != 0xC4 && marker != 0xC8 && marker != 0xCC:
+                    return false
+                case 0xDA:
+                    sawScan = true
+                    guard let end = scan(payload, jpeg, dataStart: offset + 2 + length) else { return false }
+                    offset = end
+                    continue
+                default:
+                    break
+                }
+                offset += 2 + length
+            }
+            return false
+        }
+
+        private mutating func defineTables(_ payload: UnsafeRawBufferPointer) -> Bool {
+            var p = 0
+            while p < payload.count {
+                guard p + 17 <= payload.count else { return false }
+                let kind = Int(payload[p] >> 4), index = Int(payload[p] & 0x0F)
+                guard kind <= 1, index <= 3 else { return false }
+                let counts = Array(payload[(p + 1)..<(p + 17)])
+                let total = counts.reduce(0) { $0 + Int($1) }
+                guard p + 17 + total <= payload.count else { return false }
+                let symbols = Array(payload[(p + 17)..<(p + 17 + total)])
+                let table = JPEGHuffmanTable(counts: counts, symbols: symbols, isDC: kind == 0)
+                if kind == 0 { dcTables[index] = table } else { acTables[index] = table }
+                p += 17 + total
+            }
+            return true
+        }
+
+        /// One scan: its header checked and its coefficient bits updated as
+        /// libjpeg does, its data decoded when the 1/8 scale reads it, or
+        /// skipped. Returns where the data after it starts.
+        private mutating func scan(_ header: UnsafeRawBufferPointer, _ jpeg: UnsafeRawBufferPointer, dataStart: Int) -> Int? {
+            guard let count = header.first.map(Int.init), (1...4).contains(count), header.count == 1 + 2 * count + 3 else { return nil }
+            var members: [(component: Int, dc: Int, ac: Int)] = []
+            for i in 0..<count {
+                let id = header[1 + 2 * i], tables = header[2 + 2 * i]
+                guard let index = components.firstIndex(where: { $0.id == id }), !members.contains(where: { $0.component == index }) else {
+                    return nil
+                }
+                members.append((index, Int(tables >> 4), Int(tables & 0x0F)))
+            }
+            let start = Int(header[1 + 2 * count]), end = Int(header[2 + 2 * count])
+            let high = Int(header[3 + 2 * count] >> 4), low = Int(header[3 + 2 * count] & 0x0F)
+            // libjpeg's progression rules; a warning there means decline here.
+            if start == 0 {
+                guard end == 0 else { return nil }
+            } else {
+                guard start <= end, end <= 63, count == 1 else { return nil }
+            }
+            guard low <= 13, high == 0 || low == high - 1 else { return nil }
+            for member in members {
+                if start > 0, components[member.component].coefficientBits[0] < 0 { return nil }
+                for k in start...end {
+                    let expected = max(0, components[member.component].coefficientBits[k])
+                    guard high == expected else { return nil }
+                    components[member.component].coefficientBits[k] = low
+                }
+            }
+            if start > 0 && !components[members[0].component].readsAC {
+                return Self.skipEntropyData(jpeg, from: dataStart)
+            }
+            var reader = JPEGBitReader(jpeg, at: dataStart)
+            let decoded: Bool
+            if start == 0 {
+                guard high > 0 || members.allSatisfy({ $0.dc < 4 && dcTables[$0.dc] != nil }) else { return nil }
+                decoded = decodeDC(members.map(\.component), tables: members.map(\.dc), refine: high > 0, shift: low, &reader)
+            } else {
+                // A refinement decodes symbols too: libjpeg needs its table defined.
+                guard members[0].ac < 4, let table = acTables[members[0].ac] else { return nil }
+                decoded = decodeAC(members[0].component, table: table, start: start, end: end, refine: high > 0, shift: low, &reader)
+            }
+            guard decoded else { return nil }
+            return reader.endOfScan()
+        }
+
+        /// Where the entropy-coded data starting at `offset` ends: its first
+        /// marker that is neither a stuffed byte nor a restart marker.
+        static func skipEntropyData(_ jpeg: UnsafeRawBufferPointer, from offset: Int) -> Int? {
+            var p = offset
+            while p + 1 < jpeg.count {
+                if jpeg[p] == 0xFF {
+                    let next = jpeg[p + 1]
+                    if next != 0x00 && !(0xD0...0xD7).contains(next) && next != 0xFF { return p }
+                    p += next == 0xFF ? 1 : 2
+                } else {
+                    p += 1
+                }
+            }
+            return nil
+        }
+
+        /// Calls `body(component, block index)` for every block of a scan
+        /// over `members`, in the scan's order, handling restart markers
+        /// (predictors and end-of-band runs reset by `reset`); `false` on the first failure.
+        private mutating func forEachBlock(
+            _ members: [Int], _ reader: inout JPEGBitReader, reset: (inout State) -> Void,
+            _ body: (inout State, Int, Int, inout JPEGBitReader) -> Bool
+        ) -> Bool {
+            var unit = 0
+            var restarts = 0
+            let interval = restartInterval
+            func beginUnit(_ state: inout State, _ reader: inout JPEGBitReader) -> Bool {
+                if interval > 0, unit > 0, unit % interval == 0 {
+                    guard reader.restart(index: restarts) else { return false }
+                    restarts += 1
+                    reset(&state)
+                }
+                unit += 1
+                return true
+            }
+            if members.count == 1 {
+                let c = members[0]
+                let (wide, high, stride) = (components[c].codedWide, components[c].codedHigh, components[c].blocksWide)
+                for y in 0..<high {
+                    for x in 0..<wide {
+                        guard beginUnit(&self, &reader), body(&self, c, y * stride + x, &reader) else { return false }
+                    }
+                }
+                return true
+            }
+            for my in 0..<mcusHigh {
+                for mx in 0..<mcusWide {
+                    guard beginUnit(&self, &reader) else { return false }
+                    for c in members {
+                        let (h, v, stride) = (components[c].horizontal, components[c].vertical, components[c].blocksWide)
+                        for by in 0..<v {
+                            for bx in 0..<h {
+                                guard body(&self, c, (my * v + by) * stride + mx * h + bx, &reader) else { return false }
+                            }
+                        }
+                    }
+                }
+            }
+            return true
+        }
+
+        private mutating func decodeDC(_ members: [Int], tables: [Int], refine: Bool, shift: Int, _ reader: inout JPEGBitReader) -> Bool {
+            for c in members { components[c].lastDC = 0 }
+            let huffman = tables.map { $0 < 4 ? dcTables[$0] : nil }
+            let positions = Dictionary(uniqueKeysWithValues: members.enumerated().map { ($1, $0) })
+            return forEachBlock(members, &reader, reset: { state in for c in members { state.components[c].lastDC = 0 } }) { state, c, block, reader in
+                let slot = block * state.components[c].slotCount
+                if refine {
+                    if reader.bits(1) != 0 { state.components[c].values[slot] |= Int16(truncatingIfNeeded: 1 << shift) }
+                    return true
+                }
+                guard let position = positions[c], let table = huffman[position], let size = table.decode(&reader) else { return false }
+                let dc = state.components[c].lastDC + reader.signed(size)
+                state.components[c].lastDC = dc
+                let value = dc << shift
+                guard let stored = Int16(exactly: value) else { return false }
+                state.components[c].values[slot] = stored
+                return true
+            }
+        }
+
+        private mutating func decodeAC(
+            _ c: Int, table: JPEGHuffmanTable, start: Int, end: Int, refine: Bool, shift: Int, _ reader: inout JPEGBitReader
+        ) -> Bool {
+            var endOfBandRun = 0
+            let positive = 1 << shift, negative = -1 << shift
+            let slots = components[c].slots, slotCount = components[c].slotCount
+            return forEachBlock([c], &reader, reset: { _ in endOfBandRun = 0 }) { state, c, block, reader in
+                let base = block * slotCount
+                var nonzero = state.components[c].nonzero[block]
+                defer { state.components[c].nonzero[block] = nonzero }
+                /// The correction bit of an already non-zero coefficient.
+                func correct(_ natural: Int, _ state: inout State, _ reader: inout JPEGBitReader) {
+                    guard reader.bits(1) != 0, slots[natural] >= 0 else { return }
+                    let index = base + slots[natural]
+                    let value = Int(state.components[c].values[index])
+                    if value & positive == 0 {
+                        state.components[c].values[index] = Int16(truncatingIfNeeded: value >= 0 ? value + positive : value + negative)
+                    }
+                }
+                var k = start
+                if !refine {
+                    if endOfBandRun > 0 { endOfBandRun -= 1; return true }
+                    while k <= end {
+                        guard let symbol = table.decode(&reader) else { return false }
+                        let run = symbol >> 4, size = symbol & 15
+                        if size != 0 {
+                            k += run
+                            guard k <= end else { return false }
+                            let natural = JPEGEighthScaleTranscoder.naturalOrder[k]
+                            let value = reader.signed(size) << shift
+                            nonzero |= 1 << UInt64(natural)
+                            if slots[natural] >= 0 {
+                                guard let stored = Int16(exactly: value) else { return false }
+                                state.components[c].values[base + slots[natural]] = stored
+                            }
+                        } else if run == 15 {
+                            k += 15
+                        } else {
+                            endOfBandRun = (1 << run) + reader.bits(run) - 1
+                            break
+                        }
+                        k += 1
+                    }
+                    return true
+                }
+                if endOfBandRun == 0 {
+                    while k <= end {
+                        guard let symbol = table.decode(&reader) else { return false }
+                        var run = symbol >> 4
+                        let size = symbol & 15
+                        var value = 0
+                        if size != 0 {
+                            guard size == 1 else { return false }
+                            value = reader.bits(1) != 0 ? positive : negative
+                        } else if run != 15 {
+                            endOfBandRun = (1 << run) + reader.bits(run)
+                            break
+                        }
+                        // Past already non-zero coefficients (a correction bit each) and `run` zero ones.
+                        while k <= end {
+                            let natural = JPEGEighthScaleTranscoder.naturalOrder[k]
+                            if nonzero & (1 << UInt64(natural)) != 0 {
+                                correct(natural, &state, &reader)
+                            } else {
+                                if run == 0 { break }
+                                run -= 1
+                            }
+                            k += 1
+                        }
+                        if value != 0 {
+                            guard k <= end else { return false }
+                            let natural = JPEGEighthScaleTranscoder.naturalOrder[k]
+                            nonzero |= 1 << UInt64(natural)
+                            if slots[natural] >= 0 { state.components[c].values[base + slots[natural]] = Int16(value) }
+                        }
+                        k += 1
+                    }
+                }
+                if endOfBandRun > 0 {
+                    while k <= end {
+                        let natural = JPEGEighthScaleTranscoder.naturalOrder[k]
+                        if nonzero & (1 << UInt64(natural)) != 0 { correct(natural, &state, &reader) }
+                        k += 1
+                    }
+                    endOfBandRun -= 1
+                }
+                return true
+            }
+        }
+
+        // MARK: Writing
+
+        /// The baseline file: SOI, the copied segments, SOF0, the two
+        /// Huffman tables, one scan, EOI; `nil` for a value the tables cannot code.
+        func encode() -> [UInt8]? {
+            var out: [UInt8] = [0xFF, 0xD8]
+            out += copied
+            let n = components.count
+            out += [0xFF, 0xC0, UInt8((8 + 3 * n) >> 8), UInt8((8 + 3 * n) & 0xFF), 8,
+                    UInt8(frame.size.height >> 8), UInt8(frame.size.height & 0xFF),
+                    UInt8(frame.size.width >> 8), UInt8(frame.size.width & 0xFF), UInt8(n)]
+            for c in components {
+                out += [c.id, UInt8(c.horizontal << 4 | c.vertical), UInt8(c.quantizationTable)]
+            }
+            out += Codes.segment
+            out += [0xFF, 0xDA, 0, UInt8(6 + 2 * n), UInt8(n)]
+            for c in components { out += [c.id, 0x00] }
+            out += [0, 63, 0]
+            var writer = JPEGBitWriter(reservingCapacity: components.reduce(0) { $0 + $1.values.count } / 2)
+            var predictors = [Int](repeating: 0, count: n)
+            func block(_ c: Int, _ index: Int) -> Bool {
+                let component = components[c]
+                let base = index * component.slotCount
+                let dc = Int(component.values[base])
+                let difference = dc - predictors[c]
+                predictors[c] = dc
+                let size = Self.bitLength(difference)
+                guard size <= 11 else { return false }
+                writer.write(Codes.dc[size].code, bits: Codes.dc[size].length)
+                writer.write(difference < 0 ? difference - 1 : difference, bits: size)
+                var run = 0
+                if component.readsAC {
+                    for k in 1..<64 {
+                        let slot = component.slots[JPEGEighthScaleTranscoder.naturalOrder[k]]
+                        let value = slot >= 0 ? Int(component.values[base + slot]) : 0
+                        if value == 0 { run += 1; continue }
+                        while run > 15 {
+                            writer.write(Codes.ac[0xF0].code, bits: Codes.ac[0xF0].length)
+                            run -= 16
+                        }
+                        let size = Self.bitLength(value)
+                        guard size <= 10 else { return false }
+                        let symbol = run << 4 | size
+                        writer.write(Codes.ac[symbol].code, bits: Codes.ac[symbol].length)
+                        writer.write(value < 0 ? value - 1 : value, bits: size)
+                        run = 0
+                    }
+                } else {
+                    run = 63
+                }
+                if run > 0 { writer.write(Codes.ac[0].code, bits: Codes.ac[0].length) }
+                return true
+            }
+            if n == 1 {
+                let c = components[0]
+                for y in 0..<c.codedHigh {
+                    for x in 0..<c.codedWide where !block(0, y * c.blocksWide + x) { return nil }
+                }
+            } else {
+                for my in 0..<mcusHigh {
+                    for mx in 0..<mcusWide {
+                        for (index, c) in components.enumerated() {
+                            for by in 0..<c.vertical {
+                                for bx in 0..<c.horizontal where !block(index, (my * c.vertical + by) * c.blocksWide + mx * c.horizontal + bx) {
+                                    return nil
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            out += writer.finish()
+            out += [0xFF, 0xD9]
+            return out
+        }
+
+        /// The bits needed for `|value|` (JPEG's magnitude category).
+        static func bitLength(_ value: Int) -> Int {
+            value == 0 ? 0 : Int.bitWidth - value.magnitude.leadingZeroBitCount
+        }
+    }
+
+    /// The output's Huffman codes: DC category 0 in 2 bits, 1–11 in 4; AC
+    /// end-of-block in 2 bits, the other 161 symbols (every run/size pair
+    /// of 8-bit data, and the 16-zero run) in 9. Canonical, so the DHT
+    /// segment is counts and symbols in code order.
+    enum Codes {
+        /// (code, length) by DC category.
+        static let dc: [(code: Int, length: Int)] = [(0, 2)] + (1...11).map { (3 + $0, 4) }
+        /// AC symbols in code order after end-of-block.
+        static let acSymbols: [UInt8] = (0..<16).flatMap { run in (1...10).map { UInt8(run << 4 | $0) } } + [0xF0]
+        /// (code, length) by AC symbol (`run << 4 | size`).
+        static let ac: [(code: Int, length: Int)] = {
+            var table = [(code: Int, length: Int)](repeating: (0, 0), count: 256)
+            table[0] = (0, 2)
+            for (index, symbol) in acSymbols.enumerated() { table[Int(symbol)] = (128 + index, 9) }
+            return table
+        }()
+        /// The DHT segment defining both, as DC table 0 and AC table 0.
+        static let segment: [UInt8] = {
+            var dcCounts = [UInt8](repeating: 0, count: 16)
+            dcCounts[1] = 1
+            dcCounts[3] = 11
+            var acCounts = [UInt8](repeating: 0, count: 16)
+            acCounts[1] = 1
+            acCounts[8] = UInt8(acSymbols.count)
+            let body: [UInt8] = [0x00] + dcCounts + (0...11).map { UInt8($0) } + [0x10] + acCounts + [0x00] + acSymbols
+            return [0xFF, 0xC4, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
+        }()
+    }
+}

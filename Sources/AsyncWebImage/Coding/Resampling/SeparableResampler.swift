@@ -1,0 +1,299 @@
+/// The library's one resampling engine: separable (each source row filtered
+/// horizontally as it arrives, then the rows of each output row's window
+/// combined vertically), one pass over the source, alpha premultiplied,
+/// in gamma-encoded values or in linear light.
+///
+/// ``ImageResampler`` feeds it the rows of a decoded image; decoders feed it
+/// rows as they decode them (through ``StreamingResampler``), so a thumbnail
+/// never needs the full-size image nor a source-height intermediate. It
+/// holds one prepared source row and a ring of ``ResamplingWeights/taps``
+/// filtered rows, and writes each output row straight from registers to
+/// bytes the moment its last source row has arrived: nothing is zeroed,
+/// nothing accumulates in memory.
+///
+/// Values: 8-bit samples become floats (`0...255`, or `0...1` in linear
+/// light through ``SRGBTransfer``); colour is multiplied by alpha so a
+/// transparent pixel's colour weighs nothing; the vertical sum is divided
+/// back by alpha, re-encoded and rounded to the nearest byte.
+package struct SeparableResampler {
+    /// Whether the filter runs on the stored (gamma-encoded) values or on linear light.
+    package enum Light: Sendable, Hashable {
+        /// The 8-bit values as stored: the fastest, and what most tools do.
+        case gamma
+        /// Linear light (sRGB decoded): physically right, brighter fine detail.
+        case linear
+    }
+
+    let sourceWidth: Int
+    let sourceHeight: Int
+    let size: PixelSize
+    let pixelFormat: PixelFormat
+    let light: Light
+    let horizontal: ResamplingWeights
+    let vertical: ResamplingWeights
+    /// Floats per output row (width × channels).
+    private let rowFloats: Int
+    /// Floats between ring rows: ``rowFloats`` rounded up to whole 8-float
+    /// vectors, plus slack for the 4-float stores of 3-channel pixels.
+    private let ringStride: Int
+    /// The prepared source row (floats, premultiplied), with 4 floats of slack.
+    private var line: [Float]
+    /// ``ResamplingWeights/taps`` horizontally filtered rows of the vertical window.
+    private var ring: [Float]
+    /// One output row of floats, before it becomes bytes.
+    private var sums: [Float]
+    /// The next source row expected.
+    private(set) var nextSourceRow = 0
+    /// The next output row to write.
+    private(set) var nextOutputRow = 0
+
+    /// Bytes the resampler holds besides its output.
+    var workingBytes: Int { (line.count + ring.count + sums.count + horizontal.weights.count + vertical.weights.count) * 4 }
+
+    /// An upper bound of ``workingBytes`` for any filter, known before any
+    /// weight is computed (the decoders' memory budgets are checked from
+    /// headers): the widest kernel (Lanczos-3) has at most
+    /// `6 × scale + 2` taps.
+    static func workingBytesEstimate(sourceWidth: Int, sourceHeight: Int, to size: PixelSize, channels: Int) -> Int {
+        func taps(_ source: Int, _ destination: Int) -> Int {
+            min(source, Int((6 * max(Double(source) / Double(max(destination, 1)), 1)).rounded(.up)) + 2)
+        }
+        let (horizontal, vertical) = (taps(sourceWidth, size.width), taps(sourceHeight, size.height))
+        let rowFloats = (size.width * channels + 7) / 8 * 8 + 8
+        let floats = sourceWidth * channels + 4 + rowFloats * (vertical + 1) + size.width * horizontal + size.height * vertical
+        return floats * 4 + (size.width + size.height) * 8
+    }
+
+    /// Whether every output row has been written.
+    var isComplete: Bool { nextOutputRow == size.height }
+
+    init(sourceWidth: Int, sourceHeight: Int, to size: PixelSize, pixelFormat: PixelFormat,
+         filter: ImageTransformers.Resize.Filter, light: Light = .gamma, extent: (width: Double, height: Double)? = nil) {
+        precondition(sourceWidth > 0 && sourceHeight > 0 && size.width > 0 && size.height > 0, "empty resample")
+        self.sourceWidth = sourceWidth
+        self.sourceHeight = sourceHeight
+        self.size = size
+        self.pixelFormat = pixelFormat
+        self.light = light
+        horizontal = ResamplingWeights(source: sourceWidth, destination: size.width, filter: filter, extent: extent?.width)
+        vertical = ResamplingWeights(source: sourceHeight, destination: size.height, filter: filter, extent: extent?.height)
+        let channels = pixelFormat.channelCount
+        rowFloats = size.width * channels
+        ringStride = (rowFloats + 7) / 8 * 8 + 8
+        line = [Float](repeating: 0, count: sourceWidth * channels + 4)
+        ring = [Float](repeating: 0, count: ringStride * vertical.taps)
+        sums = [Float](repeating: 0, count: ringStride)
+    }
+
+    /// Adds the next source row (`sourceWidth` tightly packed pixels) and
+    /// writes every output row it completes at `output + y × bytesPerRow`.
+    mutating func add(row: UnsafePointer<UInt8>, output: UnsafeMutableRawPointer, bytesPerRow: Int) {
+        guard nextSourceRow < sourceHeight else { return }
+        switch pixelFormat {
+        case .rgba8: add(RGBA.self, row, output, bytesPerRow)
+        case .rgb8: add(RGB.self, row, output, bytesPerRow)
+        case .grayAlpha8: add(GrayAlpha.self, row, output, bytesPerRow)
+        case .gray8: add(Gray.self, row, output, bytesPerRow)
+        }
+        nextSourceRow += 1
+    }
+
+    // Channel layouts as types, so every loop is compiled for a constant
+    // channel count.
+    private protocol Layout {
+        static var channels: Int { get }
+        static var hasAlpha: Bool { get }
+    }
+    private enum RGBA: Layout { static let channels = 4; static let hasAlpha = true }
+    private enum RGB: Layout { static let channels = 3; static let hasAlpha = false }
+    private enum GrayAlpha: Layout { static let channels = 2; static let hasAlpha = true }
+    private enum Gray: Layout { static let channels = 1; static let hasAlpha = false }
+
+    private mutating func add<L: Layout>(_: L.Type, _ source: UnsafePointer<UInt8>, _ output: UnsafeMutableRawPointer, _ bytesPerRow: Int) {
+        let j = nextSourceRow
+        let taps = vertical.taps
+        // A row before the window of the next output row is needed by none.
+        guard nextOutputRow < size.height, j >= vertical.starts[nextOutputRow] else { return }
+        let (width, linear, ringStride, rowFloats) = (sourceWidth, light == .linear, ringStride, rowFloats)
+        let horizontal = horizontal
+        line.withUnsafeMutableBufferPointer { line in
+            ring.withUnsafeMutableBufferPointer { ring in
+                let line = line.baseAddress!
+                Self.prepare(L.self, source, width: width, linear: linear, into: line)
+                let slot = ring.baseAddress! + (j % taps) * ringStride
+                horizontal.weights.withUnsafeBufferPointer { weights in
+                    horizontal.starts.withUnsafeBufferPointer { starts in
+                        Self.filterRow(L.self, line, weights.baseAddress!, starts.baseAddress!, taps: horizontal.taps, count: horizontal.count, into: slot)
+                    }
+                }
+            }
+        }
+        // Every output row whose window ends here is complete.
+        while nextOutputRow < size.height, vertical.starts[nextOutputRow] + taps - 1 == j {
+            let y = nextOutputRow
+            let start = vertical.starts[y]
+            let destination = (output + y * bytesPerRow).assumingMemoryBound(to: UInt8.self)
+            ring.withUnsafeBufferPointer { ring in
+                sums.withUnsafeMutableBufferPointer { sums in
+                    vertical.weights.withUnsafeBufferPointer { weights in
+                        Self.combine(
+                            ring.baseAddress!, stride: ringStride, first: start, taps: taps,
+                            weights: weights.baseAddress! + y * taps, floats: rowFloats, into: sums.baseAddress!
+                        )
+                    }
+                    Self.write(L.self, sums.baseAddress!, pixels: size.width, linear: linear, to: destination)
+                }
+            }
+            nextOutputRow += 1
+        }
+    }
+
+    /// 8-bit samples to floats: gamma values (`0...255`) or linear light
+    /// (`0...1`), colour multiplied by alpha/255, alpha kept as `0...255`.
+    @inline(__always)
+    private static func prepare<L: Layout>(_: L.Type, _ source: UnsafePointer<UInt8>, width: Int, linear: Bool, into line: UnsafeMutablePointer<Float>) {
+        let channels = L.channels
+        let samples = width * channels
+        if !L.hasAlpha && !linear {
+            var i = 0
+            while i + 16 <= samples {
+                let bytes = UnsafeRawPointer(source + i).loadUnaligned(as: SIMD16<UInt8>.self)
+                UnsafeMutableRawPointer(line + i).storeBytes(of: SIMD16<Float>(SIMD16<Int32>(truncatingIfNeeded: bytes)), as: SIMD16<Float>.self)
+                i += 16
+            }
+            while i < samples { line[i] = Float(source[i]); i += 1 }
+            return
+        }
+        SRGBTransfer.linearFromByte.withUnsafeBufferPointer { table in
+            let table = table.baseAddress!
+            if !L.hasAlpha {
+                for i in 0..<samples { line[i] = table[Int(source[i])] }
+                return
+            }
+            for x in 0..<width {
+                let p = x * channels
+                let alpha = Float(source[p + channels - 1])
+                let weight = alpha * (1 / 255)
+                for c in 0..<(channels - 1) {
+                    line[p + c] = (linear ? table[Int(source[p + c])] : Float(source[p + c])) * weight
+                }
+                line[p + channels - 1] = alpha
+            }
+        }
+    }
+
+    /// The horizontal filter of one prepared row: each output pixel the
+    /// weighted sum of its window, one vector of channels per tap.
+    @inline(__always)
+    private static func filterRow<L: Layout>(
+        _: L.Type, _ line: UnsafePointer<Float>, _ weights: UnsafePointer<Float>, _ starts: UnsafePointer<Int>,
+        taps: Int, count: Int, into out: UnsafeMutablePointer<Float>
+    ) {
+        let channels = L.channels
+        switch channels {
+        case 3, 4:
+            // Four floats per tap (for RGB the fourth belongs to the next
+            // pixel, weighed but never stored: the row has 4 floats of slack).
+            for x in 0..<count {
+                var p = UnsafeRawPointer(line + starts[x] * channels)
+                var w = weights + x * taps
+                var a = SIMD4<Float>(), b = SIMD4<Float>()
+                var k = 0
+                while k + 2 <= taps {
+                    a += p.loadUnaligned(as: SIMD4<Float>.self) * w[0]
+                    b += (p + channels * 4).loadUnaligned(as: SIMD4<Float>.self) * w[1]
+                    p += channels * 8
+                    w += 2
+                    k += 2
+                }
+                if k < taps { a += p.loadUnaligned(as: SIMD4<Float>.self) * w[0] }
+                // For RGB the store's fourth float is overwritten by the next pixel (or lands in the slack).
+                UnsafeMutableRawPointer(out + x * channels).storeBytes(of: a + b, as: SIMD4<Float>.self)
+            }
+        default:
+            for x in 0..<count {
+                let p = line + starts[x] * channels
+                let w = weights + x * taps
+                var a: Float = 0, b: Float = 0
+                for k in 0..<taps {
+                    a += p[k * channels] * w[k]
+                    if channels == 2 { b += p[k * channels + 1] * w[k] }
+                }
+                out[x * channels] = a
+                if channels == 2 { out[x * channels + 1] = b }
+            }
+        }
+    }
+
+    /// The vertical filter of one output row: the weighted sum of the
+    /// window's ring rows, eight floats at a time, kept in registers across taps.
+    @inline(__always)
+    private static func combine(
+        _ ring: UnsafePointer<Float>, stride: Int, first: Int, taps: Int,
+        weights: UnsafePointer<Float>, floats: Int, into sums: UnsafeMutablePointer<Float>
+    ) {
+        withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: taps) { rows in
+            for k in 0..<taps { rows[k] = ring + ((first + k) % taps) * stride }
+            var i = 0
+            while i < floats {
+                var a = SIMD8<Float>(), b = SIMD8<Float>()
+                var k = 0
+                while k + 2 <= taps {
+                    a += UnsafeRawPointer(rows[k] + i).loadUnaligned(as: SIMD8<Float>.self) * weights[k]
+                    b += UnsafeRawPointer(rows[k + 1] + i).loadUnaligned(as: SIMD8<Float>.self) * weights[k + 1]
+                    k += 2
+                }
+                if k < taps { a += UnsafeRawPointer(rows[k] + i).loadUnaligned(as: SIMD8<Float>.self) * weights[k] }
+                UnsafeMutableRawPointer(sums + i).storeBytes(of: a + b, as: SIMD8<Float>.self)
+                i += 8
+            }
+        }
+    }
+
+    /// One output row of sums to bytes: alpha divided back out, linear light
+    /// re-encoded, rounded to nearest and clamped.
+    @inline(__always)
+    private static func write<L: Layout>(_: L.Type, _ sums: UnsafePointer<Float>, pixels: Int, linear: Bool, to out: UnsafeMutablePointer<UInt8>) {
+        let channels = L.channels
+        let samples = pixels * channels
+        if !L.hasAlpha && !linear {
+            var i = 0
+            let low = SIMD8<Float>(repeating: 0), high = SIMD8<Float>(repeating: 255), half = SIMD8<Float>(repeating: 0.5)
+            while i + 8 <= samples {
+                let v = (UnsafeRawPointer(sums + i).loadUnaligned(as: SIMD8<Float>.self) + half).clamped(lowerBound: low, upperBound: high)
+                let bytes = SIMD8<UInt8>(truncatingIfNeeded: SIMD8<Int32>(v, rounding: .towardZero))
+                UnsafeMutableRawPointer(out + i).storeBytes(of: bytes, as: SIMD8<UInt8>.self)
+                i += 8
+            }
+            while i < samples { out[i] = byte(sums[i]); i += 1 }
+            return
+        }
+        SRGBTransfer.byteFromLinear.withUnsafeBufferPointer { table in
+            let table = table.baseAddress!
+            @inline(__always) func encode(_ value: Float) -> UInt8 {
+                guard linear else { return byte(value) }
+                let index = value * SRGBTransfer.scale + 0.5
+                return table[index <= 0 ? 0 : (index >= SRGBTransfer.scale ? 65_535 : Int(index))]
+            }
+            if !L.hasAlpha {
+                for i in 0..<samples { out[i] = encode(sums[i]) }
+                return
+            }
+            for x in 0..<pixels {
+                let p = x * channels
+                let alpha = sums[p + channels - 1]
+                // Colour sums were weighted by alpha/255: divide that back out.
+                let unweight: Float = alpha > 0.5 ? 255 / alpha : 0
+                for c in 0..<(channels - 1) { out[p + c] = encode(sums[p + c] * unweight) }
+                out[p + channels - 1] = byte(alpha)
+            }
+        }
+    }
+
+    /// A float in `0...255` rounded to the nearest byte, clamped.
+    @inline(__always)
+    static func byte(_ value: Float) -> UInt8 {
+        let rounded = value + 0.5
+        return rounded <= 0 ? 0 : (rounded >= 255 ? 255 : UInt8(rounded))
+    }
+}

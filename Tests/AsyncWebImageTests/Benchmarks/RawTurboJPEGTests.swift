@@ -1,0 +1,64 @@
+import CTurboJPEG
+import Foundation
+import Testing
+@testable import awi_bench
+
+/// The benchmark's corpus classifier: a real photo with megabytes of
+/// metadata before its frame header once counted as baseline.
+@Suite(.timeLimit(.minutes(1)))
+struct RawTurboJPEGTests {
+    /// A 64×48 JPEG from TurboJPEG itself, baseline or progressive.
+    private static func jpeg(progressive: Bool) throws -> [UInt8] {
+        let handle = try #require(tjInitCompress())
+        defer { tjDestroy(handle) }
+        let (width, height) = (64, 48)
+        let rgb = (0..<(width * height * 3)).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        var buffer: UnsafeMutablePointer<UInt8>?
+        var size: UInt = 0
+        let status = rgb.withUnsafeBufferPointer {
+            tjCompress2(
+                handle, $0.baseAddress, Int32(width), 0, Int32(height), Int32(TJPF_RGB.rawValue), &buffer, &size,
+                Int32(TJSAMP_420.rawValue), 85, progressive ? TJFLAG_PROGRESSIVE : 0
+            )
+        }
+        defer { tjFree(buffer) }
+        try #require(status == 0)
+        return Array(UnsafeBufferPointer(start: try #require(buffer), count: Int(size)))
+    }
+
+    /// `jpeg` with `total` bytes of APP1 segments (each at most 65,535
+    /// bytes long, as the format allows) spliced in after SOI.
+    private static func withMetadata(_ jpeg: [UInt8], total: Int) -> [UInt8] {
+        var metadata: [UInt8] = []
+        var remaining = total
+        while remaining > 0 {
+            let payload = min(remaining, 65_533)
+            metadata += [0xFF, 0xE1, UInt8((payload + 2) >> 8), UInt8((payload + 2) & 0xFF)]
+            metadata += [UInt8](repeating: 0x20, count: payload)
+            remaining -= payload
+        }
+        return Array(jpeg[0..<2]) + metadata + Array(jpeg[2...])
+    }
+
+    @Test("a progressive JPEG with 7.3 MB of metadata before its SOF is progressive")
+    func metadataBeforeFrame() throws {
+        // Given: a progressive and a baseline file, each behind 7.3 MB of APP1 segments
+        let progressive = Self.withMetadata(try Self.jpeg(progressive: true), total: 7_300_000)
+        let baseline = Self.withMetadata(try Self.jpeg(progressive: false), total: 7_300_000)
+        // Then: libjpeg still reads both (the files are sound), and the classifier tells them apart
+        #expect(RawTurboJPEG.size(of: Data(progressive))?.width == 64)
+        #expect(RawTurboJPEG.isProgressive(Data(progressive)))
+        #expect(!RawTurboJPEG.isProgressive(Data(baseline)))
+    }
+
+    @Test("files without metadata, and broken ones, are classified without reading past the data")
+    func plainAndBroken() throws {
+        let progressive = try Self.jpeg(progressive: true)
+        #expect(RawTurboJPEG.isProgressive(Data(progressive)))
+        #expect(!RawTurboJPEG.isProgressive(Data(try Self.jpeg(progressive: false))))
+        // Cut inside the metadata: no frame header reached.
+        let cut = Self.withMetadata(progressive, total: 100_000).prefix(70_000)
+        #expect(!RawTurboJPEG.isProgressive(Data(cut)))
+        #expect(!RawTurboJPEG.isProgressive(Data([0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x01])))
+    }
+}
