@@ -1,4 +1,3 @@
-import CDeflate
 import CSpng
 public import Foundation
 
@@ -209,7 +208,7 @@ final class APNGAnimationDecoder: AnimatedFrameDecoder {
         let typeStart = png.count
         type.withUTF8Buffer { png += $0 }
         for piece in pieces { png += piece }
-        let crc = png.withUnsafeBytes { UInt32(libdeflate_crc32(0, $0.baseAddress! + typeStart, $0.count - typeStart)) }
+        let crc = png.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[typeStart...])) }
         store(crc, into: &word, at: 0)
         png += word
     }

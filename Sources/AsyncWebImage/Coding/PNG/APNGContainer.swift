@@ -1,4 +1,3 @@
-import CDeflate
 import Foundation
 
 /// The animation an APNG's chunks describe: the `acTL` control, each
@@ -108,7 +107,7 @@ struct APNGContainer {
             // default-image chunk would otherwise pass unnoticed.
             if isAnimationChunk || type == Self.fourCC("IHDR") || type == Self.fourCC("IDAT") {
                 let stored = Self.readUInt32(png, dataStart + length)
-                let computed = UInt32(libdeflate_crc32(0, png.baseAddress! + offset + 4, length + 4))
+                let computed = CRC32.checksum(UnsafeRawBufferPointer(rebasing: png[(offset + 4)..<(offset + 8 + length)]))
                 guard stored == computed else { throw fail("CRC mismatch in a \(Self.name(type)) chunk") }
             }
             switch type {

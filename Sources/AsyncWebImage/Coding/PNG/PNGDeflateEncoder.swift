@@ -83,7 +83,7 @@ struct PNGDeflateEncoder {
         let start = png.count - 4
         png.append(contentsOf: body)
         let crc = png.withUnsafeBytes { bytes in
-            UInt32(libdeflate_crc32(0, bytes.baseAddress! + start, bytes.count - start))
+            CRC32.checksum(UnsafeRawBufferPointer(rebasing: bytes[start...]))
         }
         var trailer = [UInt8]()
         trailer.appendBigEndian(crc)

@@ -1,4 +1,3 @@
-import CDeflate
 
 /// Where a complete PNG's zlib stream lies: the payloads of its run of
 /// IDAT chunks, each checked against its CRC.
@@ -35,7 +34,7 @@ struct PNGImageDataStream {
             guard length <= Int(Int32.max), offset + 12 + length <= png.count else { return nil }
             if isType(offset, "IDAT") {
                 guard !afterImageData else { return nil }
-                let crc = libdeflate_crc32(0, base + offset + 4, 4 + length)
+                let crc = CRC32.checksum(UnsafeRawBufferPointer(start: base + offset + 4, count: 4 + length))
                 guard Int(crc) == u32(offset + 8 + length) else { return nil }
                 payloads.append((offset + 8, length))
                 total += length
