@@ -29,16 +29,15 @@ final class AVIFAnimationDecoder: AnimatedFrameDecoder {
     init?(_ data: Data, options: ImageDecodingOptions, maxThreads: Int, strictness: AVIFCoder.Strictness) throws(ImageError) {
         let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, data.count), alignment: 16)
         data.withUnsafeBytes { bytes.copyMemory(from: $0) }
-        let decoder: AVIFDecoderHandle
-        do {
-            decoder = try AVIFDecoderHandle(
-                decoding: UnsafeRawBufferPointer(rebasing: bytes[..<data.count]), maxThreads: maxThreads, strictness: strictness
-            )
-            try decoder.parse()
-        } catch {
-            bytes.deallocate()
-            throw error
-        }
+        // An initializer that returns nil or throws runs no deinit: until the
+        // end, where the decoder owns them, the bytes are freed here — on
+        // every still AVIF (nil) and every file over a limit (a throw).
+        var owned = false
+        defer { if !owned { bytes.deallocate() } }
+        let decoder = try AVIFDecoderHandle(
+            decoding: UnsafeRawBufferPointer(rebasing: bytes[..<data.count]), maxThreads: maxThreads, strictness: strictness
+        )
+        try decoder.parse()
         self.bytes = bytes
         self.decoder = decoder
         guard decoder.imageCount > 1, let image = decoder.raw.pointee.image else { return nil }
@@ -57,6 +56,7 @@ final class AVIFAnimationDecoder: AnimatedFrameDecoder {
         )
         iccProfile = image.pointee.icc.data.map { Data(bytes: $0, count: image.pointee.icc.size) }
         self.options = options
+        owned = true
     }
 
     deinit {
