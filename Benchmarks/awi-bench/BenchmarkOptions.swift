@@ -24,8 +24,9 @@ struct BenchmarkOptions: Sendable {
           --corpus DIR        use the images in DIR instead of the generated corpus
           --quick             fewer iterations (a smoke run for CI)
           --duration-scale X  multiply every time budget by X (e.g. 3 for steadier figures)
-          --allocator-tuning  apply the malloc tuning an ImageLoader applies by default
-                              (ImageLoader.AllocatorTuning.default) for the whole run
+          --allocator-tuning  apply ImageLoader.AllocatorTuning.default for the whole run
+                              (a loader applies it only when its configuration asks;
+                              the thumbnail server does)
 
         Ratios are speed relative to the baseline measured in the same run (baseline
         time / our time; above 1 = faster). The exit code is 0 even when a target is
