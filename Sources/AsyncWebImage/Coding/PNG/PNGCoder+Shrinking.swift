@@ -37,28 +37,8 @@ extension PNGCoder {
         if plan.isInterlaced { return try decodeShrinkingInterlaced(context, plan: plan, factor: factor, linear: linear) }
         try PNGRowDecoder.start(context, plan: plan)
         var reducer = BoxReducer(sourceWidth: plan.width, sourceHeight: plan.height, factor: factor, pixelFormat: plan.pixelFormat, linear: linear)
-        var row = [UInt8](repeating: 0, count: plan.rowBytes)
-        var wideRow = [UInt16](repeating: 0, count: plan.isSixteenBit ? plan.rowBytes : 0)
         return try Image.make(width: reducer.size.width, height: reducer.size.height, pixelFormat: plan.pixelFormat, format: .png) { output in
-            try row.withUnsafeMutableBufferPointer { row in
-                guard let rowBase = row.baseAddress else { throw ImageError.undecodable(.png, "empty row") }
-                for y in 0..<plan.height {
-                    let code: Int32
-                    if plan.isSixteenBit {
-                        code = wideRow.withUnsafeMutableBufferPointer { wide in
-                            let code = spng_decode_row(context.raw, wide.baseAddress, plan.spngRowBytes)
-                            if let source = wide.baseAddress { PNGDecodePlan.reduce(source, to: rowBase, count: plan.rowBytes) }
-                            return code
-                        }
-                    } else {
-                        code = spng_decode_row(context.raw, rowBase, plan.rowBytes)
-                    }
-                    guard code == 0 || (code == SPNG_EOI.rawValue && y == plan.height - 1) else {
-                        throw context.error(code == SPNG_EOI.rawValue ? Int32(SPNG_EINTERNAL.rawValue) : code)
-                    }
-                    reducer.add(row: rowBase, output: output)
-                }
-            }
+            try PNGRowDecoder.forEachSequentialRow(context, plan: plan) { reducer.add(row: $0, output: output) }
         }
     }
 

@@ -37,6 +37,38 @@ enum PNGRowDecoder {
         return true
     }
 
+    /// Decodes every row of a non-interlaced image, in order, into one
+    /// reused row of `plan.rowBytes` (16-bit samples rounded to 8 bits as
+    /// they arrive) and hands each to `body`: the loop the streaming shrink
+    /// and resample routes share. Call ``start(_:plan:toleratingTruncation:)`` first.
+    ///
+    /// - Throws: libspng's error for bad or missing data; what `body` throws.
+    static func forEachSequentialRow(
+        _ context: SpngContext, plan: PNGDecodePlan, _ body: (UnsafeMutablePointer<UInt8>) throws -> Void
+    ) throws {
+        var row = [UInt8](repeating: 0, count: plan.rowBytes)
+        var wideRow = [UInt16](repeating: 0, count: plan.isSixteenBit ? plan.rowBytes : 0)
+        try row.withUnsafeMutableBufferPointer { row in
+            guard let rowBase = row.baseAddress else { throw ImageError.undecodable(.png, "empty row") }
+            for y in 0..<plan.height {
+                let code: Int32
+                if plan.isSixteenBit {
+                    code = wideRow.withUnsafeMutableBufferPointer { wide in
+                        let code = spng_decode_row(context.raw, wide.baseAddress, plan.spngRowBytes)
+                        if let source = wide.baseAddress { PNGDecodePlan.reduce(source, to: rowBase, count: plan.rowBytes) }
+                        return code
+                    }
+                } else {
+                    code = spng_decode_row(context.raw, rowBase, plan.rowBytes)
+                }
+                guard code == 0 || (code == SPNG_EOI.rawValue && y == plan.height - 1) else {
+                    throw context.error(code == SPNG_EOI.rawValue ? Int32(SPNG_EINTERNAL.rawValue) : code)
+                }
+                try body(rowBase)
+            }
+        }
+    }
+
     /// Decodes rows into `pixels` (tightly packed rows of `plan.rowBytes`)
     /// until the image is complete or, with `toleratingTruncation`, until the
     /// data runs out. Only the pixels of each decoded row's pass are written:
