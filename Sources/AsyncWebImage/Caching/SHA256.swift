@@ -23,12 +23,6 @@ package enum SHA256 {
         return digest
     }
 
-    /// The 32-byte digest of `bytes`.
-    static func hash(_ bytes: some Sequence<UInt8>) -> [UInt8] {
-        let contiguous = Array(bytes)
-        return contiguous.withUnsafeBytes { hash($0) }
-    }
-
     /// The digest of `string`'s UTF-8 bytes as 64 lowercase hex digits.
     package static func hexDigest(_ string: String) -> String {
         var string = string

@@ -28,12 +28,12 @@ struct BoxReducer {
     /// The next output row to write.
     private var outputRow = 0
 
-    /// A reducer for a `sourceWidth × sourceHeight` image by `factor` (1...256).
     /// Whether boxes average light (the samples decoded from sRGB, summed,
     /// encoded back) rather than the stored values: so a box before a
     /// linear-light filter keeps the brightness of fine high-contrast detail.
     let linear: Bool
 
+    /// A reducer for a `sourceWidth × sourceHeight` image by `factor` (1...256).
     init(sourceWidth: Int, sourceHeight: Int, factor: Int, pixelFormat: PixelFormat, linear: Bool = false) {
         precondition((1...Self.maximumFactor).contains(factor), "factor out of range")
         self.linear = linear

@@ -16,10 +16,10 @@ struct ScatteredBoxReducer {
     /// Per output pixel and channel: the sum so far (colour × alpha with alpha).
     private var sums: [UInt32]
 
-    /// A reducer for a `sourceWidth × sourceHeight` image by `factor` (1...256).
     /// Whether boxes average light, as ``BoxReducer/linear``.
     let linear: Bool
 
+    /// A reducer for a `sourceWidth × sourceHeight` image by `factor` (1...256).
     init(sourceWidth: Int, sourceHeight: Int, factor: Int, pixelFormat: PixelFormat, linear: Bool = false) {
         precondition((1...BoxReducer.maximumFactor).contains(factor), "factor out of range")
         self.linear = linear
