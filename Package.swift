@@ -303,12 +303,20 @@ let package = Package(
             exclude: ["README.md"],
             swiftSettings: swiftSettings
         ),
+        // Helpers both test targets use (loopback ports, the sanitizer time
+        // scale, `eventually`, a recording log handler): no NIO, no codecs.
+        .target(
+            name: "AWITestSupport",
+            dependencies: ["AWILocking", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/AWITestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "AsyncWebImageTests",
             dependencies: [
                 "AsyncWebImage", "AsyncWebImageWebP", "AsyncWebImageAVIF", "AsyncWebImageHEIF", "AsyncWebImageGIF", "AsyncWebImageAllFormats",
                 "AsyncWebImageJXL", "AsyncWebImageTIFF", "AsyncWebImageBMP", "AsyncWebImageSVG",
-                "AWILocking", "awi-cache-stress", "awi", "awi-bench", "LoopbackServer", "CTurboJPEG", "CSpng", "awi-allocator-probe",
+                "AWILocking", "AWITestSupport", "awi-cache-stress", "awi", "awi-bench", "LoopbackServer", "CTurboJPEG", "CSpng", "awi-allocator-probe",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -323,7 +331,7 @@ let package = Package(
         .testTarget(
             name: "AsyncWebImageRedisTests",
             dependencies: [
-                "AsyncWebImageRedis", "AsyncWebImage", "AWILocking", "LoopbackServer",
+                "AsyncWebImageRedis", "AsyncWebImage", "AWILocking", "LoopbackServer", "AWITestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -186,7 +186,7 @@ struct RedisStoreTests {
 
     @Test("a node that accepts but never answers: each call ends within the command timeout, then the breaker makes them free")
     func hangingNode() async throws {
-        let (fd, port) = try RedisServer.listeningSocket()
+        let (fd, port) = try LoopbackPort.listeningSocket()
         defer { close(fd) }
         var configuration = RedisStore.Configuration(endpoints: [.init(host: "127.0.0.1", port: port)])
         configuration.lookupBudget = .milliseconds(100)
@@ -206,7 +206,7 @@ struct RedisStoreTests {
 
     @Test("a burst queued behind a node that never answers: every call ends within the lookup budget; the calls in flight open the breaker, the queued rest never reach the node")
     func burstBehindHangingNode() async throws {
-        let (fd, port) = try RedisServer.listeningSocket()
+        let (fd, port) = try LoopbackPort.listeningSocket()
         defer { close(fd) }
         var configuration = RedisStore.Configuration(endpoints: [.init(host: "127.0.0.1", port: port)])
         configuration.lookupBudget = .milliseconds(100)

@@ -26,10 +26,10 @@ final class RedisCluster {
         let milliseconds = Int(nodeTimeout.components.seconds * 1000 + nodeTimeout.components.attoseconds / 1_000_000_000_000_000)
         var nodes: [RedisServer] = []
         for index in 0..<6 {
-            let port = try RedisServer.freePort()
+            let port = try LoopbackPort.freePort()
             // The cluster bus on a port of its own (Redis 7's cluster-port),
             // not port + 10000, which may be taken or out of range.
-            let busPort = try RedisServer.freePort()
+            let busPort = try LoopbackPort.freePort()
             nodes.append(try await RedisServer(port: port, arguments: [
                 "--cluster-enabled", "yes", "--cluster-config-file", "nodes-\(index).conf",
                 "--cluster-node-timeout", String(milliseconds), "--cluster-port", String(busPort),

@@ -31,7 +31,7 @@ final class RedisServer {
         port: Int? = nil, arguments: [String] = [], tls: TestCertificates? = nil, certificate: String? = nil,
         adminPassword: String? = nil, directory: String? = nil
     ) async throws {
-        let port = try port ?? Self.freePort()
+        let port = try port ?? LoopbackPort.freePort()
         self.port = port
         var listen = ["--port", String(port)]
         if let tls {
@@ -113,33 +113,5 @@ final class RedisServer {
             if FileManager.default.isExecutableFile(atPath: path) { return URL(fileURLWithPath: path) }
         }
         throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "\(name) not installed (scripts/install-deps installs it)"])
-    }
-
-    /// A port the kernel has just given out on 127.0.0.1 and taken back.
-    static func freePort() throws -> Int {
-        let (fd, port) = try listeningSocket()
-        close(fd)
-        return port
-    }
-
-    /// A socket listening on 127.0.0.1 that never accepts: connections
-    /// complete (the kernel's backlog takes them) and then nothing answers,
-    /// like a node that hangs. The caller closes `fd`.
-    static func listeningSocket() throws -> (fd: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EMFILE) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 64) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else {
-            close(fd)
-            throw POSIXError(.EADDRINUSE)
-        }
-        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 }

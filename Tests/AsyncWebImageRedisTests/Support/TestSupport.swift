@@ -3,74 +3,9 @@ import Logging
 import AWILocking
 import Synchronization
 
-// The few helpers the Redis tests share with the core's tests, kept small
-// here rather than a support target both test targets would depend on
-// (the core's tests must not link NIO).
-
-/// How many times slower than a normal build the code under test may run:
-/// `AWI_TEST_TIME_SCALE` (set by `scripts/sanitize`), else 1. For bounds
-/// that are themselves under test.
-let testTimeScale: Int = {
-    guard let text = ProcessInfo.processInfo.environment["AWI_TEST_TIME_SCALE"],
-          let scale = Int(text), scale > 0 else { return 1 }
-    return scale
-}()
-
-extension Duration {
-    /// This bound stretched by ``testTimeScale`` (itself in a normal run).
-    var scaled: Duration { self * testTimeScale }
-}
-
-/// Waits until `condition` holds, checking at most `attempts` times about a
-/// millisecond apart (bounded in count and time), and returns whether it did.
-func eventually(attempts: Int = 5000, _ condition: () async throws -> Bool) async rethrows -> Bool {
-    for _ in 0..<attempts {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(1))
-    }
-    return try await condition()
-}
-
-/// A log handler's store that records every line.
-final class RecordingLogHandlerStore: Sendable {
-    struct Line: Sendable {
-        let level: Logger.Level
-        let message: String
-        let metadata: [String: String]
-    }
-    private let storage = Lock<[Line]>([])
-
-    var lines: [Line] { storage.withLock { $0 } }
-    func append(_ line: Line) { storage.withLock { $0.append(line) } }
-
-    /// A logger writing here at `level`.
-    func logger(level: Logger.Level = .trace) -> Logger {
-        var logger = Logger(label: "test") { _ in RecordingLogHandler(store: self) }
-        logger.logLevel = level
-        return logger
-    }
-
-    /// The lines whose message is `message`.
-    func lines(_ message: String) -> [Line] { lines.filter { $0.message == message } }
-}
-
-/// Writes each line to a ``RecordingLogHandlerStore``.
-struct RecordingLogHandler: LogHandler {
-    let store: RecordingLogHandlerStore
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        var all = metadata
-        for (key, value) in event.metadata ?? [:] { all[key] = value }
-        store.append(.init(level: event.level, message: event.message.description, metadata: all.mapValues { "\($0)" }))
-    }
-}
+// The helpers both test targets use (free loopback ports, the sanitizer
+// time scale, `eventually`, a recording log handler) live in AWITestSupport.
+@_exported import AWITestSupport
 
 /// This process's resident set now and at its peak since the last
 /// ``resetPeak()``, from `/proc/self/status` (bytes).

@@ -10,46 +10,6 @@ import Synchronization
 // memory. They are passed to the loader through its configuration, never
 // bootstrapped, so tests running side by side do not share global state.
 
-/// A log handler that records every line at or above `logLevel`.
-final class RecordingLogHandlerStore: Sendable {
-    struct Line: Sendable {
-        let level: Logger.Level
-        let message: String
-        let metadata: [String: String]
-    }
-    private let storage = Lock<[Line]>([])
-
-    var lines: [Line] { storage.withLock { $0 } }
-    func append(_ line: Line) { storage.withLock { $0.append(line) } }
-
-    /// A logger writing here at `level`.
-    func logger(level: Logger.Level = .trace) -> Logger {
-        var logger = Logger(label: "test") { _ in RecordingLogHandler(store: self) }
-        logger.logLevel = level
-        return logger
-    }
-
-    /// The lines whose message is `message`.
-    func lines(_ message: String) -> [Line] { lines.filter { $0.message == message } }
-}
-
-struct RecordingLogHandler: LogHandler {
-    let store: RecordingLogHandlerStore
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        var all = metadata
-        for (key, value) in event.metadata ?? [:] { all[key] = value }
-        store.append(.init(level: event.level, message: event.message.description, metadata: all.mapValues { "\($0)" }))
-    }
-}
-
 /// A metrics factory keeping each counter's total, each timer's and
 /// recorder's values, by label and sorted dimensions.
 final class RecordingMetricsFactory: MetricsFactory, Sendable {

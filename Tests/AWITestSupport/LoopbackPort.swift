@@ -5,9 +5,9 @@ import Glibc
 
 /// Ports on 127.0.0.1 for the servers the tests start (tinyproxy, nghttpd)
 /// and a socket that accepts nothing (a hanging peer).
-enum LoopbackPort {
+public enum LoopbackPort {
     /// A port the kernel has just given out on 127.0.0.1 and taken back.
-    static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let (fd, port) = try listeningSocket()
         close(fd)
         return port
@@ -16,7 +16,7 @@ enum LoopbackPort {
     /// A socket listening on 127.0.0.1 that never accepts: connections
     /// complete (the kernel's backlog takes them) and then nothing answers,
     /// like a node that hangs. The caller closes `fd`.
-    static func listeningSocket() throws -> (fd: Int32, port: Int) {
+    public static func listeningSocket() throws -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         var address = sockaddr_in()

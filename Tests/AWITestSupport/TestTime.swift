@@ -9,7 +9,7 @@ import Foundation
 /// bounded, and for safety nets such as ``Gate``'s. Waits for evidence
 /// (`eventually`, `waitUntil` for a count) need no scaling: they end as soon
 /// as the evidence is there.
-let testTimeScale: Int = {
+public let testTimeScale: Int = {
     guard let text = ProcessInfo.processInfo.environment["AWI_TEST_TIME_SCALE"],
           let scale = Int(text), scale > 0 else { return 1 }
     return scale
@@ -17,5 +17,5 @@ let testTimeScale: Int = {
 
 extension Duration {
     /// This bound stretched by ``testTimeScale`` (itself in a normal run).
-    var scaled: Duration { self * testTimeScale }
+    public var scaled: Duration { self * testTimeScale }
 }
