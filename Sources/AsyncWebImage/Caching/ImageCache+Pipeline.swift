@@ -7,33 +7,28 @@ extension ImageCache {
     /// One disk write, run by ``writeToDisk(_:waits:)``.
     typealias DiskWrite = @Sendable () async throws -> Void
 
-    /// Reads `key` from the disk tier and decodes it with `coders`
-    /// (off every actor, under `limiter`): the one implementation of "disk →
-    /// decode → condemn a damaged entry" that ``query(forKey:cacheType:options:)``
-    /// and the loader share. The caller puts the image in memory under its
-    /// own key.
+    /// Reads `key` (disk, else the shared tier) and decodes it with
+    /// `decode`: the one implementation of "read → decode → remove a damaged
+    /// entry" that ``query(forKey:cacheType:options:coders:)`` and the
+    /// loader's ``DecodeStage`` share. The decode is the caller's (its
+    /// coders, limiter and telemetry); the cache decides only what a decode
+    /// failure means for the stored bytes.
     ///
-    /// - Returns: The image and its data, or `nil` on a miss, an unreadable
-    ///   entry (`readErrorsAreMisses`), or a damaged entry (then removed).
+    /// - Returns: The image and its bytes, or `nil` on a miss, an unreadable
+    ///   entry (`readErrorsAreMisses`), or a damaged entry — one whose error
+    ///   ``ImageError/condemnsCachedData``, removed from both tiers so that
+    ///   the next load fetches it anew instead of failing on it again.
     /// - Throws: `CancellationError`; decode errors that do not condemn the
-    ///   data (a limit, say: the entry is kept); read errors unless `readErrorsAreMisses`.
-    func decodedEntry(
-        forKey key: String, options: ImageDecodingOptions, coders: ImageCoderRegistry, limiter: ConcurrencyLimiter,
-        includeExtendedData: Bool = false, readErrorsAreMisses: Bool = false,
-        telemetry: LoaderTelemetry? = nil, logger: Logger? = nil
+    ///   bytes (a limit: the entry is kept for a load that allows more);
+    ///   read errors unless `readErrorsAreMisses`.
+    func readDecoded(
+        forKey key: String, includeExtendedData: Bool = false, readErrorsAreMisses: Bool = false, logger: Logger? = nil,
+        decode: (Data) async throws -> Image
     ) async throws -> (image: Image, data: Data, extendedData: Data?)? {
         guard let entry = try await readEntry(forKey: key, includeExtendedData: includeExtendedData, readErrorsAreMisses: readErrorsAreMisses) else { return nil }
         try Task.checkCancellation()
         do {
-            let image: Image
-            if let telemetry {
-                image = try await telemetry.withChildSpan("image.decode") {
-                    try await telemetry.timedDecode { try await coders.decode(entry.data, options: options, limiter: limiter) }
-                }
-            } else {
-                image = try await coders.decode(entry.data, options: options, limiter: limiter)
-            }
-            return (image, entry.data, entry.extendedData)
+            return (try await decode(entry.data), entry.data, entry.extendedData)
         } catch let error as ImageError where error.condemnsCachedData {
             logger?.debug("damaged cache entry removed", metadata: [
                 "awi.entry": .string(String(SHA256.hexDigest(key).prefix(12))), "awi.error": .string(error.caseName),

@@ -191,9 +191,10 @@ public final class ImageCache: Sendable {
                 QueryResult(image: nil, data: $0.data, extendedData: $0.extendedData, cacheType: .disk)
             }
         }
-        guard let entry = try await decodedEntry(
-            forKey: key, options: options.decoding, coders: coders, limiter: decodeLimiter, includeExtendedData: options.includeExtendedData
-        ) else { return nil }
+        let limiter = decodeLimiter
+        guard let entry = try await readDecoded(forKey: key, includeExtendedData: options.includeExtendedData, decode: {
+            try await coders.decode($0, options: options.decoding, limiter: limiter)
+        }) else { return nil }
         if options.storesDecodedImageInMemory {
             await memory.setImage(entry.image, forKey: key)
         }

@@ -14,7 +14,7 @@ extension ImageLoader {
     /// - Throws: ``ImageError/transformFailed(key:reason:)`` for a foreign
     ///   error of the transformer; `CancellationError`.
     public func transform(_ image: Image, with transformer: any ImageTransformer) async throws -> Image {
-        try await transform(image, with: transformer, limiter: configuration.cpuLimiter)
+        try await transformStage.transform(image, with: transformer)
     }
 
     /// Encodes `image` with the loader's coders, with a permit of its CPU

@@ -32,7 +32,7 @@ extension ImageLoader {
         // request's variant goes, wherever it is, and no other.
         if followsHTTPCaching {
             var stored = resolved.cache.memory.entry(forKey: resolved.keys.resultKey)?.http?.metadata
-            if stored == nil { stored = await storedMetadata(for: resolved) }
+            if stored == nil { stored = await diskStage.storedMetadata(for: resolved) }
             if let stored, !stored.varyNames.isEmpty, !stored.varyNames.contains("*") {
                 let variant = resolved.selectingVariant(varyingOn: stored.varyNames).keys
                 keys = stored.matchesVary(resolved.dataRequest) ? [resolved.keys, variant] : [variant]

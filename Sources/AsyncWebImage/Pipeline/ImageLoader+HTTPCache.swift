@@ -1,44 +1,6 @@
 import Foundation
 
 extension ImageLoader {
-    /// What a cache tier holds for a load, judged by HTTP freshness.
-    enum CacheLookup {
-        /// Usable as it is (fresh, or served while a background revalidation runs).
-        case hit(LoadResult)
-        /// Stored, but it must be revalidated before use.
-        case stale(StaleEntry)
-        /// Nothing usable (absent, or stored for other `Vary` values).
-        case miss
-        /// Under the load's primary keys is a response that varies and was
-        /// selected by other values of the fields its `Vary` names: this
-        /// request's variant, if stored, is under its own keys
-        /// (``ImageLoadRequest/selectingVariant(varyingOn:)``), and the
-        /// stored one's validators may still name it in a conditional
-        /// request (RFC 9111 §4.3.1).
-        case otherVariant(StaleEntry)
-    }
-
-    /// A stored response that must be revalidated before use.
-    struct StaleEntry {
-        let record: HTTPCacheRecord
-        /// The final image, when the stale entry was found in memory: a
-        /// `304` then serves it with no decode.
-        let image: Image?
-    }
-
-    /// How a response is kept: whether the tiers may store it, the record
-    /// memory entries carry, and the extended data of its disk entry.
-    struct ResponseStorage {
-        var isStorable = true
-        var record: HTTPCacheRecord?
-        var extendedData: Data?
-
-        /// Storage of an image that came from a cache with `record`.
-        static func cached(_ record: HTTPCacheRecord?) -> ResponseStorage {
-            ResponseStorage(record: record)
-        }
-    }
-
     /// Whether the loader follows cache headers at all.
     var followsHTTPCaching: Bool { configuration.httpCacheMode != .ignoringHeaders }
 
@@ -58,77 +20,12 @@ extension ImageLoader {
         )
     }
 
-    /// Whether a memory entry with `record` may serve `request` now without
-    /// asking the origin: no record (or headers ignored), or fresh and for
-    /// the same `Vary` values.
-    func isUsableWithoutRevalidation(_ record: HTTPCacheRecord?, for request: DataRequest) -> Bool {
-        guard let record, followsHTTPCaching else { return true }
-        return record.metadata.matchesVary(request) && record.reuse(for: request, at: Date()) == .fresh
-    }
-
-    /// The final image in memory under the result key, judged by the HTTP
-    /// record it was stored with.
-    ///
-    /// - Parameter acceptingStale: Serve a stale entry as a hit
-    ///   (`.refreshCached`, which revalidates anyway).
-    func memoryLookup(for request: ImageLoadRequest, acceptingStale: Bool = false) async throws -> CacheLookup {
-        guard request.wantsPixels, request.queryCacheType.includesMemory,
-              let entry = request.cache.memory.entry(forKey: request.keys.resultKey) else { return .miss }
-        let image = entry.image
-        if let record = entry.http, followsHTTPCaching {
-            guard record.metadata.matchesVary(request.dataRequest) else {
-                return request.varyKey == nil ? .otherVariant(StaleEntry(record: record, image: image)) : .miss
-            }
-            if !acceptingStale {
-                switch record.reuse(for: request.dataRequest, at: Date()) {
-                case .fresh: break
-                case .staleWhileRevalidate: revalidateInBackground(request, record: record)
-                case .stale: return .stale(StaleEntry(record: record, image: image))
-                }
-            }
-        }
-        var data: Data?
-        if request.options.contains(.queryMemoryData), let disk = request.cache.disk {
-            data = try? await disk.data(forKey: request.transformer == nil ? request.keys.dataKey : request.keys.resultKey)
-        }
-        var response = LoadResult(image: image, data: data, cacheType: .memory, url: request.url)
-        response.headSource = entry.http.map { .stored($0, tier: .memory) }
-        return .hit(response)
-    }
-
-    /// The HTTP metadata stored with the data entry of `request` (disk first,
-    /// then the shared tier); `nil` when there is none or it is unreadable.
-    func storedMetadata(for request: ImageLoadRequest) async -> HTTPCacheMetadata? {
-        let key = request.keys.dataKey
-        if let disk = request.cache.disk, let data = try? await disk.extendedData(forKey: key) {
-            return HTTPCacheMetadata(encoded: data)
-        }
-        guard let shared = request.cache.sharedTier, let data = try? await shared.extendedData(forKey: key) else { return nil }
-        return HTTPCacheMetadata(encoded: data)
-    }
-
-    /// After a `304 Not Modified`: the refreshed metadata goes to the disk
-    /// entry and to the memory entries of the load, keeping their bytes and images.
-    func storeRefreshed(_ metadata: HTTPCacheMetadata, for request: ImageLoadRequest) async {
-        let cache = request.cache
-        let keys = request.keys
-        if cache.disk != nil || cache.sharedTier != nil, let encoded = metadata.encoded {
-            if let disk = cache.disk { _ = try? await disk.setExtendedData(encoded, forKey: keys.dataKey) }
-            if let shared = cache.sharedTier { _ = try? await shared.setExtendedData(encoded, forKey: keys.dataKey) }
-        }
-        let record = HTTPCacheRecord(metadata, mode: configuration.httpCacheMode)
-        await cache.memory.setHTTPRecord(record, forKey: keys.resultKey)
-        if keys.originalImageKey != keys.resultKey {
-            await cache.memory.setHTTPRecord(record, forKey: keys.originalImageKey)
-        }
-    }
-
     /// Whether `.refreshCached` may skip its revalidation: the entry is
     /// `immutable` and still fresh (RFC 8246).
     func isFreshAndImmutable(_ request: ImageLoadRequest) async -> Bool {
         guard followsHTTPCaching else { return false }
         var record = request.cache.memory.entry(forKey: request.keys.resultKey)?.http
-        if record == nil, let metadata = await storedMetadata(for: request) {
+        if record == nil, let metadata = await diskStage.storedMetadata(for: request) {
             record = HTTPCacheRecord(metadata, mode: configuration.httpCacheMode)
         }
         guard let record else { return false }
@@ -154,7 +51,7 @@ extension ImageLoader {
         guard followsHTTPCaching else { return [] }
         let primaryDataKey = request.keys.dataKey
         var metadata = primary.record.metadata
-        if primary.image != nil, let stored = await storedMetadata(for: request), stored.etag == metadata.etag {
+        if primary.image != nil, let stored = await diskStage.storedMetadata(for: request), stored.etag == metadata.etag {
             metadata.variants = stored.variants
         }
         return metadata.storedTags.map { tag in
@@ -242,7 +139,7 @@ extension ImageLoader {
                 if head.statusCode == 304 {
                     guard record.metadata.isSelected(by: head) else { continue }
                     let mode = self.configuration.httpCacheMode
-                    await self.storeRefreshed(record.metadata.refreshed(by: head, responseTime: Date(), mode: mode), for: request)
+                    await self.storeStage.storeRefreshed(record.metadata.refreshed(by: head, responseTime: Date(), mode: mode), for: request, mode: mode)
                     return
                 }
                 _ = try? await self.process(request, data: body, head: head, storage: self.storage(for: head, request: request))

@@ -101,11 +101,7 @@ extension ImageLoader {
     /// The configuration's decode limits and nothing else: how stored
     /// (already transformed) data is decoded, and the base of every load's
     /// options — the one place the limits are copied into decode options.
-    var decodeLimits: ImageDecodingOptions {
-        var options = ImageDecodingOptions()
-        options.limits = configuration.decodingLimits
-        return options
-    }
+    var decodeLimits: ImageDecodingOptions { diskStage.decodeLimits }
 
     /// The decode options a load's options and context ask for.
     private func decodingOptions(options: ImageOptions, thumbnail: ThumbnailOptions?) -> ImageDecodingOptions {
@@ -314,12 +310,12 @@ extension ImageLoader {
         // `.refreshCached` (the only caller with the disk) revalidates what
         // it serves, so it takes stale entries too; other loads take only
         // fresh ones and leave stale ones to the shared work, which revalidates.
-        if case .hit(let response) = try await memoryLookup(for: request, acceptingStale: includingDisk) { return response }
+        if case .hit(let response, _) = await memoryLookup(for: request, acceptingStale: includingDisk) { return response }
         guard includingDisk else { return nil }
         // Only the disk is a stage with a span: a memory hit is a table
         // read, and its load span has no children.
         return try await telemetry.withChildSpan("image.cache_lookup") {
-            try await diskResponse(for: request)
+            try await storedResponse(for: request)
         }
     }
 }

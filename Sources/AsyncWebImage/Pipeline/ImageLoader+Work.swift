@@ -1,7 +1,12 @@
 import Foundation
 import Logging
-import Tracing
 
+/// The coordinator of a load's stages. Each stage is a small type with one
+/// job (``MemoryStage``, ``DiskStage``, ``FetchStage``, ``DecodeStage``,
+/// ``TransformStage``, ``StoreStage``); what is here is the order they run
+/// in and what HTTP caching decides between them (stale entries, variants,
+/// `304`s, the fleet lease). The task coalescer runs one of these per task
+/// key, whatever the number of callers.
 extension ImageLoader {
     /// The shared work behind one task key: find or fetch the data, decode,
     /// transform, store, and tell every subscriber. Runs in its own task,
@@ -28,6 +33,105 @@ extension ImageLoader {
         }
     }
 
+    // MARK: The caches
+
+    /// ``MemoryStage/lookup(_:acceptingStale:)``, starting the background
+    /// revalidation of an entry it serves while stale.
+    func memoryLookup(for request: ImageLoadRequest, acceptingStale: Bool = false) async -> CacheLookup {
+        let found = await memoryStage.lookup(request, acceptingStale: acceptingStale)
+        if case .hit(_, let record?) = found { revalidateInBackground(request, record: record) }
+        return found
+    }
+
+    /// The result from the caches below the memory fast path: the decoded
+    /// original in memory (then only the transform runs), else what the
+    /// ``DiskStage`` finds — the transformed entry, or the original's bytes,
+    /// then transformed and stored. A hit served while stale starts its
+    /// background revalidation.
+    ///
+    /// - Parameters:
+    ///   - acceptingStale: Serve a stale entry as a hit.
+    ///   - known: The record to judge and store with, when the caller has
+    ///     it already (a 304 just refreshed it).
+    func storedLookup(for request: ImageLoadRequest, acceptingStale: Bool = false, record known: HTTPCacheRecord? = nil) async throws -> CacheLookup {
+        if let transformer = request.transformer, let original = memoryStage.original(of: request, validated: known) {
+            let image = try await transformStage.transform(original.image, with: transformer, options: request.options)
+            await storeStage.remember(image, for: request, record: original.record)
+            var response = LoadResult(image: image, data: nil, cacheType: .memory, url: request.url)
+            response.headSource = original.record.map { .stored($0, tier: .memory) }
+            return .hit(response)
+        }
+        let found = try await diskStage.lookup(request, acceptingStale: acceptingStale, record: known, logger: logger(for: request.context))
+        let response: LoadResult
+        let record: HTTPCacheRecord?
+        let revalidate: Bool
+        switch found {
+        case .result(let image, let data, let stored, let stale):
+            await storeStage.remember(image, for: request, record: stored)
+            (response, record, revalidate) = (LoadResult(image: image, data: data, cacheType: .disk, url: request.url), stored, stale)
+        case .original(let image, let data, let stored, let stale):
+            let completed = request.wantsPixels
+                ? try await complete(request, original: image, data: data, head: nil, storage: .cached(stored), source: .disk)
+                : LoadResult(image: nil, data: data, cacheType: .disk, url: request.url)
+            (response, record, revalidate) = (completed, stored, stale)
+        case .stale(let entry): return .stale(entry)
+        case .otherVariant(let entry): return .otherVariant(entry)
+        case .miss: return .miss
+        }
+        var hit = response
+        hit.headSource = record.map { .stored($0, tier: .disk) }
+        if revalidate, let record { revalidateInBackground(request, record: record) }
+        return .hit(hit)
+    }
+
+    /// ``storedLookup(for:acceptingStale:record:)`` taking stale entries
+    /// too: the response, or nil on a miss.
+    func storedResponse(for request: ImageLoadRequest) async throws -> LoadResult? {
+        if case .hit(let response, _) = try await storedLookup(for: request, acceptingStale: true) { return response }
+        return nil
+    }
+
+    /// What the caches hold for a load: memory, then disk and the shared
+    /// tier, under the primary keys and then (when they hold another
+    /// variant of a `Vary` response) under this request's variant keys.
+    private struct CacheSearch {
+        var response: LoadResult?
+        var stale: StaleEntry?
+        /// The request whose keys found it: a variant's, after a switch.
+        var request: ImageLoadRequest
+        /// The other variant stored under the primary keys, if one was found.
+        var otherVariant: StaleEntry?
+    }
+
+    /// Searches the caches for `request`, in an `image.cache_lookup` span.
+    private func searchCaches(for request: ImageLoadRequest) async throws -> CacheSearch {
+        try await telemetry.withChildSpan("image.cache_lookup") { () async throws -> CacheSearch in
+            var search = CacheSearch(request: request)
+            // Two rounds at most: the primary keys, then (when they hold
+            // another variant) the keys of this request's variant.
+            for _ in 0..<2 {
+                var found = await memoryLookup(for: search.request)
+                if case .miss = found { found = try await storedLookup(for: search.request) }
+                switch found {
+                case .hit(let response, _):
+                    search.response = response
+                    return search
+                case .stale(let entry):
+                    search.stale = entry
+                    return search
+                case .otherVariant(let entry):
+                    search.otherVariant = entry
+                    search.request = search.request.selectingVariant(varyingOn: entry.record.metadata.varyNames)
+                case .miss:
+                    return search
+                }
+            }
+            return search
+        }
+    }
+
+    // MARK: The load
+
     /// The response for `request`, or `nil` when a revalidation found the
     /// cached image still current; with it, where it came from (the
     /// `outcome` of `awi_loads_total`).
@@ -35,7 +139,7 @@ extension ImageLoader {
         _ request: ImageLoadRequest, revalidating: Bool, handle: ImageTaskCoalescer.Handle
     ) async throws -> (LoadResult?, LoaderTelemetry.Outcome) {
         let logger = logger(for: request.context)
-        // Switched to a `Vary` variant's own keys by the lookups below when
+        // Switched to a `Vary` variant's own keys by the search below when
         // the URL's stored response is another variant.
         let primaryRequest = request
         var request = request
@@ -44,37 +148,11 @@ extension ImageLoader {
         var candidates: [VariantCandidate] = []
         if !revalidating && !request.options.contains(.fromLoaderOnly) {
             // A caller can miss memory just before an earlier piece of work
-            // for the same result stores it and leaves the table; look once
-            // more here, so that race costs one lookup instead of a download.
-            typealias Found = (response: LoadResult?, stale: StaleEntry?, request: ImageLoadRequest, other: StaleEntry?)
-            let found = try await telemetry.withChildSpan("image.cache_lookup") { [request] () async throws -> Found in
-                var request = request
-                var other: StaleEntry?
-                // Two rounds at most: the primary keys, then (when they hold
-                // another variant) the keys of this request's variant.
-                for _ in 0..<2 {
-                    switch try await memoryLookup(for: request) {
-                    case .hit(let response): return (response, nil, request, other)
-                    case .stale(let entry): return (nil, entry, request, other)
-                    case .otherVariant(let entry):
-                        other = entry
-                        request = request.selectingVariant(varyingOn: entry.record.metadata.varyNames)
-                        continue
-                    case .miss: break
-                    }
-                    switch try await diskLookup(for: request) {
-                    case .hit(let response): return (response, nil, request, other)
-                    case .stale(let entry): return (nil, entry, request, other)
-                    case .otherVariant(let entry):
-                        other = entry
-                        request = request.selectingVariant(varyingOn: entry.record.metadata.varyNames)
-                    case .miss: return (nil, nil, request, other)
-                    }
-                }
-                return (nil, nil, request, other)
-            }
+            // for the same result stores it and leaves the table; the search
+            // looks once more, so that race costs one lookup instead of a download.
+            let found = try await searchCaches(for: request)
             request = found.request
-            if found.stale == nil, let other = found.other {
+            if found.stale == nil, let other = found.otherVariant {
                 candidates = await variantCandidates(of: other, for: primaryRequest)
             }
             if let cached = found.response {
@@ -120,14 +198,19 @@ extension ImageLoader {
         // held fill the budget) until this load's processing is done.
         let reservation = try await bodyBudget?.reserve()
         defer { if let reservation { bodyBudget?.release(reservation) } }
-        var lease: HeldLease?
+        var lease: FetchStage.HeldLease?
         if !revalidating && stale == nil {
-            switch try await fleetLease(for: request) {
-            case .leader(let taken): lease = taken
-            case .served(let response):
-                logger.debug("served by the shared tier", metadata: ["awi.id": request.logID])
-                return (response, .shared)
-            case .alone: break
+            switch try await fetchStage.fleetLease(for: request) {
+            case .leader(let taken):
+                lease = taken
+            case .storedByOther:
+                // Read through the cache: the disk fill and the decode rules of a disk hit.
+                if let response = try await storedResponse(for: request) {
+                    logger.debug("served by the shared tier", metadata: ["awi.id": request.logID])
+                    return (response, .shared)
+                }
+            case .alone:
+                break
             }
         }
         let (head, data): (DataResponseHead?, Data)
@@ -136,7 +219,7 @@ extension ImageLoader {
             logger.debug("downloading", metadata: [
                 "awi.id": request.logID, "awi.revalidating": .stringConvertible(revalidating || stale != nil),
             ])
-            (head, data) = try await downloadTraced(request, dataRequest, handle: handle, reservation: reservation)
+            (head, data) = try await fetch(request, dataRequest, handle: handle, reservation: reservation)
         } catch {
             if let lease { await lease.release() }
             if let stale, let response = try await serveStaleOnError(request, stale, error: error) {
@@ -145,40 +228,10 @@ extension ImageLoader {
             throw error
         }
         if let head, head.statusCode == 304 {
-            if !candidates.isEmpty {
-                if let response = try await serveSelectedVariant(request, among: candidates, notModified: head, requestTime: requestTime) {
-                    return (response, .notModified)
-                }
-                logger.warning("304 selecting no stored variant; fetching it whole", metadata: ["awi.id": request.logID])
-                return try await downloadWhole(request, handle: handle, reservation: reservation)
-            }
-            if let held = stale?.record.metadata ?? storedMetadata, !held.isSelected(by: head) {
-                // The 304 names a representation other than the one stored
-                // (§4.3.4): it refreshes nothing, and the stored body is no
-                // longer what the origin serves. Fetch it whole.
-                logger.debug("304 for another representation; fetching it whole", metadata: ["awi.id": request.logID])
-                return try await downloadWhole(request, handle: handle, reservation: reservation)
-            }
-            if let stale {
-                // Not modified: the stored entry is current again, its
-                // metadata refreshed from the 304 (§4.3.4); no body came.
-                let refreshed = stale.record.metadata.refreshed(
-                    by: head, requestTime: requestTime, responseTime: Date(), mode: configuration.httpCacheMode
-                )
-                await storeRefreshed(refreshed, for: request)
-                let current = StaleEntry(record: HTTPCacheRecord(refreshed, mode: configuration.httpCacheMode), image: stale.image)
-                if let response = try await serveStored(request, current, validated: true) { return (response, .notModified) }
-                // The entry went away meanwhile: fetch it whole.
-                return try await downloadWhole(request, handle: handle, reservation: reservation)
-            }
-            guard cachedData != nil else { throw ImageError.httpStatus(304) }
-            if let storedMetadata {
-                await storeRefreshed(
-                    storedMetadata.refreshed(by: head, requestTime: requestTime, responseTime: Date(), mode: configuration.httpCacheMode),
-                    for: request
-                )
-            }
-            return (nil, .notModified)
+            return try await notModified(
+                request, head: head, requestTime: requestTime, candidates: candidates, stale: stale,
+                stored: (cachedData, storedMetadata), handle: handle, reservation: reservation
+            )
         }
         if let cachedData, cachedData == data { return (nil, .notModified) }
         let storage = storage(for: head, request: request, requestTime: requestTime)
@@ -198,16 +251,72 @@ extension ImageLoader {
         return (response, .network)
     }
 
+    /// A `304 Not Modified` to the load's conditional request: the stored
+    /// variant it selects, the stale entry it refreshes, or — when it names
+    /// another representation or its entry is gone — the image fetched whole.
+    ///
+    /// - Parameter stored: What `.refreshCached` read from disk before asking.
+    private func notModified(
+        _ request: ImageLoadRequest, head: DataResponseHead, requestTime: Date, candidates: [VariantCandidate],
+        stale: StaleEntry?, stored: (data: Data?, metadata: HTTPCacheMetadata?),
+        handle: ImageTaskCoalescer.Handle, reservation: BodyByteBudget.Reservation?
+    ) async throws -> (LoadResult?, LoaderTelemetry.Outcome) {
+        let logger = logger(for: request.context)
+        let mode = configuration.httpCacheMode
+        if !candidates.isEmpty {
+            if let response = try await serveSelectedVariant(request, among: candidates, notModified: head, requestTime: requestTime) {
+                return (response, .notModified)
+            }
+            logger.warning("304 selecting no stored variant; fetching it whole", metadata: ["awi.id": request.logID])
+            return try await downloadWhole(request, handle: handle, reservation: reservation)
+        }
+        if let held = stale?.record.metadata ?? stored.metadata, !held.isSelected(by: head) {
+            // The 304 names a representation other than the one stored
+            // (§4.3.4): it refreshes nothing, and the stored body is no
+            // longer what the origin serves. Fetch it whole.
+            logger.debug("304 for another representation; fetching it whole", metadata: ["awi.id": request.logID])
+            return try await downloadWhole(request, handle: handle, reservation: reservation)
+        }
+        if let stale {
+            // Not modified: the stored entry is current again, its
+            // metadata refreshed from the 304 (§4.3.4); no body came.
+            let refreshed = stale.record.metadata.refreshed(by: head, requestTime: requestTime, responseTime: Date(), mode: mode)
+            await storeStage.storeRefreshed(refreshed, for: request, mode: mode)
+            let current = StaleEntry(record: HTTPCacheRecord(refreshed, mode: mode), image: stale.image)
+            if let response = try await serveStored(request, current, validated: true) { return (response, .notModified) }
+            // The entry went away meanwhile: fetch it whole.
+            return try await downloadWhole(request, handle: handle, reservation: reservation)
+        }
+        guard stored.data != nil else { throw ImageError.httpStatus(304) }
+        if let metadata = stored.metadata {
+            await storeStage.storeRefreshed(
+                metadata.refreshed(by: head, requestTime: requestTime, responseTime: Date(), mode: mode), for: request, mode: mode
+            )
+        }
+        return (nil, .notModified)
+    }
+
     /// The response to the request without validators, processed as a
     /// new image: what a load falls back to when a `304` cannot be used.
     private func downloadWhole(
         _ request: ImageLoadRequest, handle: ImageTaskCoalescer.Handle, reservation: BodyByteBudget.Reservation?
     ) async throws -> (LoadResult?, LoaderTelemetry.Outcome) {
         let requestTime = Date()
-        let (head, data) = try await downloadTraced(request, request.dataRequest, handle: handle, reservation: reservation)
+        let (head, data) = try await fetch(request, request.dataRequest, handle: handle, reservation: reservation)
         if head?.statusCode == 304 { throw ImageError.httpStatus(304) }
         let storage = storage(for: head, request: request, requestTime: requestTime)
         return (try await process(request, data: data, head: head, storage: storage), .network)
+    }
+
+    /// ``FetchStage/download(_:_:through:handle:reservation:logger:)`` through
+    /// the coalescer of the request's data loader.
+    private func fetch(
+        _ request: ImageLoadRequest, _ dataRequest: DataRequest, handle: ImageTaskCoalescer.Handle, reservation: BodyByteBudget.Reservation?
+    ) async throws -> (DataResponseHead?, Data) {
+        try await fetchStage.download(
+            request, dataRequest, through: downloadCoalescer(for: request.context.dataLoader),
+            handle: handle, reservation: reservation, logger: logger(for: request.context)
+        )
     }
 
     /// The stale `entry` served in place of the origin's answer, which
@@ -226,25 +335,6 @@ extension ImageLoader {
         return response
     }
 
-    /// A download with its span, timer, byte count and log line, carrying
-    /// the current trace context.
-    private func downloadTraced(
-        _ request: ImageLoadRequest, _ dataRequest: DataRequest, handle: ImageTaskCoalescer.Handle,
-        reservation: BodyByteBudget.Reservation?
-    ) async throws -> (DataResponseHead?, Data) {
-        let (head, data) = try await telemetry.withChildSpan("image.download") {
-            try await telemetry.timed(telemetry.downloadTimer) {
-                try await download(request, injectingTraceContext(into: dataRequest), handle: handle, reservation: reservation)
-            }
-        }
-        telemetry.countDownloaded(bytes: data.count)
-        logger(for: request.context).debug("downloaded", metadata: [
-            "awi.id": request.logID, "awi.bytes": .stringConvertible(data.count),
-            "awi.status": .stringConvertible(head?.statusCode ?? 0),
-        ])
-        return (head, data)
-    }
-
     /// A stored entry served as it is: its image when it was found in
     /// memory, else its data from disk, decoded. `nil` when the entry is gone.
     ///
@@ -259,7 +349,7 @@ extension ImageLoader {
             response.headSource = .stored(entry.record, tier: .memory, validated: validated, staleError: staleError)
             return response
         }
-        if case .hit(var response) = try await diskLookup(for: request, acceptingStale: true, record: entry.record) {
+        if case .hit(var response, _) = try await storedLookup(for: request, acceptingStale: true, record: entry.record) {
             let tier: HTTPResponseHead.Tier = response.cacheType == .memory ? .memory : .disk
             response.headSource = .stored(entry.record, tier: tier, validated: validated, staleError: staleError)
             return response
@@ -267,349 +357,39 @@ extension ImageLoader {
         return nil
     }
 
-    /// `request` carrying the current trace context (`traceparent`, ...),
-    /// injected through the tracer. The identity was computed before and
-    /// leaves these fields out (``DataRequest/Variant``), so they split no
-    /// cache key and no shared download. Without a tracer, `request` as it is.
-    private func injectingTraceContext(into request: DataRequest) -> DataRequest {
-        guard let tracer = telemetry.tracer, let context = ServiceContext.current else { return request }
-        var request = request
-        tracer.inject(context, into: &request, using: DataRequestInjector())
-        return request
-    }
+    // MARK: Decode, transform, store
 
-    /// A fetch lease this server holds, with the tier that granted it: the
-    /// one place the lease is shared into and released to.
-    struct HeldLease {
-        let lease: CacheLease
-        let tier: any CacheLeasing
-
-        func release() async { await tier.releaseLease(lease) }
-    }
-
-    /// What a load found when it asked the fleet who fetches its data.
-    private enum FleetLease {
-        /// This server fetches; it releases the lease once the data is shared.
-        case leader(HeldLease)
-        /// Another server fetched it: the response, from the shared tier.
-        case served(LoadResult)
-        /// No fleet to ask (no leasing tier, or it did not answer): fetch.
-        case alone
-    }
-
-    /// Asks the shared tier (when it elects fetchers: ``ImageCache/leasing``) who
-    /// downloads this load's data: this server, or another one whose result
-    /// it then waits for. Only loads whose original data is stored as
-    /// downloaded take part (a cache serializer stores other bytes).
-    private func fleetLease(for request: ImageLoadRequest) async throws -> FleetLease {
-        guard let leasing = request.cache.leasing,
-              request.queryCacheType.includesDisk, request.originalStoreCacheType.includesDisk,
-              request.context.cacheSerializer == nil else { return .alone }
-        let key = request.keys.dataKey
-        // Bounded: a lease can be taken over at most twice before this server fetches alone.
-        for _ in 0..<2 {
-            switch await leasing.acquireLease(forKey: key) {
-            case .acquired(let lease):
-                return .leader(HeldLease(lease: lease, tier: leasing))
-            case .unavailable:
-                return .alone
-            case .heldByOther:
-                switch try await leasing.waitForEntry(forKey: key) {
-                case .entry:
-                    // Read through the cache: the disk fill and the decode rules of a disk hit.
-                    if let response = try await diskResponse(for: request) { return .served(response) }
-                    return .alone
-                case .leaseGone:
-                    continue
-                case .timedOut, .unavailable:
-                    return .alone
-                }
-            }
-        }
-        return .alone
-    }
-
-    /// Looks for the result in the caches below the memory fast path: the
-    /// decoded original in memory (then only the transform runs), the
-    /// transformed data on disk, the original data on disk — read and
-    /// decoded through ``ImageCache``, which removes an entry that cannot be
-    /// decoded (a miss, then). Stale entries are served too.
-    func diskResponse(for request: ImageLoadRequest) async throws -> LoadResult? {
-        if case .hit(let response) = try await diskLookup(for: request, acceptingStale: true) { return response }
-        return nil
-    }
-
-    /// ``diskResponse(for:)`` judged by HTTP freshness: the data entry's
-    /// stored metadata decides for the transformed entry too (both come from
-    /// one response), and a memory-held original by its own record.
-    ///
-    /// - Parameters:
-    ///   - acceptingStale: Serve a stale entry as a hit.
-    ///   - record: The record to judge and store with, when the caller has
-    ///     it already (a 304 just refreshed it); read from the tier otherwise.
-    func diskLookup(for request: ImageLoadRequest, acceptingStale: Bool = false, record known: HTTPCacheRecord? = nil) async throws -> CacheLookup {
-        let cache = request.cache
-        let query = request.queryCacheType
-        let keys = request.keys
-        let limiter = configuration.cpuLimiter
-        if request.wantsPixels, let transformer = request.transformer, query.includesMemory,
-           let original = cache.memory.entry(forKey: keys.originalImageKey),
-           known != nil || isUsableWithoutRevalidation(original.http, for: request.dataRequest) {
-            let image = try await transform(original.image, with: transformer, options: request.options, limiter: limiter)
-            let record = known ?? original.http
-            if request.storeCacheType.includesMemory {
-                await cache.memory.setImage(image, forKey: keys.resultKey, http: record)
-            }
-            var response = LoadResult(image: image, data: nil, cacheType: .memory, url: request.url)
-            response.headSource = record.map { .stored($0, tier: .memory) }
-            return .hit(response)
-        }
-        guard query.includesDisk, cache.disk != nil || cache.sharedTier != nil else { return .miss }
-        var record = known
-        var revalidatesLater = false
-        if record == nil, let metadata = await storedMetadata(for: request) {
-            let found = HTTPCacheRecord(metadata, mode: configuration.httpCacheMode)
-            if followsHTTPCaching {
-                guard metadata.matchesVary(request.dataRequest) else {
-                    return request.varyKey == nil ? .otherVariant(StaleEntry(record: found, image: nil)) : .miss
-                }
-                if !acceptingStale {
-                    switch found.reuse(for: request.dataRequest, at: Date()) {
-                    case .fresh: break
-                    case .staleWhileRevalidate: revalidatesLater = true
-                    case .stale: return .stale(StaleEntry(record: found, image: nil))
-                    }
-                }
-            }
-            record = found
-        }
-        let memoryRecord = record
-        let headSource = record.map { ResponseHeadSource.stored($0, tier: .disk) }
-        if request.wantsPixels, request.transformer != nil {
-            // Already transformed: decode as stored, with the limits but no resizing.
-            // Whatever goes wrong, the original below can still serve.
-            if let entry = try? await cache.decodedEntry(
-                forKey: keys.resultKey, options: decodeLimits, coders: configuration.coders,
-                limiter: limiter, readErrorsAreMisses: true, telemetry: telemetry, logger: logger(for: request.context)
-            ) {
-                if request.storeCacheType.includesMemory {
-                    await cache.memory.setImage(entry.image, forKey: keys.resultKey, http: memoryRecord)
-                }
-                if revalidatesLater, let record { revalidateInBackground(request, record: record) }
-                var response = LoadResult(image: entry.image, data: entry.data, cacheType: .disk, url: request.url)
-                response.headSource = headSource
-                return .hit(response)
-            }
-        }
-        try Task.checkCancellation()
-        let response: LoadResult?
-        if request.wantsPixels {
-            if let entry = try await cache.decodedEntry(
-                forKey: keys.dataKey, options: request.decodingOptions, coders: configuration.coders, limiter: limiter, readErrorsAreMisses: true,
-                telemetry: telemetry, logger: logger(for: request.context)
-            ) {
-                response = try await finish(
-                    request, original: entry.image, data: entry.data, head: nil, storage: .cached(memoryRecord), cacheType: .disk
-                )
-            } else {
-                response = nil
-            }
-        } else {
-            response = try await cache.readEntry(forKey: keys.dataKey, readErrorsAreMisses: true).map {
-                LoadResult(image: nil, data: $0.data, cacheType: .disk, url: request.url)
-            }
-        }
-        guard var response else { return .miss }
-        response.headSource = headSource
-        if revalidatesLater, let record { revalidateInBackground(request, record: record) }
-        return .hit(response)
-    }
-
-    /// Downloads through the coalescer, broadcasting progress and (when a
-    /// subscriber wants them) previews; `reservation`'s charge follows the
-    /// body's declared or received size.
-    private func download(
-        _ request: ImageLoadRequest, _ dataRequest: DataRequest, handle: ImageTaskCoalescer.Handle,
-        reservation: BodyByteBudget.Reservation?
-    ) async throws -> (DataResponseHead?, Data) {
-        let coalescer = downloadCoalescer(for: request.context.dataLoader)
-        let modifiers = DownloadModifiers(responseModifier: request.context.responseModifier, decryptor: request.context.decryptor)
-        var head: DataResponseHead?
-        var body: Data?
-        var throttle: PreviewThrottle?
-        var previewsUnavailable = !request.wantsPixels
-        do {
-            var dataRequest = dataRequest
-            dataRequest.retryPolicy = request.context.retryPolicy
-            for try await event in coalescer.download(dataRequest, modifiers: modifiers) {
-                switch event {
-                case .head(let received):
-                    if head != nil {
-                        // The body restarts (a resumed transfer got another
-                        // representation): previews start again with it.
-                        throttle?.stop()
-                        throttle = nil
-                        previewsUnavailable = !request.wantsPixels
-                    }
-                    head = received
-                case .progress(let received, let expected):
-                    handle.progress(received: received, expected: expected)
-                    if let reservation { bodyBudget?.charge(reservation, bytes: Int(max(received, expected ?? 0))) }
-                case .chunk(_, let accumulated):
-                    guard !previewsUnavailable, handle.wantsPreviews else { break }
-                    if throttle == nil {
-                        // Enough bytes to recognise the format by its magic numbers.
-                        guard accumulated.count >= 64 else { break }
-                        guard let decoder = configuration.coders.decoder(for: accumulated)?
-                            .makeProgressiveDecoder(options: request.decodingOptions) else {
-                            previewsUnavailable = true
-                            break
-                        }
-                        throttle = PreviewThrottle(
-                            decoder: decoder, interval: configuration.previewInterval,
-                            limiter: configuration.cpuLimiter, transformer: request.transformer,
-                            deliver: { handle.preview($0) }
-                        )
-                    }
-                    throttle?.offer(accumulated)
-                case .completed(let data):
-                    body = data
-                    if let reservation { bodyBudget?.charge(reservation, bytes: data.count) }
-                }
-            }
-        } catch {
-            throttle?.stop()
-            throw error
-        }
-        throttle?.stop()
-        // The download sequence ends without completing only when cancelled.
-        guard let body else { throw CancellationError() }
-        return (head, body)
-    }
-
-    /// Decodes downloaded `data` with the cache's coders, then ``finish``.
+    /// Decodes downloaded `data` (``DecodeStage``), then ``complete(_:original:data:head:storage:source:sharedWritten:)``.
     func process(
         _ request: ImageLoadRequest, data: Data, head: DataResponseHead?, storage: ResponseStorage, sharedWritten: Bool = false
     ) async throws -> LoadResult {
-        let original = request.wantsPixels
-            ? try await telemetry.withChildSpan("image.decode") {
-                try await telemetry.timedDecode {
-                    try await configuration.coders.decode(data, options: request.decodingOptions, limiter: configuration.cpuLimiter)
-                }
-            }
-            : nil
-        return try await finish(request, original: original, data: data, head: head, storage: storage, cacheType: .none, sharedWritten: sharedWritten)
+        let original = request.wantsPixels ? try await decodeStage.decode(data, options: request.decodingOptions) : nil
+        return try await complete(request, original: original, data: data, head: head, storage: storage, source: .none, sharedWritten: sharedWritten)
     }
 
-    /// Transforms and stores a decoded original; `cacheType` says where its
-    /// data came from (`.none` for the network, the only case that writes
-    /// the original data to disk). Disk writes go through ``ImageCache``:
-    /// with `.waitStoreCache` their failure is in the response's
-    /// ``LoadResult/storeError``; otherwise the cache counts it.
-    /// `storage` says whether the response may be stored at all (no tier
-    /// keeps a `no-store` image) and what its entries carry.
-    private func finish(
+    /// Transforms (``TransformStage``) and stores (``StoreStage``) a decoded
+    /// original; `source` says where its data came from (`.none` for the
+    /// network). With `.waitStoreCache` a failed disk write is in the
+    /// response's ``LoadResult/storeError``; otherwise the cache counts it.
+    private func complete(
         _ request: ImageLoadRequest, original: Image?, data: Data, head: DataResponseHead?, storage: ResponseStorage,
-        cacheType: ImageCacheType, sharedWritten: Bool = false
+        source: ImageCacheType, sharedWritten: Bool = false
     ) async throws -> LoadResult {
-        let cache = request.cache
-        let keys = request.keys
         var image = original
         if let original, let transformer = request.transformer {
             try Task.checkCancellation()
-            image = try await transform(original, with: transformer, options: request.options, limiter: configuration.cpuLimiter)
+            image = try await transformStage.transform(original, with: transformer, options: request.options)
         }
-        var response = LoadResult(image: image, data: data, cacheType: cacheType, url: request.url)
+        var response = LoadResult(image: image, data: data, cacheType: source, url: request.url)
         if let head {
             response.headSource = .received(head)
         } else if let record = storage.record {
-            response.headSource = .stored(record, tier: cacheType == .memory ? .memory : .disk)
+            response.headSource = .stored(record, tier: source == .memory ? .memory : .disk)
         }
-        guard storage.isStorable else { return response }
-        if let original, request.transformer != nil, request.originalStoreCacheType.includesMemory {
-            await cache.memory.setImage(original, forKey: keys.originalImageKey, http: storage.record)
-        }
-        if let image, request.storeCacheType.includesMemory {
-            await cache.memory.setImage(image, forKey: keys.resultKey, http: storage.record)
-        }
-
-        var writes: [ImageCache.DiskWrite] = []
-        if cacheType == .none, request.originalStoreCacheType.includesDisk {
-            let stored = request.context.cacheSerializer.map { $0.cacheData(for: original, originalData: data, url: request.url) } ?? data
-            if let stored, let write = cache.dataWrite(
-                stored, extendedData: storage.extendedData, forKey: keys.dataKey, toShared: !sharedWritten
-            ) {
-                writes.append(write)
-            }
-        }
-        // A transformed animation is not written: the encoders write still
-        // images, and a disk hit re-decodes and transforms the original.
-        if let image, let original, request.transformer != nil, image.animation == nil, request.storeCacheType.includesDisk {
-            // JPEG stays JPEG when there is no alpha to lose; everything else is PNG.
-            let format: ImageFormat = original.format == .jpeg && !image.pixelFormat.hasAlpha ? .jpeg : .png
-            if let write = cache.imageWrite(
-                image, as: format, quality: configuration.transformedImageQuality, forKey: keys.resultKey,
-                coders: configuration.coders, limiter: configuration.cpuLimiter,
-                encodeTimer: telemetry.encodeTimer
-            ) {
-                writes.append(write)
-            }
-        }
-        do {
-            let logger = logger(for: request.context)
-            try await telemetry.withChildSpan("image.store") {
-                try await cache.writeToDisk(writes, waits: request.options.contains(.waitStoreCache), logger: logger, id: request.logID)
-            }
-        } catch let error as CancellationError {
-            throw error
-        } catch {
-            // The image is good, only its copy is missing: the load succeeds and says so.
-            response.storeError = error as? ImageError ?? .diskIO(path: keys.dataKey, errno: 0, message: String(describing: error))
-        }
+        response.storeError = try await storeStage.store(
+            request, original: original, image: image, data: data, storage: storage,
+            source: source, sharedWritten: sharedWritten, logger: logger(for: request.context)
+        )
         return response
-    }
-
-    /// Transforms a decoded original, as SDWebImage does: a still image
-    /// once; an animation with `.transformAnimatedImage` frame by frame (a
-    /// derived ``AnimatedImage`` whose frames are transformed as they are
-    /// decoded, frame 0 now), and without it its first frame only, giving a
-    /// still image.
-    private func transform(
-        _ image: Image, with transformer: any ImageTransformer, options: ImageOptions, limiter: ConcurrencyLimiter
-    ) async throws -> Image {
-        guard let animation = image.animation else { return try await transform(image, with: transformer, limiter: limiter) }
-        guard options.contains(.transformAnimatedImage) else {
-            var still = image
-            still.animation = nil
-            return try await transform(still, with: transformer, limiter: limiter)
-        }
-        let transformed = try animation.applyingToFrames { frame in try Self.apply(transformer, to: frame) }
-        var first = try await limiter.withPermit { try transformed.decodeFrame(at: 0) }
-        first.animation = transformed
-        return first
-    }
-
-    /// Runs `transformer`, reporting foreign errors as
-    /// ``ImageError/transformFailed(key:reason:)``; cancellation (built-in
-    /// transformers check for it) stays `CancellationError`.
-    private static func apply(_ transformer: any ImageTransformer, to image: Image) throws -> Image {
-        do {
-            return try transformer.transform(image)
-        } catch let error as ImageError {
-            throw error
-        } catch let error as CancellationError {
-            throw error
-        } catch {
-            throw ImageError.transformFailed(key: transformer.key, reason: String(describing: error))
-        }
-    }
-
-    /// Runs `transformer` on the bounded pool, in a span and timed.
-    func transform(_ image: Image, with transformer: any ImageTransformer, limiter: ConcurrencyLimiter) async throws -> Image {
-        try await telemetry.withChildSpan("image.transform") {
-            try await telemetry.timed(telemetry.transformTimer) {
-                try await limiter.withPermit { try Self.apply(transformer, to: image) }
-            }
-        }
     }
 }

@@ -75,6 +75,21 @@ public final class ImageLoader: Sendable {
     /// (``Configuration/bodyBudgetBytes``); `nil` when there is none.
     let bodyBudget: BodyByteBudget?
 
+    // The stages of a load (``ImageLoader+Work.swift`` runs them in order):
+    // built once from the configuration, each holding only what its job needs.
+    /// The final image in memory.
+    let memoryStage: MemoryStage
+    /// The stored bytes on disk and in the shared tier, decoded.
+    let diskStage: DiskStage
+    /// Bytes from the origin, and the fleet lease.
+    let fetchStage: FetchStage
+    /// Bytes to pixels with the loader's coders.
+    let decodeStage: DecodeStage
+    /// The request's transformer.
+    let transformStage: TransformStage
+    /// Images and bytes to the tiers.
+    let storeStage: StoreStage
+
     /// Loads that hold a downloaded body under
     /// ``Configuration/bodyBudgetBytes`` (from the start of their download to
     /// the end of their decode and transform) or wait for room in it, now;
@@ -113,6 +128,22 @@ public final class ImageLoader: Sendable {
         // One load per CPU permit always proceeds: the budget bounds the
         // bodies beyond those, never the cores' work.
         bodyBudget = configuration.bodyBudgetBytes.map { BodyByteBudget(limit: $0, minimumLoads: configuration.cpuLimiter.limit) }
+        let limiter = configuration.cpuLimiter
+        let decodeStage = DecodeStage(coders: configuration.coders, limiter: limiter, telemetry: telemetry)
+        var limits = ImageDecodingOptions()
+        limits.limits = configuration.decodingLimits
+        self.decodeStage = decodeStage
+        memoryStage = MemoryStage(followsHTTPCaching: configuration.httpCacheMode != .ignoringHeaders)
+        diskStage = DiskStage(httpCacheMode: configuration.httpCacheMode, decode: decodeStage, decodeLimits: limits)
+        fetchStage = FetchStage(
+            coders: configuration.coders, limiter: limiter, telemetry: telemetry, bodyBudget: bodyBudget,
+            previewInterval: configuration.previewInterval
+        )
+        transformStage = TransformStage(limiter: limiter, telemetry: telemetry)
+        storeStage = StoreStage(
+            coders: configuration.coders, limiter: limiter, telemetry: telemetry,
+            transformedImageQuality: configuration.transformedImageQuality
+        )
     }
 
     deinit {
@@ -141,14 +172,21 @@ public final class ImageLoader: Sendable {
     ///
     /// - Throws: ``ImageError``, or `CancellationError` when the calling task is cancelled.
     public func response(for request: ImageRequest) async throws -> ImageResponse {
-        let options = Self.loadOptions(request, decodes: true)
+        try await loadResponse(request.url, options: Self.loadOptions(request, decodes: true), context: request.context)
+    }
+
+    /// ``response(for:)`` from its parts: the URL calls come here directly,
+    /// so a memory hit through `image(url)` copies no ``ImageRequest`` (the
+    /// context it would carry is a dozen references retained and released).
+    @inline(__always)
+    private func loadResponse(_ url: URL, options: ImageOptions, context: ImageContext) async throws -> ImageResponse {
         // Without a tracer the load runs as it is: no span, no task-local.
         guard let span = telemetry.startSpan("image.load", parent: nil, kind: .client) else {
-            return try await loadImage(request.url, options: options, context: request.context, span: nil)
+            return try await loadImage(url, options: options, context: context, span: nil)
         }
         defer { span.end() }
         do {
-            return try await loadImage(request.url, options: options, context: request.context, span: span)
+            return try await loadImage(url, options: options, context: context, span: span)
         } catch {
             LoaderTelemetry.record(error, on: span)
             throw error
@@ -258,7 +296,9 @@ public final class ImageLoader: Sendable {
     ///
     /// - Throws: ``ImageError``, or `CancellationError` when the calling task is cancelled.
     public func image(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) async throws -> ImageResponse {
-        try await response(for: ImageRequest(url: url, options: options, context: context))
+        // The options carry no priority bits beyond the caller's own, as
+        // `loadOptions` of a `.normal` request would give them.
+        try await loadResponse(url, options: options, context: context)
     }
 
     /// The options a load of `request` runs with: the request's, its

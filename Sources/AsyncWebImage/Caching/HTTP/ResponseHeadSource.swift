@@ -3,7 +3,12 @@ import Foundation
 /// What a response's ``HTTPResponseHead`` is made from, kept with the
 /// response and turned into the head only when a caller asks: a memory hit
 /// then costs no header copy unless its head is read.
-enum ResponseHeadSource: Sendable {
+///
+/// `indirect`: a stored record is a few hundred bytes, and every response
+/// carries this field through each async return on its way to the caller;
+/// boxed, the field is one reference (none on a hit without a record), and
+/// a memory hit moves a small ``ImageResponse`` instead of a large one.
+indirect enum ResponseHeadSource: Sendable {
     /// A response downloaded for the load, as received.
     case received(DataResponseHead)
     /// A stored response served at `servedAt` from `tier`.

@@ -1,0 +1,41 @@
+import Foundation
+
+/// What a cache stage holds for a load, judged by HTTP freshness.
+enum CacheLookup {
+    /// Usable as it is. `revalidate` is the record of an entry served while
+    /// it is revalidated in the background (`stale-while-revalidate`): the
+    /// loader, which owns background work, starts that revalidation.
+    case hit(LoadResult, revalidate: HTTPCacheRecord? = nil)
+    /// Stored, but it must be revalidated before use.
+    case stale(StaleEntry)
+    /// Nothing usable (absent, or stored for other `Vary` values).
+    case miss
+    /// Under the load's primary keys is a response that varies and was
+    /// selected by other values of the fields its `Vary` names: this
+    /// request's variant, if stored, is under its own keys
+    /// (``ImageLoadRequest/selectingVariant(varyingOn:)``), and the
+    /// stored one's validators may still name it in a conditional
+    /// request (RFC 9111 §4.3.1).
+    case otherVariant(StaleEntry)
+}
+
+/// A stored response that must be revalidated before use.
+struct StaleEntry {
+    let record: HTTPCacheRecord
+    /// The final image, when the stale entry was found in memory: a
+    /// `304` then serves it with no decode.
+    let image: Image?
+}
+
+/// How a response is kept: whether the tiers may store it, the record
+/// memory entries carry, and the extended data of its disk entry.
+struct ResponseStorage {
+    var isStorable = true
+    var record: HTTPCacheRecord?
+    var extendedData: Data?
+
+    /// Storage of an image that came from a cache with `record`.
+    static func cached(_ record: HTTPCacheRecord?) -> ResponseStorage {
+        ResponseStorage(record: record)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Logging
+
+/// The stored-bytes stage: the request's entries on disk (or in the shared
+/// tier, which fills the disk), judged by the HTTP metadata stored with the
+/// original's bytes and decoded by the ``DecodeStage``. The transformed
+/// entry first (no transform to run), then the original's bytes.
+struct DiskStage: Sendable {
+    /// What the tiers hold for a load.
+    enum Found {
+        /// The final image, decoded from the transformed entry.
+        case result(Image, data: Data, record: HTTPCacheRecord?, revalidate: Bool)
+        /// The original's bytes, decoded when the load wants pixels; the
+        /// transform and the store are still to run.
+        case original(Image?, data: Data, record: HTTPCacheRecord?, revalidate: Bool)
+        /// Stored, but it must be revalidated before use.
+        case stale(StaleEntry)
+        /// Stored for other `Vary` values (``CacheLookup/otherVariant(_:)``).
+        case otherVariant(StaleEntry)
+        /// Nothing stored, or nothing that decodes.
+        case miss
+    }
+
+    let httpCacheMode: ImageLoader.HTTPCacheMode
+    let decode: DecodeStage
+    /// The loader's limits alone: how an already transformed entry decodes.
+    let decodeLimits: ImageDecodingOptions
+
+    var followsHTTPCaching: Bool { httpCacheMode != .ignoringHeaders }
+
+    /// What the tiers hold for `request`.
+    ///
+    /// - Parameters:
+    ///   - acceptingStale: Take a stale entry as found (`revalidate` false).
+    ///   - known: The record to judge and store with, when the caller has
+    ///     it already (a 304 just refreshed it); read from the tier otherwise.
+    func lookup(_ request: ImageLoadRequest, acceptingStale: Bool = false, record known: HTTPCacheRecord? = nil, logger: Logger) async throws -> Found {
+        let cache = request.cache
+        guard request.queryCacheType.includesDisk, cache.disk != nil || cache.sharedTier != nil else { return .miss }
+        var record = known
+        var revalidate = false
+        if record == nil, let metadata = await storedMetadata(for: request) {
+            let found = HTTPCacheRecord(metadata, mode: httpCacheMode)
+            if followsHTTPCaching {
+                guard metadata.matchesVary(request.dataRequest) else {
+                    return request.varyKey == nil ? .otherVariant(StaleEntry(record: found, image: nil)) : .miss
+                }
+                if !acceptingStale {
+                    switch found.reuse(for: request.dataRequest, at: Date()) {
+                    case .fresh: break
+                    case .staleWhileRevalidate: revalidate = true
+                    case .stale: return .stale(StaleEntry(record: found, image: nil))
+                    }
+                }
+            }
+            record = found
+        }
+        let keys = request.keys
+        if request.wantsPixels, request.transformer != nil {
+            // Already transformed: decode as stored, with the limits but no
+            // resizing. Whatever goes wrong, the original below can still serve.
+            if let entry = try? await decode.decodeStored(
+                forKey: keys.resultKey, in: cache, options: decodeLimits, readErrorsAreMisses: true, logger: logger
+            ) {
+                return .result(entry.image, data: entry.data, record: record, revalidate: revalidate)
+            }
+        }
+        try Task.checkCancellation()
+        if request.wantsPixels {
+            guard let entry = try await decode.decodeStored(
+                forKey: keys.dataKey, in: cache, options: request.decodingOptions, readErrorsAreMisses: true, logger: logger
+            ) else { return .miss }
+            return .original(entry.image, data: entry.data, record: record, revalidate: revalidate)
+        }
+        guard let entry = try await cache.readEntry(forKey: keys.dataKey, readErrorsAreMisses: true) else { return .miss }
+        return .original(nil, data: entry.data, record: record, revalidate: revalidate)
+    }
+
+    /// The HTTP metadata stored with the original's bytes (disk first, then
+    /// the shared tier); `nil` when there is none or it is unreadable.
+    func storedMetadata(for request: ImageLoadRequest) async -> HTTPCacheMetadata? {
+        let key = request.keys.dataKey
+        if let disk = request.cache.disk, let data = try? await disk.extendedData(forKey: key) {
+            return HTTPCacheMetadata(encoded: data)
+        }
+        guard let shared = request.cache.sharedTier, let data = try? await shared.extendedData(forKey: key) else { return nil }
+        return HTTPCacheMetadata(encoded: data)
+    }
+}
