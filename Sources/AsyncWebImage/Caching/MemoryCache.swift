@@ -41,6 +41,10 @@ public actor MemoryCache {
     final class Entry: Sendable {
         let image: Image
         let expiry: ContinuousClock.Instant?
+        /// `expiry != nil`, decided once: the fast path asks on every hit,
+        /// and an optional `Instant` (a resilient stdlib type) is tested
+        /// through its value witnesses, not inline.
+        let expires: Bool
         /// The HTTP metadata and freshness of the response the image came
         /// from, when the loader keeps them (``ImageLoader/HTTPCacheMode``).
         let http: HTTPCacheRecord?
@@ -48,6 +52,7 @@ public actor MemoryCache {
         init(image: Image, expiry: ContinuousClock.Instant?, http: HTTPCacheRecord? = nil) {
             self.image = image
             self.expiry = expiry
+            expires = expiry != nil
             self.http = http
         }
     }
@@ -98,7 +103,7 @@ public actor MemoryCache {
         let weak = configuration.isWeakRecoveryEnabled
         let found = state.withLock { state -> (entry: Entry?, done: Bool) in
             if let entry = state.lru.value(forKey: key) {
-                guard entry.expiry == nil else { return (entry, false) }
+                guard !entry.expires else { return (entry, false) }
                 state.counters.hits += 1
                 return (entry, true)
             }

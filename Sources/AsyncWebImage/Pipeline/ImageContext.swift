@@ -77,6 +77,10 @@ public struct ImageContext: Sendable {
     /// The values as set, `nil` where they inherit (for merging).
     var values: Values { box?.values ?? .empty }
 
+    /// The query tiers when set, read in place: ``values`` copies every
+    /// value (a dozen retains), and the memory fast path asks this on every hit.
+    var queryCacheTypeIfSet: ImageCacheType? { box?.values.queryCacheType }
+
     /// Setting a value builds a new box: contexts are built once and read
     /// many times, so writes may cost what reads must not.
     private mutating func update(_ change: (inout Values) -> Void) {

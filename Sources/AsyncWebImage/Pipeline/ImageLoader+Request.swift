@@ -148,7 +148,7 @@ extension ImageLoader {
         guard (context.requestModifier ?? defaults?.requestModifier) == nil else { return .none(memoryChecked: false) }
         // A loader's client certificate is part of the identity: the full path stamps it.
         guard clientCertificate(of: context.dataLoader ?? defaults?.dataLoader) == nil else { return .none(memoryChecked: false) }
-        guard (context.values.queryCacheType ?? defaults?.values.queryCacheType ?? .all).includesMemory else { return .none(memoryChecked: false) }
+        guard (context.queryCacheTypeIfSet ?? defaults?.queryCacheTypeIfSet ?? .all).includesMemory else { return .none(memoryChecked: false) }
         let string = url.absoluteString
         try validate(url, string: string)
         // Without a modifier the request's variant follows from the options
