@@ -24,7 +24,9 @@ final class HeavyWorkExecutor: TaskExecutor {
     ///   - threadCount: The most threads, at least 1.
     ///   - nice: The threads' nice value (0 to 19; higher is lower priority).
     init(name: String, threadCount: Int, nice: Int32) {
-        threads = DedicatedThreadPool(name: name, threadCount: threadCount, nice: nice)
+        // A job never reaches a released executor; were one to, running it
+        // beats dropping a task's job for good.
+        threads = DedicatedThreadPool(name: name, threadCount: threadCount, nice: nice, lateJobs: .run)
     }
 
     /// The kernel thread IDs of the running threads (empty before the first job).
