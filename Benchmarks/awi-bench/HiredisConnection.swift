@@ -7,7 +7,7 @@ import Glibc
 ///
 /// Blocking: every call waits for the node, bounded by the connect and
 /// per-read timeouts (no total deadline). Callers run it on
-/// ``BlockingThreadPool``'s threads, as the library did.
+/// a dedicated thread (`DedicatedThreadPool`), as the library did.
 final class HiredisConnection {
     /// Why a call failed: the link (refused, reset, timed out, a reply
     /// hiredis could not parse). The connection is unusable afterwards.

@@ -5,7 +5,7 @@ import Foundation
 /// Shared-tier hits: `RedisStore` (its RESP client on SwiftNIO) reading one
 /// 64 KiB entry over plain TCP, TLS and a 6-node Redis Cluster, each beside
 /// the client the tier had before issue 29 — hiredis 0.14's synchronous
-/// client on a dedicated thread (`BlockingThreadPool`), over plain TCP, the
+/// client on a dedicated thread (`DedicatedThreadPool`), over plain TCP, the
 /// entry decoded the same way. hiredis has no TLS and no cluster support, so
 /// its plain-TCP figure is the baseline of all three rows.
 ///
@@ -68,7 +68,10 @@ struct SharedTierScenario: Scenario {
         let baselineStore = RedisStore(configuration: Self.configuration([.init(host: "127.0.0.1", port: hiredisPort)]))
         try await baselineStore.setData(image, forKey: key, extendedData: extended)
         let valueName = Array("bench:{\(SHA256.hexDigest(key))}:v".utf8)
-        let pool = BlockingThreadPool(threadCount: 1, name: "awi-bench-hiredis")
+        // The library's shared tier before issue 29: hiredis's synchronous
+        // client on a dedicated thread, so its blocking calls never occupy the
+        // cooperative pool.
+        let pool = DedicatedThreadPool(name: "awi-bench-hiredis", startsEagerly: true)
         let connection = try HiredisConnection(host: "127.0.0.1", port: hiredisPort, connectTimeout: .seconds(1), commandTimeout: .seconds(1))
         var problems: [String] = []
 
@@ -90,10 +93,10 @@ struct SharedTierScenario: Scenario {
                 let sample = await Sample.inProcess {
                     for _ in 0..<Self.hitsPerRound {
                         // What the library's read was: a pool thread, hiredis's GET, the entry parsed.
-                        let entry = await pool.run { () -> RedisCacheEntry? in
+                        let entry = try? await pool.run { () -> RedisCacheEntry? in
                             guard let bytes = try? connection.command([Array("GET".utf8), valueName]) ?? nil else { return nil }
                             return RedisCacheEntry(decoding: bytes)
-                        } ?? nil
+                        }
                         if entry?.data.count != Self.entryBytes { wrong += 1 }
                     }
                 }
@@ -101,7 +104,7 @@ struct SharedTierScenario: Scenario {
                 return sample
             }
         )
-        await pool.shutdown()
+        await pool.shutdownAndWait()
         await store.shutdown()
         await baselineStore.shutdown()
         var row = ResultRow(

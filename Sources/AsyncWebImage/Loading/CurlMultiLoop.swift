@@ -34,12 +34,10 @@ final class CurlMultiLoop: Sendable {
     }
 
     let inbox = Lock(Inbox())
-    /// Whether the loop thread has ended, and who waits for it to.
-    private let ending = Lock<(ended: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    /// The loop thread: one job, the loop, which returns at shutdown.
+    private let thread = DedicatedThreadPool(name: "awi-curl")
     let multi: Handle
     let outstanding = Atomic<Int>(0)
-    /// The loop thread's kernel thread ID once it runs (`/proc/self/task/<id>`), for tests.
-    let threadID = Atomic<Int32>(0)
     let liveHandles = Atomic<Int>(0)
     private let nextID = Atomic<UInt64>(1)
 
@@ -50,21 +48,13 @@ final class CurlMultiLoop: Sendable {
         if let perHost = configuration.maxConnectionsPerHost {
             CCurl_multi_setopt_long(multi.pointer, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, perHost))
         }
-        let thread = Thread { [self] in
-            nameCurrentThread("awi-curl")
-            threadID.store(currentKernelThreadID(), ordering: .relaxed)
-            let state = CurlLoopThread(loop: self, configuration: configuration)
-            state.run()
-            let waiters = ending.withLock { ending in
-                ending.ended = true
-                defer { ending.waiters = [] }
-                return ending.waiters
-            }
-            for waiter in waiters { waiter.resume() }
-        }
-        thread.name = "AsyncWebImage.curl"
-        thread.start()
+        // Commands do not go through the thread's job queue: the loop sleeps
+        // in `curl_multi_poll`, which only `curl_multi_wakeup` interrupts.
+        thread.submit { [self] in CurlLoopThread(loop: self, configuration: configuration).run() }
     }
+
+    /// The loop thread's kernel thread ID while it runs (`/proc/self/task/<id>`), for tests; 0 otherwise.
+    var threadID: Int32 { thread.kernelThreadIDs.first ?? 0 }
 
     /// `curl_global_init` once per process, before the first handle.
     private static let globalInit: Void = {
@@ -98,13 +88,7 @@ final class CurlMultiLoop: Sendable {
     /// cancelled every transfer, freed curl's handles and ended.
     func shutdownAndWait() async {
         shutdown()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ended = ending.withLock { ending -> Bool in
-                if !ending.ended { ending.waiters.append(continuation) }
-                return ending.ended
-            }
-            if ended { continuation.resume() }
-        }
+        await thread.shutdownAndWait()
     }
 
     /// Asks the loop thread to cancel everything, free the multi handle and end.
@@ -114,5 +98,7 @@ final class CurlMultiLoop: Sendable {
             inbox.shutdown = true
             curl_multi_wakeup(multi.pointer)
         }
+        // The thread ends once the loop, its one job, has returned.
+        thread.shutdown()
     }
 }

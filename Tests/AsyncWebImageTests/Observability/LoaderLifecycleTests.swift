@@ -55,8 +55,8 @@ struct LoaderLifecycleTests {
         let curl = CurlDataLoader(configuration: curlConfiguration)
         configuration.dataLoader = curl
         let loader = ImageLoader(configuration: configuration)
-        #expect(await pipelineEventually { curl.loop.threadID.load(ordering: .relaxed) != 0 && disk.executor.kernelThreadID != 0 })
-        let threads = [curl.loop.threadID.load(ordering: .relaxed), disk.executor.kernelThreadID]
+        #expect(await pipelineEventually { curl.loop.threadID != 0 && disk.executor.kernelThreadID != 0 })
+        let threads = [curl.loop.threadID, disk.executor.kernelThreadID]
         #expect(await pipelineEventually { Self.alive(threads).count == 2 })
 
         let slow = (0..<50).map { index in

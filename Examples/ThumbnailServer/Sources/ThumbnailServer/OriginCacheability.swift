@@ -72,11 +72,11 @@ struct OriginCacheability: Sendable, Hashable {
             }
         }
         variesOnEverything = (fields[.vary] ?? "").split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == "*" }
-        let date = fields[.date].flatMap { HTTPDate.parse($0) }
+        let date = fields[.date].flatMap { HTTPResponseHead.date(fromFieldValue: $0) }
         var expiresLifetime: Int?
         if let expires = fields[.expires] {
             // An Expires that is no date is in the past (§5.3).
-            expiresLifetime = HTTPDate.parse(expires).map { max(0, Int($0.timeIntervalSince(date ?? responseTime))) } ?? 0
+            expiresLifetime = HTTPResponseHead.date(fromFieldValue: expires).map { max(0, Int($0.timeIntervalSince(date ?? responseTime))) } ?? 0
         }
         clientLifetime = maxAge ?? expiresLifetime
         sharedLifetime = sharedMaxAge ?? clientLifetime

@@ -1,3 +1,4 @@
+import AsyncWebImage
 import Foundation
 import HTTPTypes
 import Testing
@@ -15,14 +16,27 @@ struct CachePolicyUnitTests {
         return OriginCacheability(fields: headers, responseTime: now)
     }
 
-    @Test("IMF-fixdate parses to its instant; other forms do not")
+    @Test("the three HTTP-date forms parse to their instant, as the library's cache reads them; other values do not")
     func httpDates() {
-        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == Date(timeIntervalSince1970: 784_111_777))
-        #expect(HTTPDate.parse("Thu, 01 Jan 1970 00:00:00 GMT") == Date(timeIntervalSince1970: 0))
-        #expect(HTTPDate.parse("Tue, 29 Feb 2028 23:59:59 GMT") == Date(timeIntervalSince1970: 1_835_481_599))
-        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == nil)
-        #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == nil)
-        #expect(HTTPDate.parse("0") == nil)
+        #expect(HTTPResponseHead.date(fromFieldValue: "Sun, 06 Nov 1994 08:49:37 GMT") == Date(timeIntervalSince1970: 784_111_777))
+        #expect(HTTPResponseHead.date(fromFieldValue: "Thu, 01 Jan 1970 00:00:00 GMT") == Date(timeIntervalSince1970: 0))
+        #expect(HTTPResponseHead.date(fromFieldValue: "Tue, 29 Feb 2028 23:59:59 GMT") == Date(timeIntervalSince1970: 1_835_481_599))
+        // The obsolete forms a recipient must accept (RFC 9110 §5.6.7).
+        #expect(HTTPResponseHead.date(fromFieldValue: "Sunday, 06-Nov-94 08:49:37 GMT") == Date(timeIntervalSince1970: 784_111_777))
+        #expect(HTTPResponseHead.date(fromFieldValue: "Sun Nov  6 08:49:37 1994") == Date(timeIntervalSince1970: 784_111_777))
+        #expect(HTTPResponseHead.date(fromFieldValue: "Wed, 29 Feb 2027 00:00:00 GMT") == nil)
+        #expect(HTTPResponseHead.date(fromFieldValue: "0") == nil)
+    }
+
+    @Test("an Expires in an obsolete form gives the lifetime it names; one that is no date, none")
+    func obsoleteExpires() {
+        // Given origins dated now, expiring an hour later in asctime form, or at a value that is no date
+        let later = Self.origin([.date: "Fri, 15 Jan 2027 08:00:00 GMT", .expires: "Fri Jan 15 09:00:00 2027"])
+        let broken = Self.origin([.date: "Fri, 15 Jan 2027 08:00:00 GMT", .expires: "soon"])
+
+        // Then the first lives 3,600 s, the second is already stale (RFC 9111 §5.3)
+        #expect(later.clientLifetime == 3_600)
+        #expect(broken.clientLifetime == 0)
     }
 
     @Test("private, no-store and no-cache originals are kept nowhere and answered no more permissively", arguments: [
