@@ -106,7 +106,7 @@ public enum DCOnlyDecoder {
             for mcuColumn in 0..<mcusWide {
                 if restartInterval != 0 {
                     if restartsLeft == 0 {
-                        try reader.skipToMarker(0xD0 &+ nextRestart)
+                        reader = try reader.skippingToMarker(0xD0 &+ nextRestart)
                         nextRestart = (nextRestart &+ 1) & 7
                         predictors.update(repeating: 0, count: 4)
                         restartsLeft = restartInterval
@@ -124,7 +124,10 @@ public enum DCOnlyDecoder {
                         reader.consume(Int(dcEntry & 31))
                         category = Int(dcEntry >> 8)
                     } else {
-                        category = Int(try decodeLong(&reader, block.dc))
+                        let long = decodeLong(reader.peek(16), block.dc)
+                        guard long >= 0 else { throw DCDecodeFallback(.badHuffmanCode, at: reader.position) }
+                        reader.consume(long >> 8)
+                        category = long & 255
                     }
                     var difference = 0
                     if category != 0 {
@@ -157,7 +160,10 @@ public enum DCOnlyDecoder {
                             reader.consume(Int(entry & 31))
                             symbol = Int(entry >> 8)
                         } else {
-                            symbol = Int(try decodeLong(&reader, block.ac))
+                            let long = decodeLong(reader.peek(16), block.ac)
+                            guard long >= 0 else { throw DCDecodeFallback(.badHuffmanCode, at: reader.position) }
+                            reader.consume(long >> 8)
+                            symbol = long & 255
                         }
                         let magnitude = symbol & 15
                         let run = symbol >> 4
@@ -177,20 +183,21 @@ public enum DCOnlyDecoder {
                 }
             }
         }
-        try reader.skipToMarker(0xD9)
+        _ = try reader.skippingToMarker(0xD9)
     }
 
-    /// A code longer than the lookahead window, or no code at all, decoded bit by bit.
+    /// A code longer than the lookahead window, or no code at all, decoded bit by bit from
+    /// the next 16 bits: `length << 8 | symbol`, or -1 when no code matches. Pure, so the
+    /// reader stays in registers.
     @inline(never)
-    private static func decodeLong(_ reader: inout EntropyBitReader, _ table: HuffmanLookup) throws(DCDecodeFallback) -> UInt8 {
+    private static func decodeLong(_ next16: Int, _ table: HuffmanLookup) -> Int {
         for length in 1...16 {
-            let code = reader.peek(length)
-            if Int32(code) <= table.maxCode[length] {
-                reader.consume(length)
-                return table.values[Int(Int32(code) + table.valueOffset[length])]
+            let code = Int32(next16 >> (16 - length))
+            if code <= table.maxCode[length] {
+                return length << 8 | Int(table.values[Int(code + table.valueOffset[length])])
             }
         }
-        throw DCDecodeFallback(.badHuffmanCode, at: reader.position)
+        return -1
     }
 }
 

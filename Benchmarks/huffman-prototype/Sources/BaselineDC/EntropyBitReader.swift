@@ -7,7 +7,7 @@
 struct EntropyBitReader {
     let base: UnsafePointer<UInt8>
     let end: Int
-    /// First byte not yet in `buffer` (bits of it may sit below `count`, see `refill`).
+    /// First byte not yet in `buffer` (bits of it may sit below `count`, see `ensure32`).
     var position: Int
     /// Unread bits, most significant first.
     var buffer: UInt64 = 0
@@ -23,9 +23,25 @@ struct EntropyBitReader {
     }
 
     /// Guarantees at least 32 valid bits: one code (≤ 16) and its magnitude (≤ 15).
+    ///
+    /// Loads eight bytes at once when none of them is 0xFF. The bits of the last, partly
+    /// counted byte are left in place below `count`; the next load ORs the same byte
+    /// over them, so they never need clearing. The rare byte-wise path is a by-value
+    /// call so that the reader never has its address taken and stays in registers.
     @inline(__always)
     mutating func ensure32() {
-        if count < 32 { refill() }
+        guard count < 32 else { return }
+        if position + 8 <= end {
+            let word = UInt64(bigEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+            let inverted = ~word
+            if (inverted &- 0x0101_0101_0101_0101) & ~inverted & 0x8080_8080_8080_8080 == 0 {
+                buffer |= word &>> UInt64(count)
+                position += (63 - count) >> 3
+                count |= 56
+                return
+            }
+        }
+        self = refilledByBytes()
     }
 
     @inline(__always)
@@ -39,25 +55,14 @@ struct EntropyBitReader {
 
     var usedFakeBits: Bool { fakeBits > count }
 
-    /// Loads eight bytes at once when none of them is 0xFF. The bits of the last, partly
-    /// counted byte are left in place below `count`; the next load ORs the same byte
-    /// over them, so they never need clearing.
     @inline(never)
-    mutating func refill() {
-        if position + 8 <= end {
-            let word = UInt64(bigEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
-            let inverted = ~word
-            if (inverted &- 0x0101_0101_0101_0101) & ~inverted & 0x8080_8080_8080_8080 == 0 {
-                buffer |= word &>> UInt64(count)
-                position += (63 - count) >> 3
-                count |= 56
-                return
-            }
-        }
-        refillByBytes()
+    private func refilledByBytes() -> EntropyBitReader {
+        var next = self
+        next.fillByBytes()
+        return next
     }
 
-    private mutating func refillByBytes() {
+    private mutating func fillByBytes() {
         buffer = count == 0 ? 0 : buffer & (~0 &<< UInt64(64 - count))
         while count <= 56 {
             var byte: UInt8 = 0
@@ -85,10 +90,9 @@ struct EntropyBitReader {
     /// Drops what is buffered and steps past the next marker, which must be `expected`.
     /// Bytes before it are skipped, as libjpeg-turbo skips them (with a warning when it
     /// had not prefetched them).
-    mutating func skipToMarker(_ expected: UInt8) throws(DCDecodeFallback) {
-        buffer = 0
-        count = 0
-        fakeBits = 0
+    @inline(never)
+    func skippingToMarker(_ expected: UInt8) throws(DCDecodeFallback) -> EntropyBitReader {
+        var position = self.position
         while position < end {
             if base[position] != 0xFF {
                 position += 1
@@ -104,8 +108,7 @@ struct EntropyBitReader {
             guard base[next] == expected else {
                 throw DCDecodeFallback(expected == 0xD9 ? .unexpectedTrailer : .badRestart, at: next)
             }
-            position = next + 1
-            return
+            return EntropyBitReader(base: base, end: end, position: next + 1)
         }
         throw DCDecodeFallback(expected == 0xD9 ? .unexpectedTrailer : .badRestart, at: position)
     }
