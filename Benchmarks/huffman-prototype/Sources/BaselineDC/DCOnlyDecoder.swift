@@ -118,22 +118,29 @@ public enum DCOnlyDecoder {
 
                     // DC: category, then that many magnitude bits.
                     reader.ensure32()
-                    var category: Int
-                    let dcEntry = block.dc.single[reader.peek(lookahead)]
-                    if dcEntry != 0 {
-                        reader.consume(Int(dcEntry & 31))
-                        category = Int(dcEntry >> 8)
+                    var difference: Int
+                    let dcWhole = block.dc.skip[reader.peek(lookahead)]
+                    if dcWhole != 0 {
+                        reader.consume(Int(dcWhole & 31))
+                        difference = Int(Int16(truncatingIfNeeded: dcWhole >> 16))
                     } else {
-                        let long = decodeLong(reader.peek(16), block.dc)
-                        guard long >= 0 else { throw DCDecodeFallback(.badHuffmanCode, at: reader.position) }
-                        reader.consume(long >> 8)
-                        category = long & 255
-                    }
-                    var difference = 0
-                    if category != 0 {
-                        let raw = reader.peek(category)
-                        reader.consume(category)
-                        difference = raw < 1 << (category - 1) ? raw - (1 << category) + 1 : raw
+                        let category: Int
+                        let dcEntry = block.dc.single[reader.peek(lookahead)]
+                        if dcEntry != 0 {
+                            reader.consume(Int(dcEntry & 31))
+                            category = Int(dcEntry >> 8)
+                        } else {
+                            let long = decodeLong(reader.peek(16), block.dc)
+                            guard long >= 0 else { throw DCDecodeFallback(.badHuffmanCode, at: reader.position) }
+                            reader.consume(long >> 8)
+                            category = long & 255
+                        }
+                        difference = 0
+                        if category != 0 {
+                            let raw = reader.peek(category)
+                            reader.consume(category)
+                            difference = raw < 1 << (category - 1) ? raw - (1 << category) + 1 : raw
+                        }
                     }
                     // libjpeg keeps the predictor as an int but stores the coefficient as
                     // 16 bits; the low 16 bits of a sum depend only on the operands' low 16.

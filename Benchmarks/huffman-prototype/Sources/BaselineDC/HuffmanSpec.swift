@@ -53,7 +53,7 @@ final class HuffmanSpec {
             }
             code <<= 1
         }
-        if !isDC { Self.fillSkip(skip, single) }
+        if isDC { Self.fillDifference(skip, single) } else { Self.fillSkip(skip, single) }
     }
 
     deinit {
@@ -62,6 +62,25 @@ final class HuffmanSpec {
         lookup.maxCode.deallocate()
         lookup.valueOffset.deallocate()
         lookup.values.deallocate()
+    }
+
+    /// For every `lookahead`-bit window that holds a whole DC category code and its
+    /// magnitude bits: the bits to drop (0–4) and the decoded difference (bits 16–31,
+    /// signed). 0 when they do not fit.
+    private static func fillDifference(_ table: UnsafeMutablePointer<UInt32>, _ single: UnsafeMutablePointer<UInt16>) {
+        let bits = lookahead
+        for window in 0..<(1 << bits) {
+            let entry = single[window]
+            let length = Int(entry & 31)
+            let category = Int(entry >> 8)
+            guard entry != 0, length + category <= bits else { continue }
+            var difference = 0
+            if category != 0 {
+                let raw = (window >> (bits - length - category)) & ((1 << category) - 1)
+                difference = raw < 1 << (category - 1) ? raw - (1 << category) + 1 : raw
+            }
+            table[window] = UInt32(length + category) | UInt32(UInt16(truncatingIfNeeded: difference)) << 16
+        }
     }
 
     /// For every `lookahead`-bit window, the run of whole AC symbols (code and magnitude
@@ -113,7 +132,8 @@ struct HuffmanLookup {
     /// Per window: code length (bits 0–4, 0 when the code is longer than the window or
     /// unused) and symbol (bits 8–15).
     let single: UnsafeMutablePointer<UInt16>
-    /// Per window: the multi-symbol AC skip described at `HuffmanSpec.fillSkip`.
+    /// Per window: for an AC table the multi-symbol skip described at `HuffmanSpec.fillSkip`,
+    /// for a DC table the whole difference (`HuffmanSpec.fillDifference`).
     let skip: UnsafeMutablePointer<UInt32>
     /// Largest code of each length, -1 when none (index 1...16).
     let maxCode: UnsafeMutablePointer<Int32>
