@@ -87,29 +87,19 @@ struct EntropyBitReader {
         }
     }
 
-    /// Drops what is buffered and steps past the next marker, which must be `expected`.
-    /// Bytes before it are skipped, as libjpeg-turbo skips them (with a warning when it
-    /// had not prefetched them).
+    /// Steps past the marker that must follow the data, which must be `expected`. Whole
+    /// bytes between the last bit used and the marker make libjpeg-turbo warn
+    /// ("extraneous bytes before marker"), so they are a fallback too; 0xFF fill before
+    /// the marker code is allowed, as in libjpeg.
     @inline(never)
     func skippingToMarker(_ expected: UInt8) throws(DCDecodeFallback) -> EntropyBitReader {
-        var position = self.position
-        while position < end {
-            if base[position] != 0xFF {
-                position += 1
-                continue
-            }
-            var next = position + 1
-            while next < end, base[next] == 0xFF { next += 1 }
-            guard next < end else { break }
-            if base[next] == 0 {
-                position = next + 1
-                continue
-            }
-            guard base[next] == expected else {
-                throw DCDecodeFallback(expected == 0xD9 ? .unexpectedTrailer : .badRestart, at: next)
-            }
-            return EntropyBitReader(base: base, end: end, position: next + 1)
+        let reason: DCDecodeFallback.Reason = expected == 0xD9 ? .unexpectedTrailer : .badRestart
+        guard count - fakeBits < 8, position < end, base[position] == 0xFF else {
+            throw DCDecodeFallback(reason, at: position)
         }
-        throw DCDecodeFallback(expected == 0xD9 ? .unexpectedTrailer : .badRestart, at: position)
+        var next = position + 1
+        while next < end, base[next] == 0xFF { next += 1 }
+        guard next < end, base[next] == expected else { throw DCDecodeFallback(reason, at: next) }
+        return EntropyBitReader(base: base, end: end, position: next + 1)
     }
 }

@@ -19,17 +19,17 @@ enum Commands {
 
     /// Per file: ours, libjpeg-turbo (strict), and whether the planes are identical.
     static func verify(_ paths: [String]) -> Int32 {
-        let reference = TurboReference()
         var counts: [String: Int] = [:]
         for path in paths {
             guard let bytes = read(path) else { continue }
+            let reference = TurboReference()
             let outcome: String = bytes.withUnsafeBufferPointer { buffer in
                 let ours = Result { () throws(DCDecodeFallback) in try DCOnlyDecoder.decode(buffer) }
-                guard let header = reference.header(buffer) else {
+                guard let header = reference.header(buffer),
+                      let planes = reference.makePlanes(width: header.width, height: header.height, subsampling: header.subsampling) else {
                     if case .failure(let fallback) = ours { return "both-refuse (ours: \(fallback))" }
                     return "turbo-refuses-header"
                 }
-                let planes = reference.makePlanes(width: header.width, height: header.height, subsampling: header.subsampling)
                 let turboOK = reference.decodeYUV(buffer, width: header.width, height: header.height, into: planes, strict: true)
                 switch ours {
                 case .failure(let fallback):
@@ -75,12 +75,12 @@ enum Commands {
         for path in paths {
             guard let bytes = read(path) else { continue }
             bytes.withUnsafeBufferPointer { buffer in
-                guard (try? DCOnlyDecoder.decode(buffer)) != nil, let header = reference.header(buffer) else {
+                guard (try? DCOnlyDecoder.decode(buffer)) != nil, let header = reference.header(buffer),
+                      let planes = reference.makePlanes(width: header.width, height: header.height, subsampling: header.subsampling) else {
                     print("skip (outside the fast path)\t\(path)")
                     return
                 }
                 let megapixels = Double(header.width * header.height) / 1e6
-                let planes = reference.makePlanes(width: header.width, height: header.height, subsampling: header.subsampling)
                 let grey = header.subsampling == TJSAMP_GRAY.rawValue
                 let pixels = UnsafeMutablePointer<UInt8>.allocate(capacity: ((header.width + 7) / 8) * ((header.height + 7) / 8) * 3)
                 defer { pixels.deallocate() }
@@ -120,7 +120,6 @@ enum Commands {
     /// Seeded byte mutations of valid files; a finding is any case where libjpeg-turbo
     /// decodes without a warning, ours decodes too, and the planes differ.
     static func fuzz(_ paths: [String], iterations: Int, seed: UInt64) -> Int32 {
-        let reference = TurboReference()
         let seeds = paths.compactMap(read)
         guard !seeds.isEmpty else { return 2 }
         var state = seed | 1
@@ -132,6 +131,7 @@ enum Commands {
         }
         var tally: [String: Int] = [:]
         var findings = 0
+        var reasons: [String: Int] = [:]
         for iteration in 0..<iterations {
             var bytes = seeds[iteration % seeds.count]
             let scanStart = BaselineOffsets.scanStart(bytes) ?? 2
@@ -150,12 +150,15 @@ enum Commands {
                 default: bytes.removeLast(min(bytes.count - low - 1, 1 + next() % 64))
                 }
             }
+            // A fresh handle each time: after some failures a TurboJPEG 2.1 handle keeps
+            // failing on good files (seen as a sticky "Unsupported marker type").
+            let reference = TurboReference()
             let outcome: String = bytes.withUnsafeBufferPointer { buffer in
                 let ours = Result { () throws(DCDecodeFallback) in try DCOnlyDecoder.decode(buffer) }
                 var turboOK = false
                 var planes: TurboReference.Planes?
-                if let header = reference.header(buffer) {
-                    let made = reference.makePlanes(width: header.width, height: header.height, subsampling: header.subsampling)
+                if let header = reference.header(buffer),
+                   let made = reference.makePlanes(width: header.width, height: header.height, subsampling: header.subsampling) {
                     turboOK = reference.decodeYUV(buffer, width: header.width, height: header.height, into: made, strict: true)
                     planes = made
                 }
@@ -172,7 +175,13 @@ enum Commands {
                         return "finding"
                     }
                     return "both-decode-identical"
-                case (.success, false): return "turbo-warns-or-fails-ours-decodes"
+                case (.success, false):
+                    reasons[reference.lastError, default: 0] += 1
+                    if reasons.values.reduce(0, +) <= 3, let file = fopen("/tmp/huffman-turbo-refused-\(seed)-\(iteration).jpg", "wb") {
+                        _ = fwrite(buffer.baseAddress, 1, buffer.count, file)
+                        fclose(file)
+                    }
+                    return "turbo-warns-or-fails-ours-decodes"
                 case (.failure, true): return "ours-falls-back-turbo-decodes"
                 case (.failure, false): return "both-refuse"
                 }
@@ -180,6 +189,9 @@ enum Commands {
             tally[outcome, default: 0] += 1
         }
         print("fuzz seed \(seed), \(iterations) iterations over \(seeds.count) files: " + tally.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+        for (reason, count) in reasons.sorted(by: { $0.value > $1.value }).prefix(8) {
+            print("  libjpeg-turbo refused, ours decoded: \(count)× \(reason)")
+        }
         return findings == 0 ? 0 : 1
     }
 }

@@ -1,4 +1,5 @@
 import CTurboJPEG
+import Glibc
 
 /// libjpeg-turbo's 1/8-scale decodes through the TurboJPEG 2.1 API: the reference the
 /// prototype must match, and the baseline it is timed against.
@@ -11,6 +12,9 @@ final class TurboReference {
 
     deinit { tjDestroy(handle) }
 
+    /// TurboJPEG's message for the last failure on this handle.
+    var lastError: String { String(cString: tjGetErrorStr2(handle)) }
+
     /// Image width, height and TurboJPEG subsampling, or nil when TurboJPEG rejects the header.
     func header(_ bytes: UnsafeBufferPointer<UInt8>) -> (width: Int, height: Int, subsampling: Int32)? {
         var width: Int32 = 0
@@ -18,7 +22,11 @@ final class TurboReference {
         var subsampling: Int32 = 0
         var colorspace: Int32 = 0
         let status = tjDecompressHeader3(handle, bytes.baseAddress, UInt(bytes.count), &width, &height, &subsampling, &colorspace)
-        guard status == 0, subsampling >= 0 else { return nil }
+        // Four-component files are outside the prototype; their raw planes would not fit
+        // the three this reference allocates.
+        guard status == 0, subsampling >= 0, colorspace != TJCS_CMYK.rawValue, colorspace != TJCS_YCCK.rawValue else {
+            return nil
+        }
         return (Int(width), Int(height), subsampling)
     }
 
@@ -32,9 +40,11 @@ final class TurboReference {
         init(widths: [Int], heights: [Int]) {
             self.widths = widths
             self.heights = heights
+            // Slack rows: a damaged file must not make a reference decode corrupt the heap.
             storage = zip(widths, heights).map { width, height in
-                let plane = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, width * height))
-                plane.initialize(repeating: 0, count: max(1, width * height))
+                let size = max(1, width * (height + 16))
+                let plane = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
+                plane.initialize(repeating: 0, count: size)
                 return plane
             }
         }
@@ -43,14 +53,18 @@ final class TurboReference {
     }
 
     /// Allocates the planes a 1/8-scale raw decode of this image fills.
-    func makePlanes(width: Int, height: Int, subsampling: Int32) -> Planes {
+    func makePlanes(width: Int, height: Int, subsampling: Int32) -> Planes? {
         let scaledWidth = Int32((width + 7) / 8)
         let scaledHeight = Int32((height + 7) / 8)
         let count = subsampling == TJSAMP_GRAY.rawValue ? 1 : 3
         let indices = 0..<Int32(count)
-        return Planes(
-            widths: indices.map { Int(tjPlaneWidth($0, scaledWidth, subsampling)) },
-            heights: indices.map { Int(tjPlaneHeight($0, scaledHeight, subsampling)) })
+        let widths = indices.map { Int(tjPlaneWidth($0, scaledWidth, subsampling)) }
+        let heights = indices.map { Int(tjPlaneHeight($0, scaledHeight, subsampling)) }
+        guard !widths.contains(where: { $0 <= 0 }), !heights.contains(where: { $0 <= 0 }) else {
+            print("TurboJPEG has no plane size for \(width)x\(height) subsampling \(subsampling)")
+            return nil
+        }
+        return Planes(widths: widths, heights: heights)
     }
 
     /// libjpeg-turbo's 1/8-scale raw decode; false on an error or (with `strict`) a warning.
