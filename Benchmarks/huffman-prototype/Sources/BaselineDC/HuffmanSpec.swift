@@ -40,6 +40,9 @@ final class HuffmanSpec {
             if count > 0 {
                 valueOffset[length] = Int32(index - code)
                 for _ in 0..<count {
+                    // Checked before the code indexes the table: an overflowing length
+                    // would otherwise write past it (found by the differential fuzzer).
+                    if code >= 1 << length { throw DCDecodeFallback(.badHuffmanTable, at: offset) }
                     if length <= Self.lookahead {
                         let fill = Self.lookahead - length
                         let first = code << fill

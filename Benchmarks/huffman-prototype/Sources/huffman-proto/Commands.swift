@@ -117,12 +117,25 @@ enum Commands {
         print("all\t\(all.count)\t\(fixed(median(all.map(\.0))))\t\(fixed(median(all.map(\.1))))\t\(fixed(all.map(\.0).min() ?? 0))")
     }
 
+    static func loopTurboYUV(_ path: String, count: Int) {
+        guard let bytes = read(path) else { return }
+        let reference = TurboReference()
+        bytes.withUnsafeBufferPointer { buffer in
+            guard let header = reference.header(buffer),
+                  let planes = reference.makePlanes(width: header.width, height: header.height, subsampling: header.subsampling) else { return }
+            for _ in 0..<count {
+                _ = reference.decodeYUV(buffer, width: header.width, height: header.height, into: planes, strict: false)
+            }
+        }
+    }
+
     /// Seeded byte mutations of valid files; a finding is any case where libjpeg-turbo
     /// decodes without a warning, ours decodes too, and the planes differ.
     static func fuzz(_ paths: [String], iterations: Int, seed: UInt64) -> Int32 {
         let seeds = paths.compactMap(read)
         guard !seeds.isEmpty else { return 2 }
-        var state = seed | 1
+        // splitmix-style scrambling, so that neighbouring seeds give unrelated streams.
+        var state = (seed &+ 1) &* 0x9E37_79B9_7F4A_7C15 | 1
         func next() -> Int {
             state ^= state << 13
             state ^= state >> 7
@@ -149,6 +162,10 @@ enum Commands {
                 case 6: bytes.remove(at: at)
                 default: bytes.removeLast(min(bytes.count - low - 1, 1 + next() % 64))
                 }
+            }
+            if let trace = getenv("HUFFMAN_FUZZ_TRACE"), let file = fopen(trace, "wb") {
+                _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+                fclose(file)
             }
             // A fresh handle each time: after some failures a TurboJPEG 2.1 handle keeps
             // failing on good files (seen as a sticky "Unsupported marker type").

@@ -4,8 +4,8 @@ import BaselineDC
 enum Comparison {
     /// nil when every sample matches; otherwise where the first difference is.
     static func firstDifference(_ ours: DCPlanes, _ planes: TurboReference.Planes) -> String? {
-        guard ours.components.count == planes.storage.count else {
-            return "component count \(ours.components.count) vs \(planes.storage.count)"
+        guard ours.components.count == planes.widths.count else {
+            return "component count \(ours.components.count) vs \(planes.widths.count)"
         }
         for (index, component) in ours.components.enumerated() {
             // TurboJPEG pads planes to its MCU size with whatever sits past the row end;

@@ -34,17 +34,17 @@ final class TurboReference {
     final class Planes {
         let widths: [Int]
         let heights: [Int]
-        /// One allocation per plane, `widths[i] * heights[i]` bytes, owned by this object.
+        /// Ten allocations (libjpeg's component limit), each with slack past the plane
+        /// TurboJPEG should write: a damaged file with more components, or planes larger
+        /// than the header promised, must not let the reference decode corrupt the heap.
         let storage: [UnsafeMutablePointer<UInt8>]
 
-        init(widths: [Int], heights: [Int]) {
+        init(widths: [Int], heights: [Int], capacity: Int) {
             self.widths = widths
             self.heights = heights
-            // Slack rows: a damaged file must not make a reference decode corrupt the heap.
-            storage = zip(widths, heights).map { width, height in
-                let size = max(1, width * (height + 16))
-                let plane = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
-                plane.initialize(repeating: 0, count: size)
+            storage = (0..<10).map { _ in
+                let plane = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+                plane.initialize(repeating: 0, count: capacity)
                 return plane
             }
         }
@@ -61,10 +61,13 @@ final class TurboReference {
         let widths = indices.map { Int(tjPlaneWidth($0, scaledWidth, subsampling)) }
         let heights = indices.map { Int(tjPlaneHeight($0, scaledHeight, subsampling)) }
         guard !widths.contains(where: { $0 <= 0 }), !heights.contains(where: { $0 <= 0 }) else {
-            print("TurboJPEG has no plane size for \(width)x\(height) subsampling \(subsampling)")
             return nil
         }
-        return Planes(widths: widths, heights: heights)
+        let capacity = (Int(scaledWidth) + 64) * (Int(scaledHeight) + 64)
+        // Damaged headers can claim 65535x65535; such files are truncated garbage that
+        // the prototype refuses, and are left out of the comparison.
+        guard capacity <= 8 << 20 else { return nil }
+        return Planes(widths: widths, heights: heights, capacity: capacity)
     }
 
     /// libjpeg-turbo's 1/8-scale raw decode; false on an error or (with `strict`) a warning.

@@ -3,6 +3,7 @@ import Glibc
 // huffman-proto verify FILE...                       exactness against libjpeg-turbo
 // huffman-proto bench [--rounds N] FILE...           speed against libjpeg-turbo at 1/8
 // huffman-proto fuzz [--iterations N] [--seed S] FILE...
+// huffman-proto loop-turbo-yuv [--count N] FILE       libjpeg-turbo alone, for perf
 func run(_ all: [String]) -> Int32 {
     var arguments = all
     guard let command = arguments.first else {
@@ -27,6 +28,11 @@ func run(_ all: [String]) -> Int32 {
         let iterations = option("--iterations", 20_000)
         let seed = option("--seed", 1)
         return Commands.fuzz(arguments, iterations: iterations, seed: UInt64(seed))
+    case "loop-turbo-yuv":
+        // For profiling libjpeg-turbo alone: its raw 1/8 decode of one file, N times.
+        let count = option("--count", 100)
+        Commands.loopTurboYUV(arguments[0], count: count)
+        return 0
     default:
         print("unknown command \(command)")
         return 2
