@@ -1,4 +1,4 @@
-import AsyncWebImage
+@_spi(Benchmarks) import AsyncWebImage
 import CSpng
 import Foundation
 
@@ -37,7 +37,7 @@ struct Corpus: Sendable {
             switch ImageFormat.detect(data) {
             case .jpeg:
                 guard let size = RawTurboJPEG.size(of: data) else { continue }
-                let variant: CorpusImage.Variant = RawTurboJPEG.isProgressive(data) ? .progressive : .baseline
+                let variant: CorpusImage.Variant = JPEGCoder.isProgressive(data) ? .progressive : .baseline
                 images.append(CorpusImage(
                     name: name, path: path, format: .jpeg, variant: variant,
                     width: size.width, height: size.height, byteCount: data.count

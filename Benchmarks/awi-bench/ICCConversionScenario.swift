@@ -1,8 +1,8 @@
 @_spi(Benchmarks) import AsyncWebImage
 import Foundation
 
-/// What converting to sRGB costs a decode: the 12 MP baseline JPEG with an
-/// Adobe RGB profile embedded, decoded by `JPEGCoder` with the default
+/// What converting to sRGB costs a decode: the 12 MP baseline JPEG (and the
+/// 12 MP PNG, re-encoded with an `iCCP` chunk) with an Adobe RGB profile embedded, decoded by `JPEGCoder` with the default
 /// options (lcms2 conversion on the decode thread, cached transform)
 /// against the same decode keeping the profile (no conversion).
 ///
@@ -31,8 +31,17 @@ struct ICCConversionScenario: Scenario {
         }
         let tagged = try Self.embedding(profile, in: context.corpus.data(of: file))
         var rows = [await context.measureCase(scenario: name, caseName: file.label) {
-            try await measure(tagged, file: file, context: context)
+            try await measure(tagged, file: file, coder: JPEGCoder(), label: file.label, context: context)
         }]
+        if let png = context.corpus.image(.png, .plain, megapixels: 12) {
+            // The formats whose decoders hand ColorManager their image (PNG,
+            // WebP, AVIF, HEIC, ...) convert in that image's buffer too.
+            rows.append(await context.measureCase(scenario: name, caseName: "\(png.label) PNG") {
+                let plain = try PNGCoder().decode(context.corpus.data(of: png), options: ImageDecodingOptions())
+                let taggedPNG = try PNGCoder().encode(plain.with(colorProfile: profile, conversion: .kept), as: .png, quality: 1)
+                return try await measure(taggedPNG, file: png, coder: PNGCoder(), label: "\(png.label) PNG", context: context)
+            })
+        }
         let kept = try JPEGCoder().decode(tagged, options: ImageDecodingOptions(keepsColorProfile: true))
         let decode = { try Sample.onThread { blackHole(try JPEGCoder().decode(tagged, options: ImageDecodingOptions(keepsColorProfile: true))) } }
         let fast = { Sample.onThread { blackHole(kept.convertedToSRGB()) } }
@@ -64,13 +73,14 @@ struct ICCConversionScenario: Scenario {
         return rows
     }
 
-    private func measure(_ data: Data, file: CorpusImage, context: BenchmarkContext) async throws -> ResultRow {
-        let coder = JPEGCoder()
+    private func measure(
+        _ data: Data, file: CorpusImage, coder: some ImageDecoding, label: String, context: BenchmarkContext
+    ) async throws -> ResultRow {
         let converting = ImageDecodingOptions()
         let keeping = ImageDecodingOptions(keepsColorProfile: true)
         let check = try coder.decode(data, options: converting)
         guard check.colorConversion == .converted, try coder.decode(data, options: keeping).colorConversion == .kept else {
-            throw BenchmarkFailure("the tagged JPEG was not converted (\(check.colorConversion))")
+            throw BenchmarkFailure("the tagged file was not converted (\(check.colorConversion))")
         }
         let plan = context.plan(warmup: 2, minIterations: 5, maxIterations: 25, budget: 8)
         let measurement = try await InterleavedMeasurement.run(
@@ -79,11 +89,11 @@ struct ICCConversionScenario: Scenario {
             baseline: { try Sample.onThread { blackHole(try coder.decode(data, options: keeping)) } }
         )
         var row = ResultRow(
-            scenario: name, caseName: file.label, measurement: measurement,
+            scenario: name, caseName: label, measurement: measurement,
             unitsPerOperation: file.megapixels, unit: "MP/s", basis: .cpu,
             baseline: "decode keeping the profile", target: .ratioAtLeast(0.8)
         )
-        row.note = "\(file.name) + \(data.count - file.byteCount)-byte APP2; ratio = conversion-free time / converting time"
+        row.note = "\(file.name) with the Adobe RGB profile embedded (\(data.count) bytes); ratio = conversion-free time / converting time"
         return row
     }
 

@@ -40,34 +40,6 @@ enum RawTurboJPEG {
         return status == 0 ? (Int(width), Int(height)) : nil
     }
 
-    /// Whether the JPEG's frame is progressive (SOF2, SOF6, SOF10, SOF14),
-    /// found by walking the marker segments up to the first start-of-frame,
-    /// however much metadata precedes it (cameras and editors put megabytes
-    /// of EXIF, XMP and ICC data there; a scan of a fixed prefix once called
-    /// such a progressive file baseline). `false` when the walk reaches a
-    /// scan, the end of the data or a broken structure first.
-    static func isProgressive(_ data: Data) -> Bool {
-        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
-            guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return false }
-            var offset = 2
-            while offset + 2 <= bytes.count {
-                guard bytes[offset] == 0xFF else { return false }
-                let marker = bytes[offset + 1]
-                // Fill bytes before a marker, and markers without a length (TEM, RSTn).
-                if marker == 0xFF { offset += 1; continue }
-                if marker == 0x01 || (0xD0...0xD7).contains(marker) { offset += 2; continue }
-                if marker == 0xC2 || marker == 0xC6 || marker == 0xCA || marker == 0xCE { return true }
-                if (0xC0...0xCF).contains(marker) && marker != 0xC4 && marker != 0xC8 && marker != 0xCC { return false }
-                if marker == 0xDA || marker == 0xD9 { return false }
-                guard offset + 4 <= bytes.count else { return false }
-                let length = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-                guard length >= 2 else { return false }
-                offset += 2 + length
-            }
-            return false
-        }
-    }
-
     /// A reusable decompressor, the cheapest way to call TurboJPEG repeatedly:
     /// the baseline reuses its handle so that it measures nothing but the
     /// decode and the output allocation every decoder must make.

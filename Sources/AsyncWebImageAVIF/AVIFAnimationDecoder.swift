@@ -73,7 +73,7 @@ final class AVIFAnimationDecoder: AnimatedFrameDecoder {
         }
         let image = try AVIFCoder.convertToRGB(frame, size: size, hasAlpha: true)
         nextFrameIndex += 1
-        return ColorManager.manage(image, iccProfile: iccProfile, options: options)
+        return ColorManager.manage(consume image, iccProfile: iccProfile, options: options)
     }
 
     func rewind() throws {

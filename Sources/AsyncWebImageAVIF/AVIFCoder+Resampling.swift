@@ -28,9 +28,6 @@ extension AVIFCoder {
     ///   - band: luma rows converted at a time, even and at least 2.
     /// - Returns: `nil` when the streaming resampler cannot do it (the
     ///   caller converts the whole image then).
-    ///   - band: luma rows converted at a time, even and at least 2.
-    /// - Returns: `nil` when the streaming resampler cannot do it (the
-    ///   caller converts the whole image then).
     /// - Throws: ``ImageError/undecodable(_:_:)`` with libavif's message.
     static func convertResampling(
         _ image: UnsafeMutablePointer<avifImage>, region: PixelRect, target: PixelSize, options: ImageDecodingOptions = .init(),

@@ -98,7 +98,7 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
             try Self.decodeImage(bytes, options: options, maxThreads: maxThreads, strictness: strictness)
         }
         // The `colr` profile, converted to sRGB (or kept) as every coder does.
-        return ColorManager.manage(image, iccProfile: Self.iccProfile(in: data, strictness: strictness), options: options)
+        return ColorManager.manage(consume image, iccProfile: Self.iccProfile(in: data, strictness: strictness), options: options)
     }
 
     /// Whether `format` is ``ImageFormat/avif``.

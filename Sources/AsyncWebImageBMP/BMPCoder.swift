@@ -50,7 +50,7 @@ public struct BMPCoder: ImageDecoding {
         if let target = options.targetSize(forStored: result.size, orientation: .up) {
             result = ImageResampler.resample(result, to: target)
         }
-        return ColorManager.manage(result, iccProfile: profile.map { Data($0) }, options: options)
+        return ColorManager.manage(consume result, iccProfile: profile.map { Data($0) }, options: options)
     }
 
     /// The pixel size the headers declare, or `nil`.

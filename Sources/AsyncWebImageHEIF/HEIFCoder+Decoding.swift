@@ -40,17 +40,21 @@ extension HEIFCoder {
             return (small.size == target ? small : options.resampleThumbnail(small, to: target), profile)
         }
         try items.checkDerivedImage(maxPixelCount: options.maxPixelCount)
-        var image = try decodePixels(of: handle, options: options)
-        if let target = options.targetSize(forStored: image.size, orientation: .up) {
-            image = options.resampleThumbnail(image, to: target)
-        }
-        return (image, profile)
+        return (try decodePixels(of: handle, options: options, resamplingToThumbnail: true), profile)
     }
 
-    /// Decodes the image of `handle` at its own size to ``PixelFormat/rgb8``
-    /// or ``PixelFormat/rgba8`` (16-bit for deeper images from libheif,
-    /// rounded to 8 bits in the copy; premultiplied colours divided by alpha).
-    private static func decodePixels(of handle: OpaquePointer, options: ImageDecodingOptions) throws(ImageError) -> Image {
+    /// Decodes the image of `handle` to ``PixelFormat/rgb8`` or
+    /// ``PixelFormat/rgba8`` (16-bit for deeper images from libheif, rounded
+    /// to 8 bits in the copy; premultiplied colours divided by alpha).
+    ///
+    /// With `resamplingToThumbnail`, when the options ask for a smaller
+    /// size, libheif's rows go straight into a ``StreamingResampler`` as they
+    /// are copied out of its plane: the only full-size frame is libheif's own
+    /// (HEVC has no reduced decode), released as soon as the thumbnail is
+    /// made, never a second, 8-bit copy of it beside.
+    private static func decodePixels(
+        of handle: OpaquePointer, options: ImageDecodingOptions, resamplingToThumbnail: Bool = false
+    ) throws(ImageError) -> Image {
         let hasAlpha = heif_image_handle_has_alpha_channel(handle) != 0
         let lumaBits = Int(heif_image_handle_get_luma_bits_per_pixel(handle))
         let deep = lumaBits > 8
@@ -86,21 +90,59 @@ extension HEIFCoder {
         }
         // libheif 1.15 leaves a premultiplied alpha plane's colours as coded; `Image` is straight.
         let premultiplied = hasAlpha && heif_image_is_premultiplied_alpha(decoded) != 0
-        return Image.make(width: outSize.width, height: outSize.height, pixelFormat: pixelFormat, format: .heic) { destination in
-            guard let out = destination.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-            let rowBytes = outSize.width * channels
-            for y in 0..<outSize.height {
-                let source = plane + y * Int(stride)
-                let row = out + y * rowBytes
-                if deep {
-                    reduceTo8Bits(UnsafeRawPointer(source), into: row, count: rowBytes, bits: bits)
-                } else {
-                    row.update(from: source, count: rowBytes)
-                }
-                if premultiplied {
-                    unpremultiply(row, pixels: outSize.width)
+        let rowBytes = outSize.width * channels
+        if resamplingToThumbnail, let target = options.targetSize(forStored: outSize, orientation: .up) {
+            guard var resampler = options.thumbnailResampler(
+                sourceWidth: outSize.width, sourceHeight: outSize.height, to: target, pixelFormat: pixelFormat
+            ) else {
+                let full = copy(plane, stride: Int(stride), size: outSize, pixelFormat: pixelFormat, deep: deep, bits: bits, premultiplied: premultiplied)
+                return options.resampleThumbnail(full, to: target)
+            }
+            // An 8-bit plane without premultiplied alpha is read in place;
+            // otherwise each row is converted into one scratch row first.
+            let converts = deep || premultiplied
+            var scratch = [UInt8](repeating: 0, count: converts ? rowBytes : 1)
+            return Image.make(width: target.width, height: target.height, pixelFormat: pixelFormat, format: .heic) { output in
+                scratch.withUnsafeMutableBufferPointer { scratch in
+                    let row = scratch.baseAddress!
+                    for y in 0..<outSize.height {
+                        let source = plane + y * Int(stride)
+                        if converts {
+                            convertRow(source, into: row, rowBytes: rowBytes, pixels: outSize.width, deep: deep, bits: bits, premultiplied: premultiplied)
+                        }
+                        resampler.add(row: converts ? UnsafePointer(row) : source, output: output)
+                    }
                 }
             }
+        }
+        return copy(plane, stride: Int(stride), size: outSize, pixelFormat: pixelFormat, deep: deep, bits: bits, premultiplied: premultiplied)
+    }
+
+    /// libheif's interleaved plane as a new image, row by row through ``convertRow``.
+    private static func copy(
+        _ plane: UnsafePointer<UInt8>, stride: Int, size: PixelSize, pixelFormat: PixelFormat, deep: Bool, bits: Int, premultiplied: Bool
+    ) -> Image {
+        let rowBytes = size.width * pixelFormat.channelCount
+        return Image.make(width: size.width, height: size.height, pixelFormat: pixelFormat, format: .heic) { destination in
+            guard let out = destination.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+            for y in 0..<size.height {
+                convertRow(plane + y * stride, into: out + y * rowBytes, rowBytes: rowBytes, pixels: size.width, deep: deep, bits: bits, premultiplied: premultiplied)
+            }
+        }
+    }
+
+    /// One row of libheif's plane as 8-bit straight-alpha samples.
+    private static func convertRow(
+        _ source: UnsafePointer<UInt8>, into row: UnsafeMutablePointer<UInt8>, rowBytes: Int, pixels: Int,
+        deep: Bool, bits: Int, premultiplied: Bool
+    ) {
+        if deep {
+            reduceTo8Bits(UnsafeRawPointer(source), into: row, count: rowBytes, bits: bits)
+        } else {
+            row.update(from: source, count: rowBytes)
+        }
+        if premultiplied {
+            unpremultiply(row, pixels: pixels)
         }
     }
 

@@ -74,9 +74,9 @@ public struct HEIFCoder: ImageDecoding {
     ///   ``ImageError/undecodable(_:_:)`` with libheif's message otherwise.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         try data.withUnsafeBytes { bytes -> Image in
-            let decoded = try Self.decodeImageAndProfile(bytes, options: options)
+            let (image, iccProfile) = try Self.decodeImageAndProfile(bytes, options: options)
             // The `colr` profile, converted to sRGB (or kept) as every coder does.
-            return ColorManager.manage(decoded.image, iccProfile: decoded.iccProfile, options: options)
+            return ColorManager.manage(consume image, iccProfile: iccProfile, options: options)
         }
     }
 }

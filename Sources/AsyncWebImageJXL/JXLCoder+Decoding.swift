@@ -76,7 +76,7 @@ extension JXLCoder {
         guard try outcome.get() else { return nil }
         image = image.with(orientation: orientation)
         if let target, target != image.size { image = ImageResampler.resample(image, to: target) }
-        if isFinal { image = ColorManager.manage(image, iccProfile: decoder.iccProfile, options: options) }
+        if isFinal { image = ColorManager.manage(consume image, iccProfile: decoder.iccProfile, options: options) }
         return (options.applyOrientation ? image.applyingOrientation() : image, steps)
     }
 

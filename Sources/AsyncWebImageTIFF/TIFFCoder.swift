@@ -153,7 +153,7 @@ public struct TIFFCoder: ImageDecoding, AnimatedImageDecoding {
         }
         if let failure { throw failure }
         if case .cmyk = decoder.route { return image.with(colorProfile: nil, conversion: decoder.cmyk.conversion) }
-        image = ColorManager.manage(image, iccProfile: page.iccProfile, options: options)
+        image = ColorManager.manage(consume image, iccProfile: page.iccProfile, options: options)
         return image
     }
 }

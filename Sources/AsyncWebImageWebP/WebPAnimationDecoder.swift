@@ -113,7 +113,7 @@ final class WebPAnimationDecoder: AnimatedFrameDecoder {
         let image = Image.make(width: info.canvasWidth, height: info.canvasHeight, pixelFormat: .rgba8, format: .webp) { pixels in
             pixels.copyMemory(from: UnsafeRawBufferPointer(start: canvas, count: count))
         }
-        return ColorManager.manage(image, iccProfile: iccProfile, options: options)
+        return ColorManager.manage(consume image, iccProfile: iccProfile, options: options)
     }
 
     func rewind() throws {

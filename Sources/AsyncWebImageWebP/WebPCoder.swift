@@ -59,7 +59,7 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         }
         image = options.applyOrientation ? image.applyingOrientation() : image
         // The ICCP chunk's profile, converted to sRGB (or kept) as every coder does.
-        return ColorManager.manage(image, iccProfile: Self.iccProfile(in: data), options: options)
+        return ColorManager.manage(consume image, iccProfile: Self.iccProfile(in: data), options: options)
     }
 
     /// A ``WebPProgressiveDecoder`` for a download in progress.

@@ -44,7 +44,7 @@ public struct Image: Sendable {
     /// the transformer); the animation's frames are made the same way.
     public internal(set) var animation: AnimatedImage?
 
-    package let storage: PixelStorage
+    package private(set) var storage: PixelStorage
 
     /// Bytes of pixel memory this image keeps alive; what caches count:
     /// its pixels plus, for an animated image, what its frame buffer may
@@ -139,6 +139,17 @@ public struct Image: Sendable {
             width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: stride,
             orientation: orientation, format: format, isPreview: isPreview, storage: storage
         )
+    }
+
+    /// Lets `body` rewrite the pixels in place, when this value holds the
+    /// only reference to its storage; `false`, with nothing done, when
+    /// another copy of the image shares it (the caller then writes a new
+    /// buffer). The way a decoder converts an image it has just made without
+    /// a second buffer as large as the image.
+    package mutating func rewritingUniquelyOwnedPixels(_ body: (UnsafeMutableRawBufferPointer) -> Void) -> Bool {
+        guard isKnownUniquelyReferenced(&storage) else { return false }
+        storage.rewrite(body)
+        return true
     }
 
     /// All pixel bytes, shared with the image (no copy is made).

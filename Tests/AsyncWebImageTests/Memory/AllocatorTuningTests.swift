@@ -1,14 +1,7 @@
 import Foundation
 import Testing
 import AsyncWebImage
-
-/// Whether a sanitizer runtime is linked into this process (and so into the
-/// probe, built the same way): its allocator stands in for glibc's.
-private let sanitizerReplacesMalloc: Bool = {
-    guard let handle = dlopen(nil, RTLD_NOW) else { return false }
-    defer { dlclose(handle) }
-    return dlsym(handle, "__tsan_init") != nil || dlsym(handle, "__asan_init") != nil
-}()
+import AWITestSupport
 
 /// The allocator settings are process-wide and settled by the first loader,
 /// so every case runs in a fresh helper process (`awi-allocator-probe`) and

@@ -19,7 +19,11 @@ enum JPEGFixtures {
 
     /// A binary PPM (P6) or PGM (P5) reference, as an `Image`.
     static func reference(_ name: String) throws -> Image {
-        let bytes = [UInt8](try data(name))
+        try pnm([UInt8](try data(name)), name: name)
+    }
+
+    /// A binary PPM (P6) or PGM (P5) file's `bytes` (djpeg's output), as an `Image`.
+    static func pnm(_ bytes: [UInt8], name: String = "PNM data") throws -> Image {
         // Header: magic, width, height, maxval, each separated by whitespace,
         // then exactly one whitespace byte before the samples (djpeg writes no comments).
         var fields: [String] = []

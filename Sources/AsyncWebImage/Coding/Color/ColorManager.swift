@@ -4,8 +4,9 @@ package import Foundation
 /// the end of a full decode, with its image and what the file declared.
 ///
 /// By default the pixels are converted to sRGB through a cached lcms2
-/// transform (``ColorTransformCache``), on the calling (decode) thread, into
-/// a new buffer of the same layout; alpha is copied unchanged; grey stays
+/// transform (``ColorTransformCache``), on the calling (decode) thread, in
+/// place when the decoder hands over the only reference to its image (else
+/// into a new buffer of the same layout); alpha is copied unchanged; grey stays
 /// grey (sRGB's tone curve). A profile equivalent to sRGB costs nothing per
 /// pixel. With ``ImageDecodingOptions/keepsColorProfile`` the pixels are
 /// kept and the profile attached to the image instead. A profile that cannot
@@ -18,7 +19,7 @@ package enum ColorManager {
     ///   - image: a decoded image (any ``PixelFormat``), in the file's colour space.
     ///   - profile: what the file declared, or `nil` for nothing.
     static func manage(
-        _ image: Image,
+        _ image: consuming Image,
         profile: EmbeddedColorProfile?,
         options: ImageDecodingOptions,
         cache: ColorTransformCache = .shared,
@@ -64,7 +65,7 @@ package enum ColorManager {
     /// The entry point for decoders that have only ICC bytes (WebP `ICCP`,
     /// AVIF/HEIC `colr`): `nil` for none.
     package static func manage(
-        _ image: Image,
+        _ image: consuming Image,
         iccProfile: Data?,
         options: ImageDecodingOptions,
         cache: ColorTransformCache = .shared
@@ -93,8 +94,21 @@ package enum ColorManager {
         return transform
     }
 
-    /// `image`'s pixels through `transform`, into a new, packed buffer.
-    static func convert(_ image: Image, through transform: ColorTransform, usingFastPath: Bool = true) -> Image {
+    /// `image`'s pixels through `transform`: in place when `image` holds the
+    /// only reference to its pixels (a decoder's fresh image; no second
+    /// buffer as large as the image, which glibc maps afresh above 32 MiB
+    /// and the kernel faults in and zeroes page by page), else into a new,
+    /// packed buffer (an image someone else also holds).
+    static func convert(_ image: consuming Image, through transform: ColorTransform, usingFastPath: Bool = true) -> Image {
+        let (width, height, stride) = (image.width, image.height, image.bytesPerRow)
+        if transform.convertsInPlace, image.rewritingUniquelyOwnedPixels({ pixels in
+            transform.apply(
+                pixels.baseAddress!, sourceStride: stride, into: pixels.baseAddress!, destinationStride: stride,
+                width: width, height: height, usingFastPath: usingFastPath
+            )
+        }) {
+            return image.with(colorProfile: nil, conversion: .converted)
+        }
         let converted = image.withUnsafeBytes { source in
             Image.make(
                 width: image.width, height: image.height, pixelFormat: image.pixelFormat,

@@ -111,14 +111,21 @@ final class ColorTransform: @unchecked Sendable {
         cmsDeleteTransform(handle)
     }
 
+    /// Whether source and destination may be one buffer: when a pixel is
+    /// as large written as read (every layout but CMYK → RGB). The fast
+    /// path and the grey table read each pixel before writing it, and
+    /// lcms2 unpacks each pixel before packing its result, which its
+    /// maintainer confirms is safe for equal pixel sizes (Little-CMS issue #93).
+    var convertsInPlace: Bool { layout != .invertedCMYK }
+
     /// Converts `height` rows of `width` pixels; rows are `sourceStride` and
     /// `destinationStride` bytes apart. Alpha is copied unchanged.
     ///
     /// - Parameter usingFastPath: `false` to convert through lcms2 even when
     ///   the profile has a fast path (to compare them).
     /// - Important: the buffers must hold every row and must not overlap,
-    ///   except that with a ``fastPath`` (and the same stride) they may be
-    ///   the same buffer: it reads each pixel before writing it.
+    ///   except that when ``convertsInPlace`` (and with the same stride)
+    ///   they may be the same buffer.
     func apply(
         _ source: UnsafeRawPointer, sourceStride: Int,
         into destination: UnsafeMutableRawPointer, destinationStride: Int,

@@ -11,6 +11,23 @@ extension JPEGCoder {
         }
     }
 
+    /// Whether the first SOF marker declares a progressive frame, by the same
+    /// marker walk as ``declaredSize(of:)``: segment by segment on their
+    /// lengths up to the frame header, however many megabytes of metadata
+    /// precede it. `false` when no frame header comes before the first scan
+    /// or the end of the data.
+    ///
+    /// SPI for the benchmark (`@_spi(Benchmarks) import AsyncWebImage`): its
+    /// corpus classes files as the decoder will see them, with the decoder's
+    /// own walk rather than a second one.
+    @_spi(Benchmarks) public static func isProgressive(_ data: Data) -> Bool {
+        data.withUnsafeBytes { bytes -> Bool in
+            var scanner = JPEGMarkerScanner()
+            _ = try? scanner.advance(bytes, stopAtFirstScan: true)
+            return scanner.frame?.isProgressive ?? false
+        }
+    }
+
     /// The scan limits (``ImageDecodingOptions/maxScanCount``,
     /// ``ImageDecodingOptions/maxScanBlockCount``) by the same marker walk
     /// the decode makes (a `memchr` through the entropy-coded data). The

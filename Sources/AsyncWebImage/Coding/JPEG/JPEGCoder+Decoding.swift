@@ -173,7 +173,7 @@ extension JPEGCoder {
         image = options.applyOrientation ? image.applyingOrientation() : image
         if let cmykPlan { return image.with(colorProfile: nil, conversion: cmykPlan.conversion) }
         if inPlace != nil { return image.with(colorProfile: nil, conversion: .converted) }
-        return completeness.isFinal ? ColorManager.manage(image, profile: colorProfile, options: options) : image
+        return completeness.isFinal ? ColorManager.manage(consume image, profile: colorProfile, options: options) : image
     }
 
     /// Decompresses at `scale` into a new image, converting CMYK to RGB, and

@@ -79,7 +79,7 @@ final class APNGAnimationDecoder: AnimatedFrameDecoder {
             canvas.withUnsafeBytes { out.copyMemory(from: $0) }
         }
         // Converted after compositing, as viewers show the composited frame.
-        return ColorManager.manage(image, profile: colorProfile, options: options)
+        return ColorManager.manage(consume image, profile: colorProfile, options: options)
     }
 
     func rewind() throws {

@@ -133,7 +133,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             return (decoded.with(orientation: orientation), finalTarget, extent)
         }
         let colorProfile = data.withUnsafeBytes { PNGColorChunkReader.profile(in: $0, limit: options.maximumColorProfileBytes) }
-        return ColorManager.manage(Self.finish(image, target: target, options: options, extent: extent), profile: colorProfile, options: options)
+        return ColorManager.manage(Self.finish(consume image, target: target, options: options, extent: extent), profile: colorProfile, options: options)
     }
 
     /// Throws when the PNG's IDAT chunks are too few bytes to inflate to the
@@ -181,16 +181,18 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
     /// options asked for, computed from the original size), then applies the
     /// orientation if asked.
     static func finish(
-        _ image: Image, target: PixelSize?, options: ImageDecodingOptions, extent: (width: Double, height: Double)? = nil
+        _ image: consuming Image, target: PixelSize?, options: ImageDecodingOptions, extent: (width: Double, height: Double)? = nil
     ) -> Image {
-        var result = image
+        // Consumed, so that an image passed through unchanged still holds
+        // the only reference to its pixels (the colour conversion after it
+        // then rewrites them in place).
         if let target {
-            result = options.resampleThumbnail(result, to: target, extent: extent)
+            image = options.resampleThumbnail(image, to: target, extent: extent)
         }
         if options.applyOrientation {
-            result = result.applyingOrientation()
+            image = image.applyingOrientation()
         }
-        return result
+        return image
     }
 
     /// A progressive decoder for a download in progress: previews of the

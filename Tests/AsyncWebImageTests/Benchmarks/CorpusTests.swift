@@ -1,12 +1,14 @@
+@_spi(Benchmarks) import AsyncWebImage
 import CTurboJPEG
 import Foundation
 import Testing
 @testable import awi_bench
 
 /// The benchmark's corpus classifier: a real photo with megabytes of
-/// metadata before its frame header once counted as baseline.
+/// metadata before its frame header once counted as baseline (a scan of
+/// the first 1 MiB). The corpus now asks the decoder's own marker walk.
 @Suite(.timeLimit(.minutes(1)))
-struct RawTurboJPEGTests {
+struct CorpusTests {
     /// A 64×48 JPEG from TurboJPEG itself, baseline or progressive.
     private static func jpeg(progressive: Bool) throws -> [UInt8] {
         let handle = try #require(tjInitCompress())
@@ -40,25 +42,36 @@ struct RawTurboJPEGTests {
         return Array(jpeg[0..<2]) + metadata + Array(jpeg[2...])
     }
 
-    @Test("a progressive JPEG with 7.3 MB of metadata before its SOF is progressive")
+    @Test("a progressive JPEG with 7.3 MB of metadata before its SOF is classed progressive by the corpus")
     func metadataBeforeFrame() throws {
-        // Given: a progressive and a baseline file, each behind 7.3 MB of APP1 segments
+        // Given: a progressive and a baseline file, each behind 7.3 MB of APP1 segments, in a corpus folder
         let progressive = Self.withMetadata(try Self.jpeg(progressive: true), total: 7_300_000)
         let baseline = Self.withMetadata(try Self.jpeg(progressive: false), total: 7_300_000)
-        // Then: libjpeg still reads both (the files are sound), and the classifier tells them apart
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("awi-corpus-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(progressive).write(to: folder.appendingPathComponent("a-progressive.jpg"))
+        try Data(baseline).write(to: folder.appendingPathComponent("b-baseline.jpg"))
+        // When: the benchmark scans the folder
+        let corpus = try Corpus.scan(folder.path)
+        // Then: libjpeg reads both files (they are sound) and the classes follow their SOF markers
         #expect(RawTurboJPEG.size(of: Data(progressive))?.width == 64)
-        #expect(RawTurboJPEG.isProgressive(Data(progressive)))
-        #expect(!RawTurboJPEG.isProgressive(Data(baseline)))
+        #expect(RawTurboJPEG.size(of: Data(baseline))?.width == 64)
+        #expect(corpus.images.map(\.name) == ["a-progressive.jpg", "b-baseline.jpg"])
+        #expect(corpus.images.map(\.variant) == [.progressive, .baseline])
+        #expect(corpus.images.map(\.byteCount) == [progressive.count, baseline.count])
     }
 
-    @Test("files without metadata, and broken ones, are classified without reading past the data")
+    @Test("just over 1 MiB of metadata, files without metadata, and broken ones")
     func plainAndBroken() throws {
         let progressive = try Self.jpeg(progressive: true)
-        #expect(RawTurboJPEG.isProgressive(Data(progressive)))
-        #expect(!RawTurboJPEG.isProgressive(Data(try Self.jpeg(progressive: false))))
+        // The old 1 MiB prefix ended inside this metadata.
+        #expect(JPEGCoder.isProgressive(Data(Self.withMetadata(progressive, total: 1 << 20 + 1))))
+        #expect(JPEGCoder.isProgressive(Data(progressive)))
+        #expect(!JPEGCoder.isProgressive(Data(try Self.jpeg(progressive: false))))
         // Cut inside the metadata: no frame header reached.
         let cut = Self.withMetadata(progressive, total: 100_000).prefix(70_000)
-        #expect(!RawTurboJPEG.isProgressive(Data(cut)))
-        #expect(!RawTurboJPEG.isProgressive(Data([0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x01])))
+        #expect(!JPEGCoder.isProgressive(Data(cut)))
+        #expect(!JPEGCoder.isProgressive(Data([0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x01])))
     }
 }
