@@ -42,7 +42,7 @@ public struct TIFFCoder: ImageDecoding, AnimatedImageDecoding {
     /// Creates the coder.
     public init() {}
 
-    /// Whether `data` starts with a TIFF header (`II*\0` or `MM\0*`).
+    /// Whether `data` starts with a TIFF or BigTIFF header (`II*\0`, `MM\0*`, `II+\0`, `MM\0+`).
     public func canDecode(_ data: Data) -> Bool { ImageFormat.detect(data) == .tiff }
 
     /// Decodes the first page, or for a thumbnail its smallest
