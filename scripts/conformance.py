@@ -62,6 +62,8 @@ def same(a, b, tolerance=0):
     (w1, h1, p1), (w2, h2, p2) = a, b
     if (w1, h1) != (w2, h2) or len(p1) != len(p2):
         return False
+    if p1 == p2:  # the common case, without the per-pixel loop (large AVIF files take minutes in it)
+        return True
     for i in range(0, len(p1), 4):
         if p1[i + 3] == 0 and p2[i + 3] == 0:
             continue

@@ -8,12 +8,13 @@ import AsyncWebImage
 /// Two routes. The direct one reads strips or tiles with
 /// `TIFFReadEncodedStrip`/`TIFFReadEncodedTile` and converts the samples
 /// itself, so that they come out as ImageMagick reads them: grey, RGB,
-/// palette (1–8 bits) and CMYK, 8 or 16 bits a sample, interleaved, with
-/// an optional alpha sample (associated alpha is un-premultiplied); 16-bit
+/// palette (1–8 bits) and CMYK, 8 or 16 bits a sample, interleaved or in
+/// separate planes (interleaved a row at a time), with an optional alpha
+/// sample (associated alpha is un-premultiplied at the samples' own depth); 16-bit
 /// samples are rounded to 8 bits (`(v + 128 − ((v + 128) >> 8)) >> 8`, as
 /// ImageMagick scales RGB samples; its 16-bit grey comes out one lower for
 /// some values, as it truncates there). Everything else (bilevel and 2/4-bit grey,
-/// YCbCr and JPEG-in-TIFF, planes stored separately, LogLuv…) goes through
+/// YCbCr and JPEG-in-TIFF, LogLuv…) goes through
 /// libtiff's `TIFFRGBAImage`, in bands of rows, its premultiplied output
 /// un-premultiplied. Either way a strip or a tile row is held at a time,
 /// never the whole page, and only the strips or tiles of the rows asked for
