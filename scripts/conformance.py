@@ -139,14 +139,17 @@ def score(suite, files, reference, awi_extra=(), frames=None, tolerance=lambda f
     work = Path(tempfile.mkdtemp(prefix=f"conformance-{suite}-"))
     out = work / "awi"
     crashed = 0
-    for f in files:  # one process per file: a crash costs one file, and is counted
-        if awi([f], out, awi_extra) != 0:
+    # One process per file: a crash costs one file, and is counted. One
+    # output folder per file too: suites merged from several sets repeat
+    # names (link-u's samples, in both AVIF sets, differ between them).
+    for index, f in enumerate(files):
+        if awi([f], out / str(index), awi_extra) != 0:
             crashed += 1
     results = {"awi": 0, "pillow": 0, "pyvips": 0}
     failures = {"awi": [], "pillow": [], "pyvips": []}
-    for f in files:
+    for index, f in enumerate(files):
         ref = reference(f, work)
-        candidates = {"awi": awi_result(out, f.name), "pillow": pillow(f), "pyvips": vips(f)}
+        candidates = {"awi": awi_result(out / str(index), f.name), "pillow": pillow(f), "pyvips": vips(f)}
         for name, got in candidates.items():
             if same(got, ref, tolerance(f)):
                 results[name] += 1
