@@ -5,15 +5,15 @@ public import AsyncWebImage
 /// TIFF decoding on libtiff: the first page as a still image, every page
 /// as the frames of an ``AnimatedImage``.
 ///
-/// Strips and tiles, 8 and 16 bits a sample (16 rounded to 8 as
-/// ImageMagick rounds RGB samples), grey, RGB, palette and CMYK with or
-/// without an alpha sample are converted by the coder itself, bit-exact
-/// with ImageMagick except within ±1 for 16-bit grey (which ImageMagick
-/// truncates) and associated alpha (un-premultiplied with rounding); CMYK
-/// as a CMYK JPEG is (the page's profile, else the naive formula). Every
-/// other layout libtiff reads (bilevel, YCbCr and JPEG-in-TIFF, separate
-/// planes, LogLuv…) goes through libtiff's RGBA
-/// interface. The result is ``PixelFormat/gray8``, ``PixelFormat/grayAlpha8``,
+/// Strips and tiles, interleaved or in separate planes, 8 and 16 bits a
+/// sample (16 rounded to 8 as ImageMagick rounds RGB samples), grey, RGB,
+/// palette and CMYK with or without an alpha sample are converted by the
+/// coder itself, bit-exact with ImageMagick except within ±1 for 16-bit
+/// grey (which ImageMagick truncates) and 16-bit associated alpha (divided
+/// out at 16 bits, before narrowing); CMYK as a CMYK JPEG is (the page's
+/// profile, else the naive formula). Classic TIFF and BigTIFF alike. Every
+/// other layout libtiff reads (bilevel, YCbCr and JPEG-in-TIFF, LogLuv…)
+/// goes through libtiff's RGBA interface. The result is ``PixelFormat/gray8``, ``PixelFormat/grayAlpha8``,
 /// ``PixelFormat/rgb8`` or ``PixelFormat/rgba8`` (straight alpha; associated
 /// alpha is un-premultiplied). The `Orientation` tag becomes
 /// ``Image/orientation``, as a JPEG's EXIF does; an embedded ICC profile
@@ -42,7 +42,7 @@ public struct TIFFCoder: ImageDecoding, AnimatedImageDecoding {
     /// Creates the coder.
     public init() {}
 
-    /// Whether `data` starts with a TIFF header (`II*\0` or `MM\0*`).
+    /// Whether `data` starts with a TIFF or BigTIFF header (`II*\0`, `MM\0*`, `II+\0`, `MM\0+`).
     public func canDecode(_ data: Data) -> Bool { ImageFormat.detect(data) == .tiff }
 
     /// Decodes the first page, or for a thumbnail its smallest

@@ -8,12 +8,13 @@ import AsyncWebImage
 /// Two routes. The direct one reads strips or tiles with
 /// `TIFFReadEncodedStrip`/`TIFFReadEncodedTile` and converts the samples
 /// itself, so that they come out as ImageMagick reads them: grey, RGB,
-/// palette (1–8 bits) and CMYK, 8 or 16 bits a sample, interleaved, with
-/// an optional alpha sample (associated alpha is un-premultiplied); 16-bit
+/// palette (1–8 bits) and CMYK, 8 or 16 bits a sample, interleaved or in
+/// separate planes (interleaved a row at a time), with an optional alpha
+/// sample (associated alpha is un-premultiplied at the samples' own depth); 16-bit
 /// samples are rounded to 8 bits (`(v + 128 − ((v + 128) >> 8)) >> 8`, as
 /// ImageMagick scales RGB samples; its 16-bit grey comes out one lower for
 /// some values, as it truncates there). Everything else (bilevel and 2/4-bit grey,
-/// YCbCr and JPEG-in-TIFF, planes stored separately, LogLuv…) goes through
+/// YCbCr and JPEG-in-TIFF, LogLuv…) goes through
 /// libtiff's `TIFFRGBAImage`, in bands of rows, its premultiplied output
 /// un-premultiplied. Either way a strip or a tile row is held at a time,
 /// never the whole page, and only the strips or tiles of the rows asked for
@@ -73,8 +74,11 @@ struct TIFFPageDecoder {
             default: return nil
             }
         }
-        guard page.planarConfiguration == 1, page.sampleFormat == 1 else { return .rgbaImage }
         let wide = page.bitsPerSample == 8 || page.bitsPerSample == 16
+        // Separate planes are interleaved row by row (whole samples only):
+        // libtiff's RGBA interface would hand them over premultiplied in 8
+        // bits, losing what associated 16-bit alpha keeps.
+        guard page.planarConfiguration == 1 || (page.planarConfiguration == 2 && wide), page.sampleFormat == 1 else { return .rgbaImage }
         switch page.photometric {
         case 0 where wide, 1 where wide:
             guard let alpha = alpha(1) else { return .rgbaImage }
@@ -100,7 +104,9 @@ struct TIFFPageDecoder {
             return page.width * min(page.blockHeight, 256) * 4 + page.width * 4
         default:
             let block = page.isTiled ? Int(TIFFTileSize64(tiff)) + page.blockHeight * Int(TIFFScanlineSize64(tiff)) : Int(TIFFStripSize64(tiff))
-            return block + page.width * 8
+            // Separate planes: a band of each plane, and one interleaved row.
+            let planes = page.planarConfiguration == 2 ? page.samplesPerPixel : 1
+            return block * planes + page.width * page.samplesPerPixel * 2 + page.width * 8
         }
     }
 
@@ -127,54 +133,67 @@ struct TIFFPageDecoder {
         }
     }
 
-    /// Reads strips, or tile rows, and hands out each stored row.
+    /// Reads strips, or tile rows, and hands out each stored row, its
+    /// samples interleaved (separate planes are interleaved here).
     private func forEachStoredRow(scanline: Int, _ body: (Int, UnsafePointer<UInt8>) throws -> Void) throws {
         let tiff = handle.raw
-        if !page.isTiled {
-            let stripBytes = Int(TIFFStripSize64(tiff))
-            var strip = [UInt8](repeating: 0, count: stripBytes)
-            let strips = (page.height + page.blockHeight - 1) / page.blockHeight
-            try strip.withUnsafeMutableBytes { buffer in
-                for index in 0..<strips {
-                    guard TIFFReadEncodedStrip(tiff, UInt32(index), buffer.baseAddress, tmsize_t(stripBytes)) >= 0 else {
-                        throw handle.error("strip \(index) cannot be read")
-                    }
-                    let first = index * page.blockHeight
-                    for r in 0..<min(page.blockHeight, page.height - first) {
-                        try body(first + r, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + r * scanline)
+        let planes = page.planarConfiguration == 2 ? page.samplesPerPixel : 1
+        let bandBytes = max(page.isTiled ? 0 : Int(TIFFStripSize64(tiff)), scanline * page.blockHeight)
+        var bands = [[UInt8]](repeating: [UInt8](repeating: 0, count: bandBytes), count: planes)
+        var tile = [UInt8](repeating: 0, count: page.isTiled ? Int(TIFFTileSize64(tiff)) : 0)
+        let sampleBytes = page.bitsPerSample / 8
+        var interleaved = [UInt8](repeating: 0, count: planes > 1 ? page.width * planes * sampleBytes : 0)
+        for top in stride(from: 0, to: page.height, by: page.blockHeight) {
+            for plane in 0..<planes { try readBand(top: top, plane: plane, scanline: scanline, into: &bands[plane], tile: &tile) }
+            for r in 0..<min(page.blockHeight, page.height - top) {
+                if planes == 1 {
+                    try bands[0].withUnsafeBufferPointer { try body(top + r, $0.baseAddress! + r * scanline) }
+                    continue
+                }
+                for plane in 0..<planes {
+                    let row = r * scanline
+                    for x in 0..<page.width {
+                        for byte in 0..<sampleBytes {
+                            interleaved[(x * planes + plane) * sampleBytes + byte] = bands[plane][row + x * sampleBytes + byte]
+                        }
                     }
                 }
+                try interleaved.withUnsafeBufferPointer { try body(top + r, $0.baseAddress!) }
             }
+        }
+    }
+
+    /// Fills `band` with the stored rows of one plane from `top`: one strip,
+    /// or one row of tiles copied side by side.
+    private func readBand(top: Int, plane: Int, scanline: Int, into band: inout [UInt8], tile: inout [UInt8]) throws {
+        let tiff = handle.raw
+        if !page.isTiled {
+            let index = TIFFComputeStrip(tiff, UInt32(top), UInt16(plane))
+            let read = band.withUnsafeMutableBytes { TIFFReadEncodedStrip(tiff, index, $0.baseAddress, tmsize_t($0.count)) }
+            guard read >= 0 else { throw handle.error("strip \(index) cannot be read") }
             return
         }
-        let tileBytes = Int(TIFFTileSize64(tiff))
         let tileRowBytes = Int(TIFFTileRowSize64(tiff))
-        guard tileBytes > 0, tileRowBytes > 0, page.blockWidth > 0 else { throw handle.error("bad tile size") }
-        var tile = [UInt8](repeating: 0, count: tileBytes)
-        var band = [UInt8](repeating: 0, count: scanline * page.blockHeight)
-        let bitsPerPixel = page.bitsPerSample * page.samplesPerPixel
-        for top in stride(from: 0, to: page.height, by: page.blockHeight) {
-            for left in stride(from: 0, to: page.width, by: page.blockWidth) {
-                let index = TIFFComputeTile(tiff, UInt32(left), UInt32(top), 0, 0)
-                let read = tile.withUnsafeMutableBytes { TIFFReadEncodedTile(tiff, index, $0.baseAddress, tmsize_t(tileBytes)) }
-                guard read >= 0 else { throw handle.error("tile \(index) cannot be read") }
-                let start = left * bitsPerPixel / 8
-                let count = min(tileRowBytes, scanline - start)
-                for r in 0..<min(page.blockHeight, page.height - top) {
-                    band.replaceSubrange((r * scanline + start)..<(r * scanline + start + count), with: tile[(r * tileRowBytes)..<(r * tileRowBytes + count)])
-                }
-            }
-            try band.withUnsafeBufferPointer { buffer in
-                for r in 0..<min(page.blockHeight, page.height - top) {
-                    try body(top + r, buffer.baseAddress! + r * scanline)
-                }
+        guard tile.count > 0, tileRowBytes > 0, page.blockWidth > 0 else { throw handle.error("bad tile size") }
+        // Bits of one pixel within this band: all samples, or one plane's.
+        let bitsPerPixel = page.bitsPerSample * (page.planarConfiguration == 2 ? 1 : page.samplesPerPixel)
+        for left in stride(from: 0, to: page.width, by: page.blockWidth) {
+            let index = TIFFComputeTile(tiff, UInt32(left), UInt32(top), 0, UInt16(plane))
+            let read = tile.withUnsafeMutableBytes { TIFFReadEncodedTile(tiff, index, $0.baseAddress, tmsize_t($0.count)) }
+            guard read >= 0 else { throw handle.error("tile \(index) cannot be read") }
+            let start = left * bitsPerPixel / 8
+            let count = min(tileRowBytes, scanline - start)
+            for r in 0..<min(page.blockHeight, page.height - top) {
+                band.replaceSubrange((r * scanline + start)..<(r * scanline + start + count), with: tile[(r * tileRowBytes)..<(r * tileRowBytes + count)])
             }
         }
     }
 
     /// The colour map as RGB bytes: each 16-bit entry `v` as ⌊v / 257⌋, as
-    /// ImageMagick reads a TIFF colour map (libtiff's RGBA interface takes
-    /// the high byte, which is one more for some entries).
+    /// ImageMagick reads a TIFF colour map (libtiff's RGBA interface,
+    /// libvips and Pillow take the high byte, which is one more for some
+    /// entries; ImageMagick itself does so for a strip without
+    /// `RowsPerStrip`, which it reads through libtiff's RGBA interface).
     private func colorMap(bits: Int) throws(ImageError) -> [UInt8] {
         var red: UnsafeMutablePointer<UInt16>?, green: UnsafeMutablePointer<UInt16>?, blue: UnsafeMutablePointer<UInt16>?
         guard CTiff_getColorMap(handle.raw, &red, &green, &blue) != 0, let red, let green, let blue else {
@@ -202,29 +221,40 @@ struct TIFFPageDecoder {
             let raw = UnsafeRawPointer(stored).loadUnaligned(fromByteOffset: index * 2, as: UInt16.self)
             return Self.narrow(raw)
         }
+        // Associated alpha is divided out at 16 bits, before narrowing: in 8
+        // bits a faint pixel (alpha 1 of 255) would lose its colour entirely.
+        func wideSample(_ index: Int) -> UInt16 {
+            UnsafeRawPointer(stored).loadUnaligned(fromByteOffset: index * 2, as: UInt16.self)
+        }
+        func straight(_ index: Int, alphaIndex: Int, bits: Int, inverted: Bool = false) -> UInt8 {
+            if bits == 8 { return Self.unpremultiply(inverted ? 255 - stored[index] : stored[index], stored[alphaIndex]) }
+            let value = wideSample(index)
+            return Self.narrow(Self.unpremultiply(inverted ? 65535 - value : value, wideSample(alphaIndex)))
+        }
         switch route {
         case .gray(let bits, let alpha, let minIsWhite):
             let channels = alpha == .none ? 1 : 2
             for x in 0..<width {
+                if alpha == .premultiplied {
+                    out[x * 2] = straight(x * samples, alphaIndex: x * samples + 1, bits: bits, inverted: minIsWhite)
+                    out[x * 2 + 1] = sample(x * samples + 1, bits: bits)
+                    continue
+                }
                 var level = sample(x * samples, bits: bits)
                 if minIsWhite { level = 255 - level }
-                if alpha == .none {
-                    out[x] = level
-                } else {
-                    let a = sample(x * samples + 1, bits: bits)
-                    out[x * channels] = alpha == .premultiplied ? Self.unpremultiply(level, a) : level
-                    out[x * channels + 1] = a
-                }
+                out[x * channels] = level
+                if alpha != .none { out[x * channels + 1] = sample(x * samples + 1, bits: bits) }
             }
         case .rgb(let bits, let alpha):
             let channels = alpha == .none ? 3 : 4
             for x in 0..<width {
-                let a = alpha == .none ? 255 : sample(x * samples + 3, bits: bits)
-                for c in 0..<3 {
-                    let value = sample(x * samples + c, bits: bits)
-                    out[x * channels + c] = alpha == .premultiplied ? Self.unpremultiply(value, a) : value
+                if alpha == .premultiplied {
+                    for c in 0..<3 { out[x * 4 + c] = straight(x * samples + c, alphaIndex: x * samples + 3, bits: bits) }
+                    out[x * 4 + 3] = sample(x * samples + 3, bits: bits)
+                    continue
                 }
-                if alpha != .none { out[x * channels + 3] = a }
+                for c in 0..<3 { out[x * channels + c] = sample(x * samples + c, bits: bits) }
+                if alpha != .none { out[x * channels + 3] = sample(x * samples + 3, bits: bits) }
             }
         case .palette(let bits):
             let mask = (1 << bits) - 1
@@ -244,10 +274,18 @@ struct TIFFPageDecoder {
         }
     }
 
-    /// A premultiplied colour sample made straight again.
+    /// A premultiplied 8-bit colour sample made straight again: `⌊v · 255 / a⌋`,
+    /// truncated as ImageMagick divides (bit-exact with it, and with Pillow),
+    /// clamped (a premultiplied sample may exceed its alpha).
     static func unpremultiply(_ value: UInt8, _ alpha: UInt8) -> UInt8 {
         guard alpha != 0 else { return 0 }
-        return UInt8(min(255, (Int(value) * 255 + Int(alpha) / 2) / Int(alpha)))
+        return UInt8(min(255, Int(value) * 255 / Int(alpha)))
+    }
+
+    /// A premultiplied 16-bit colour sample made straight again, as the 8-bit one.
+    static func unpremultiply(_ value: UInt16, _ alpha: UInt16) -> UInt16 {
+        guard alpha != 0 else { return 0 }
+        return UInt16(min(65535, Int(value) * 65535 / Int(alpha)))
     }
 
     /// libtiff's RGBA interface, a band of rows at a time, in stored order.

@@ -14,7 +14,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     case heic
     /// AVIF (ISO-BMFF `ftyp` with an `avif`/`avis` brand).
     case avif
-    /// TIFF, little or big endian.
+    /// TIFF, little or big endian, classic or BigTIFF.
     case tiff
     /// Windows bitmap (`BM`).
     case bmp
@@ -50,7 +50,9 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
         if starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
         if starts(with: Array("GIF87a".utf8)) || starts(with: Array("GIF89a".utf8)) { return .gif }
         if starts(with: Array("RIFF".utf8)) && starts(with: Array("WEBP".utf8), at: 8) { return .webp }
-        if starts(with: [0x49, 0x49, 0x2A, 0x00]) || starts(with: [0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
+        // Classic TIFF (42) and BigTIFF (43, 64-bit offsets), which libtiff reads alike.
+        if starts(with: [0x49, 0x49, 0x2A, 0x00]) || starts(with: [0x4D, 0x4D, 0x00, 0x2A])
+            || starts(with: [0x49, 0x49, 0x2B, 0x00]) || starts(with: [0x4D, 0x4D, 0x00, 0x2B]) { return .tiff }
         if starts(with: [0xFF, 0x0A]) { return .jxl }
         if starts(with: [0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) { return .jxl }
         if isIconDirectory(bytes) { return .ico }

@@ -61,10 +61,17 @@ tiffcp "$work/page1.tif" "$work/page2.tif" "$work/page3.tif" tiff/multipage.tif
 $convert "$work/photo.png" ptif:tiff/pyramid.tif
 directories=$(identify tiff/pyramid.tif | wc -l)
 for directory in $(seq 1 $((directories - 1))); do tiffset -d $directory -s 254 1 tiff/pyramid.tif; done
+# 16-bit associated alpha with faint pixels whose colour only the 16-bit
+# division keeps; the same in separate planes (ImageMagick's writer, which
+# keeps less of the faint colour: its own reference); and a BigTIFF.
+$convert "$work/picture.png" -alpha set -channel A -fx '0.002+0.998*(i/w)^3' +channel -depth 16 -compress lzw \
+    -define tiff:alpha=associated tiff/rgba16-associated.tif
+$convert tiff/rgba16-associated.tif -interlace plane -compress lzw -define tiff:alpha=associated tiff/rgba16-associated-planar.tif
+$convert "$work/picture.png" -type TrueColor -compress lzw TIFF64:tiff/bigtiff.tif
 # The strip file with Orientation 6 (rotate 90° clockwise to display), set by tiffset.
 cp tiff/rgb8-strips.tif tiff/orientation6.tif
 tiffset -s 274 6 tiff/orientation6.tif
-for name in rgb8-strips rgba8-tiles rgba8-associated rgb16 gray16-tiles palette cmyk bilevel jpeg; do
+for name in rgb8-strips rgba8-tiles rgba8-associated rgb16 gray16-tiles palette cmyk bilevel jpeg rgba16-associated rgba16-associated-planar bigtiff; do
     pam "tiff/$name.tif[0]" tiff/$name.pam
 done
 for page in 0 1 2; do pam "tiff/multipage.tif[$page]" tiff/multipage-$page.pam; done

@@ -9,9 +9,12 @@ import Testing
 struct TIFFCoderTests {
     let coder = TIFFCoder()
 
-    @Test("layouts equal ImageMagick's decode (16-bit grey and associated alpha within 1)", arguments: [
+    // 16-bit associated alpha within 1 too; its faint pixels (alpha 1 of 255)
+    // keep their colour only when alpha is divided out before narrowing to 8 bits.
+    @Test("layouts equal ImageMagick's decode (16-bit grey and 16-bit associated alpha within 1)", arguments: [
         ("rgb8-strips", PixelFormat.rgb8, 0), ("rgba8-tiles", .rgba8, 0), ("rgb16", .rgb8, 0), ("gray16-tiles", .gray8, 1),
-        ("palette", .rgb8, 0), ("bilevel", .gray8, 0), ("rgba8-associated", .rgba8, 1), ("cmyk", .rgb8, 0), ("jpeg", .rgb8, 0),
+        ("palette", .rgb8, 0), ("bilevel", .gray8, 0), ("rgba8-associated", .rgba8, 0), ("cmyk", .rgb8, 0), ("jpeg", .rgb8, 0),
+        ("rgba16-associated", .rgba8, 1), ("rgba16-associated-planar", .rgba8, 1), ("bigtiff", .rgb8, 0),
     ])
     func layouts(name: String, format: PixelFormat, tolerance: Int) throws {
         let image = try coder.decode(try fixture("tiff", name + ".tif"), options: .init())
@@ -19,6 +22,15 @@ struct TIFFCoderTests {
         #expect(image.format == .tiff)
         let difference = try #require(try PAMReference("tiff", name).maximumDifference(from: image))
         #expect(difference <= tolerance, "\(name): \(difference)")
+    }
+
+    @Test("a BigTIFF header (II+, 64-bit offsets) is recognised as TIFF")
+    func bigTIFF() throws {
+        let data = try fixture("tiff", "bigtiff.tif")
+        #expect(Array(data.prefix(4)) == [0x49, 0x49, 0x2B, 0x00])
+        #expect(ImageFormat.detect(data) == .tiff)
+        #expect(coder.canDecode(data))
+        #expect(ImageFormat.detect(Data([0x4D, 0x4D, 0x00, 0x2B, 0, 8, 0, 0, 0, 0, 0, 0])) == .tiff)
     }
 
     @Test("multi-page: the first page as a still, every page as a frame on the first page's canvas")
