@@ -137,9 +137,12 @@ let package = Package(
             pkgConfig: "libisal",
             providers: [.apt(["libisal-dev"])]
         ),
+        // No pkgConfig: hiredis.pc's cflags carry -D_FILE_OFFSET_BITS=64,
+        // which SwiftPM rejects as a prohibited flag with a warning on every
+        // build of every dependent. Header and library are in the default
+        // paths; scripts/install-deps checks `pkg-config --exists hiredis`.
         .systemLibrary(
             name: "CHiredis",
-            pkgConfig: "hiredis",
             providers: [.apt(["libhiredis-dev"])]
         ),
         .systemLibrary(
