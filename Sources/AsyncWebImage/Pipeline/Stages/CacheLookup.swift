@@ -19,6 +19,41 @@ enum CacheLookup {
     case otherVariant(StaleEntry)
 }
 
+/// How a stored response, judged by its HTTP record, may serve a request:
+/// the one judgement the memory and the disk stages share.
+enum StoredVerdict {
+    /// Serve it; with `revalidate`, while a background revalidation runs
+    /// (`stale-while-revalidate`).
+    case usable(revalidate: Bool)
+    /// Revalidate it before use.
+    case stale
+    /// Stored for other `Vary` values: under the primary keys, another
+    /// variant (``CacheLookup/otherVariant(_:)``); under a variant's own keys, a miss.
+    case otherVariant
+    /// Not usable at all.
+    case miss
+
+    /// The verdict on `record` for `request` now.
+    ///
+    /// - Parameter acceptingStale: Serve a stale record (`.refreshCached`,
+    ///   which revalidates anyway; a 304 that has just refreshed it).
+    init(_ record: HTTPCacheRecord, for request: ImageLoadRequest, acceptingStale: Bool) {
+        guard record.metadata.matchesVary(request.dataRequest) else {
+            self = request.varyKey == nil ? .otherVariant : .miss
+            return
+        }
+        guard !acceptingStale else {
+            self = .usable(revalidate: false)
+            return
+        }
+        switch record.reuse(for: request.dataRequest, at: Date()) {
+        case .fresh: self = .usable(revalidate: false)
+        case .staleWhileRevalidate: self = .usable(revalidate: true)
+        case .stale: self = .stale
+        }
+    }
+}
+
 /// A stored response that must be revalidated before use.
 struct StaleEntry {
     let record: HTTPCacheRecord

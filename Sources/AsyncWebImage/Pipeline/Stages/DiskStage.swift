@@ -42,15 +42,11 @@ struct DiskStage: Sendable {
         if record == nil, let metadata = await storedMetadata(for: request) {
             let found = HTTPCacheRecord(metadata, mode: httpCacheMode)
             if followsHTTPCaching {
-                guard metadata.matchesVary(request.dataRequest) else {
-                    return request.varyKey == nil ? .otherVariant(StaleEntry(record: found, image: nil)) : .miss
-                }
-                if !acceptingStale {
-                    switch found.reuse(for: request.dataRequest, at: Date()) {
-                    case .fresh: break
-                    case .staleWhileRevalidate: revalidate = true
-                    case .stale: return .stale(StaleEntry(record: found, image: nil))
-                    }
+                switch StoredVerdict(found, for: request, acceptingStale: acceptingStale) {
+                case .usable(let inBackground): revalidate = inBackground
+                case .stale: return .stale(StaleEntry(record: found, image: nil))
+                case .otherVariant: return .otherVariant(StaleEntry(record: found, image: nil))
+                case .miss: return .miss
                 }
             }
             record = found

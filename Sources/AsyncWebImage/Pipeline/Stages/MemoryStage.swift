@@ -18,15 +18,11 @@ struct MemoryStage: Sendable {
         let image = entry.image
         var revalidate: HTTPCacheRecord?
         if let record = entry.http, followsHTTPCaching {
-            guard record.metadata.matchesVary(request.dataRequest) else {
-                return request.varyKey == nil ? .otherVariant(StaleEntry(record: record, image: image)) : .miss
-            }
-            if !acceptingStale {
-                switch record.reuse(for: request.dataRequest, at: Date()) {
-                case .fresh: break
-                case .staleWhileRevalidate: revalidate = record
-                case .stale: return .stale(StaleEntry(record: record, image: image))
-                }
+            switch StoredVerdict(record, for: request, acceptingStale: acceptingStale) {
+            case .usable(let inBackground): if inBackground { revalidate = record }
+            case .stale: return .stale(StaleEntry(record: record, image: image))
+            case .otherVariant: return .otherVariant(StaleEntry(record: record, image: image))
+            case .miss: return .miss
             }
         }
         var data: Data?
