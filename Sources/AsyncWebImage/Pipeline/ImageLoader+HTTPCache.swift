@@ -2,7 +2,7 @@ import Foundation
 
 extension ImageLoader {
     /// Whether the loader follows cache headers at all.
-    var followsHTTPCaching: Bool { configuration.httpCacheMode != .ignoringHeaders }
+    var followsHTTPCaching: Bool { configuration.httpCacheMode.followsHeaders }
 
     /// How the response `head` to `request`, sent at `requestTime` and
     /// arriving now, is kept. Ignoring headers stores every response, with

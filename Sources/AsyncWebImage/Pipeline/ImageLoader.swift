@@ -133,7 +133,7 @@ public final class ImageLoader: Sendable {
         var limits = ImageDecodingOptions()
         limits.limits = configuration.decodingLimits
         self.decodeStage = decodeStage
-        memoryStage = MemoryStage(followsHTTPCaching: configuration.httpCacheMode != .ignoringHeaders)
+        memoryStage = MemoryStage(httpCacheMode: configuration.httpCacheMode)
         diskStage = DiskStage(httpCacheMode: configuration.httpCacheMode, decode: decodeStage, decodeLimits: limits)
         fetchStage = FetchStage(
             coders: configuration.coders, limiter: limiter, telemetry: telemetry, bodyBudget: bodyBudget,

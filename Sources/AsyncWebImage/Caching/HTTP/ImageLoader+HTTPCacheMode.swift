@@ -32,3 +32,9 @@ extension ImageLoader {
         case ignoringHeaders
     }
 }
+
+extension ImageLoader.HTTPCacheMode {
+    /// Whether stored records are judged by their headers at all: the one
+    /// spelling the loader and its stages share.
+    var followsHeaders: Bool { self != .ignoringHeaders }
+}

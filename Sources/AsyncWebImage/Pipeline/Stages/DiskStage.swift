@@ -26,7 +26,7 @@ struct DiskStage: Sendable {
     /// The loader's limits alone: how an already transformed entry decodes.
     let decodeLimits: ImageDecodingOptions
 
-    var followsHTTPCaching: Bool { httpCacheMode != .ignoringHeaders }
+    var followsHTTPCaching: Bool { httpCacheMode.followsHeaders }
 
     /// What the tiers hold for `request`.
     ///

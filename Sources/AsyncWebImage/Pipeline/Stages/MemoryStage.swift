@@ -5,8 +5,10 @@ import Foundation
 /// A read of the memory cache's lock-guarded table: no decode, no I/O
 /// (but for `.queryMemoryData`, which reads the entry's bytes from disk).
 struct MemoryStage: Sendable {
+    let httpCacheMode: ImageLoader.HTTPCacheMode
+
     /// Whether stored records are judged at all (not under `.ignoringHeaders`).
-    let followsHTTPCaching: Bool
+    var followsHTTPCaching: Bool { httpCacheMode.followsHeaders }
 
     /// The final image of `request` in memory.
     ///

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("MemoryStage", .timeLimit(.minutes(1)))
 struct MemoryStageTests {
-    let stage = MemoryStage(followsHTTPCaching: true)
+    let stage = MemoryStage(httpCacheMode: .private)
 
     @Test("a fresh entry is a hit with its image and its record as the head; a stale one must be revalidated")
     func freshAndStale() async throws {
@@ -26,7 +26,7 @@ struct MemoryStageTests {
         #expect(entry.image?.pixel(x: 1, y: 0) == [60, 0, 7])
         // `.refreshCached` takes it anyway, and headers ignored never judge it.
         guard case .hit = await stage.lookup(request, acceptingStale: true) else { Issue.record("accepting stale"); return }
-        guard case .hit = await MemoryStage(followsHTTPCaching: false).lookup(request) else { Issue.record("ignoring headers"); return }
+        guard case .hit = await MemoryStage(httpCacheMode: .ignoringHeaders).lookup(request) else { Issue.record("ignoring headers"); return }
     }
 
     @Test("stale-while-revalidate: served at once, with the record to revalidate handed back to the loader")
