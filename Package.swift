@@ -7,6 +7,13 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
     .enableUpcomingFeature("InternalImportsByDefault"),
+    // Zero warnings in our code, on every build. In the manifest rather than
+    // `-Xswiftc -warnings-as-errors` on the command line, which would reach
+    // the dependencies too and, being a different flag set, need a build
+    // folder of its own: with it here, the tests, the documentation and
+    // `swift run` share `.build`. SwiftPM ignores warning settings of a
+    // remote package, so a dependent's newer compiler cannot fail on ours.
+    .treatAllWarnings(as: .error),
 ]
 
 let package = Package(
