@@ -19,6 +19,11 @@ import Foundation
 /// and at most 1 file in 10 worse than pyvips's by more than 2 points.
 /// Speed is measured beside it by `pyvips-thumbnail` (the same files and
 /// classes, pyvips and Pillow).
+///
+/// With `AWI_QUALITY_CROPS=DIR` in the environment, the helper also writes
+/// each class's worst file (the library furthest below pyvips) to DIR as
+/// 4× crops side by side, reference, library, pyvips, Pillow — the
+/// README's crops come from it.
 struct ThumbnailQualityScenario: Scenario {
     let name = "thumbnail-quality"
     let summary = "256 px thumbnails scored against a full-size Lanczos-3 linear-light reference (SSIMULACRA 2, butteraugli), library vs pyvips vs Pillow per class and decode scale (target: median ≥ pyvips, ≤ 1 in 10 worse by > 2)"
@@ -79,7 +84,10 @@ struct ThumbnailQualityScenario: Scenario {
             }
         }
         let cache = CorpusGenerator.defaultDirectory() + "/../quality-references"
-        let manifest: [String: Any] = ["size": Self.side, "cache": cache, "baselines": ["pyvips", "pillow"], "files": entries]
+        var manifest: [String: Any] = ["size": Self.side, "cache": cache, "baselines": ["pyvips", "pillow"], "files": entries]
+        if let crops = ProcessInfo.processInfo.environment["AWI_QUALITY_CROPS"], !crops.isEmpty {
+            manifest["crops"] = URL(fileURLWithPath: crops).standardizedFileURL.path
+        }
         let manifestURL = folder.appendingPathComponent("manifest.json")
         let resultURL = folder.appendingPathComponent("result.json")
         try JSONSerialization.data(withJSONObject: manifest).write(to: manifestURL)

@@ -5,7 +5,8 @@ usage: thumbnail_quality.py MANIFEST.json RESULT.json
 
 MANIFEST is {"size": 256, "cache": DIR, "baselines": ["pyvips", "pillow"],
 "files": [{"path": SOURCE, "class": LABEL, "scale": LABEL,
-"candidates": {NAME: THUMBNAIL.png, ...}}, ...]}.
+"candidates": {NAME: THUMBNAIL.png, ...}}, ...], "crops": DIR}; "crops" is
+optional (see `worst_crops`).
 
 For every source file the helper makes the baselines' thumbnails itself
 (pyvips `thumbnail_buffer`: libvips shrink-on-load then Lanczos-3; Pillow
@@ -186,6 +187,70 @@ def score(reference, distorted):
     return ssim2, (max(maxima) if maxima else None), (max(norms) if norms else None)
 
 
+def worst_crops(records, directory, candidates):
+    """Side-by-side 4x crops of each class's worst file into `directory`.
+
+    The worst file of a class is the one where the library's SSIMULACRA 2
+    falls furthest below pyvips's (or, without pyvips, is lowest). Its
+    crop is the 64 x 64 window of the thumbnail where the library differs
+    most from the reference (summed absolute difference, 16-pixel steps),
+    shown enlarged 4x with nearest-neighbour pixels, in the order
+    reference, library, pyvips, Pillow, each labelled with its score.
+    Returns the PNGs written.
+    """
+    from PIL import ImageDraw
+
+    os.makedirs(directory, exist_ok=True)
+    by_file = {}
+    for record in records:
+        by_file.setdefault((record["class"], record["file"]), {})[record["candidate"]] = record
+    written = []
+    for label in sorted({record["class"] for record in records}):
+        rows = [(key[1], found) for key, found in by_file.items() if key[0] == label and "library" in found]
+        if not rows:
+            continue
+
+        def shortfall(row):
+            found = row[1]
+            pyvips_score = found["pyvips"]["ssimulacra2"] if "pyvips" in found else 100
+            return found["library"]["ssimulacra2"] - pyvips_score
+
+        name, found = min(rows, key=shortfall)
+        reference = np.asarray(Image.open(found["library"]["reference"]).convert("RGB"), dtype=np.int32)
+        library = np.asarray(Image.open(found["library"]["thumbnail"]).convert("RGB"), dtype=np.int32)
+        side, zoom = min(64, reference.shape[0], reference.shape[1]), 4
+        difference = np.abs(reference - library).sum(axis=2)
+        windows = [
+            (difference[y:y + side, x:x + side].sum(), y, x)
+            for y in range(0, reference.shape[0] - side + 1, 16)
+            for x in range(0, reference.shape[1] - side + 1, 16)
+        ]
+        _, top, left = max(windows)
+        panels = [("reference", found["library"]["reference"], None)] + [
+            (candidate, found[candidate]["thumbnail"], found[candidate]["ssimulacra2"])
+            for candidate in ("library", "pyvips", "pillow") if candidate in found
+        ]
+        gap, caption = 4, 18
+        sheet = Image.new("RGB", (len(panels) * (side * zoom + gap) - gap, side * zoom + caption), "white")
+        draw = ImageDraw.Draw(sheet)
+        for index, (title, path, value) in enumerate(panels):
+            with Image.open(path) as image:
+                if image.size != (reference.shape[1], reference.shape[0]):
+                    image = image.resize((reference.shape[1], reference.shape[0]), Image.NEAREST)
+                crop = image.convert("RGB").crop((left, top, left + side, top + side))
+            x = index * (side * zoom + gap)
+            sheet.paste(crop.resize((side * zoom, side * zoom), Image.NEAREST), (x, caption))
+            text = title if value is None else f"{title}  SSIMULACRA 2 {value:.1f}"
+            draw.text((x + 2, 3), text, fill="black")
+        out = os.path.join(directory, f"{label.replace(' ', '-').lower()}-worst.png")
+        sheet.save(out, optimize=True)
+        written.append({"class": label, "file": name, "png": out, "window": [left, top, side],
+                        "scores": {candidate: found[candidate]["ssimulacra2"] for candidate in found}})
+    with open(os.path.join(directory, "crops.json"), "w") as file:
+        json.dump(written, file, indent=1)
+    return written
+
+
 def percentile(values, fraction):
     ordered = sorted(values)
     if not ordered:
@@ -254,6 +319,7 @@ def main():
                 "file": os.path.basename(path), "class": entry.get("class", "?"), "scale": entry.get("scale", "?"),
                 "candidate": name, "width": dimensions[0], "height": dimensions[1],
                 "ssimulacra2": ssim2, "butteraugli_max": maximum, "butteraugli_3norm": norm,
+                "thumbnail": thumbnail, "reference": reference.at(dimensions),
             })
         print(f"\r{index + 1}/{len(manifest['files'])}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
@@ -263,6 +329,9 @@ def main():
         "by_scale": summarise(records, candidates, lambda r: f'{r["class"]} @ {r["scale"]}'),
         "overall": summarise(records, candidates, lambda r: "all"),
     }
+    if manifest.get("crops"):
+        for crop in worst_crops(records, manifest["crops"], candidates):
+            print(f'crop: {crop["class"]}: {crop["file"]} -> {crop["png"]}', file=sys.stderr)
     with open(sys.argv[2], "w") as file:
         json.dump({"records": records, "summary": summary}, file, indent=1)
     for section in ("by_class", "by_scale", "overall"):
