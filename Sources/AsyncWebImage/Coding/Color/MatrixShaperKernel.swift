@@ -18,15 +18,15 @@ import Foundation
 /// sum indexes (no clamp, no bounds to get wrong); RGB pixels go four at a
 /// time, read as three 32-bit words. About 19 instructions a pixel, six
 /// of them table loads: 3.7–3.8× lcms2's optimised 8-bit path
-/// (`awi-bench --scenario icc-convert`).
+/// (`awi-bench --scenario icc-convert`). Those loads, not memory, are the
+/// cost: a cache-cold image converts as fast as a cache-hot one.
 ///
-/// On CPUs with AVX-512 VBMI (checked at run time) the same tables go
+/// So on CPUs with AVX-512 VBMI (checked at run time) the same tables go
 /// through `CMatrixShaper`'s vector path instead, 64 pixels at a time with
 /// no table load per pixel (byte permutes, and arithmetic on the structure
 /// of the sRGB code table, checked against it for every sum at init): the
-/// same bytes out, in about two thirds of the time. Six table loads a pixel
-/// are what the scalar loop costs, not memory: a cache-cold image converts
-/// as fast as a cache-hot one, so only fewer instructions help.
+/// same bytes out in about two thirds of the time (AVX-512 gathers, tried
+/// first, were 2–3× slower than the scalar loop on the AMD EPYC measured).
 ///
 /// The matrix and offset are not rebuilt from the ICC tags by hand: they
 /// are read off lcms2's own unoptimised floating-point transform into a
