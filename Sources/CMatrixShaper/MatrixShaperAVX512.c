@@ -32,6 +32,10 @@ typedef struct {
     // and between 16 RGBA pixels and their R, G, B, A in four 128-bit lanes.
     uint8_t toLanes[64];
     uint8_t fromLanes[64];
+    // Tables whose matrix entry is zero (Adobe RGB → sRGB has four) hold
+    // one value: their sum per lane is added without a lookup.
+    uint16_t constantSum[3];       // [lane]: the sum of the constant tables
+    uint8_t varies[3][3];          // [lane][channel]: 1 when the table needs a lookup
     uint32_t bias;
 } Tables;
 
@@ -86,6 +90,19 @@ int cmatrixshaper_prepare(void *tables, const uint64_t *columns, const uint8_t *
             t->toLanes[lane * 16 + pixel] = (uint8_t)(4 * pixel + lane);
             t->fromLanes[4 * pixel + lane] = (uint8_t)(lane * 16 + pixel);
         }
+    }
+    for (int lane = 0; lane < 3; lane++) {
+        unsigned constantSum = 0;
+        for (int channel = 0; channel < 3; channel++) {
+            int varies = 0;
+            for (int value = 1; value < 256; value++) {
+                varies |= t->columns[channel][lane][0][value] != t->columns[channel][lane][0][0];
+                varies |= t->columns[channel][lane][1][value] != t->columns[channel][lane][1][0];
+            }
+            t->varies[lane][channel] = (uint8_t)varies;
+            if (!varies) constantSum += t->columns[channel][lane][0][0] | (unsigned)t->columns[channel][lane][1][0] << 8;
+        }
+        t->constantSum[lane] = (uint16_t)constantSum; // lanes add modulo 2^16, as in the scalar kernel
     }
     const uint8_t *code = encode + bias; // code[x], x = 0...16383
     // up[e]: the first step whose code is above e (65535: none, as x < 16384).
@@ -173,8 +190,9 @@ VECTOR static inline void convertPlanes(const Tables *t, const __m512i planes[3]
     __mmask64 high[3];
     for (int channel = 0; channel < 3; channel++) high[channel] = _mm512_movepi8_mask(planes[channel]);
     for (int lane = 0; lane < 3; lane++) {
-        __m512i first = _mm512_setzero_si512(), second = _mm512_setzero_si512();
+        __m512i first = _mm512_set1_epi16((short)t->constantSum[lane]), second = first;
         for (int channel = 0; channel < 3; channel++) {
+            if (!t->varies[lane][channel]) continue;
             __m512i low = lookup(t->columns[channel][lane][0], planes[channel], high[channel]);
             __m512i top = lookup(t->columns[channel][lane][1], planes[channel], high[channel]);
             first = _mm512_add_epi16(first, _mm512_unpacklo_epi8(low, top));
