@@ -136,6 +136,15 @@ int cmatrixshaper_prepare(void *tables, const uint64_t *columns, const uint8_t *
     return 1;
 }
 
+int cmatrixshaper_lookup_tables(const void *tables) {
+    const Tables *t = tables;
+    int count = 0;
+    for (int lane = 0; lane < 3; lane++) {
+        for (int channel = 0; channel < 3; channel++) count += t->varies[lane][channel];
+    }
+    return count;
+}
+
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 
 #include <cpuid.h>

@@ -23,6 +23,11 @@ int cmatrixshaper_available(void);
 /// here, exhaustively), else 0: the caller then keeps the scalar kernel.
 int cmatrixshaper_prepare(void *tables, const uint64_t *columns, const uint8_t *encode, uint32_t bias);
 
+/// How many of the nine column tables (channel × output lane) the vector
+/// path looks up after `cmatrixshaper_prepare`: the others, whose matrix
+/// entry is zero, hold one value and are added as a constant.
+int cmatrixshaper_lookup_tables(const void *tables);
+
 /// Converts the first `width / 64 * 64` RGB pixels of a row (`input` may
 /// equal `output`) and returns how many it converted; the caller converts
 /// the rest. Only after `cmatrixshaper_prepare` returned 1 and when

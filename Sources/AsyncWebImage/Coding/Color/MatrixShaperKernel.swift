@@ -63,6 +63,13 @@ struct MatrixShaperKernel: Sendable {
     /// rest of each row through the scalar loop).
     var hasVectorPath: Bool { vectorTables != nil }
 
+    /// How many of the nine column tables the vector path looks up (the
+    /// rest, whose matrix entry is zero, are constants), or `nil` without
+    /// a vector path.
+    var vectorLookupTables: Int? {
+        vectorTables?.withUnsafeBytes { Int(cmatrixshaper_lookup_tables($0.baseAddress!)) }
+    }
+
     /// Whether this CPU runs the vector path (AVX-512 F, BW and VBMI, with
     /// the OS saving ZMM registers).
     static var cpuRunsVectorPath: Bool { cmatrixshaper_available() != 0 }

@@ -40,11 +40,21 @@ struct MatrixShaperVectorPathTests {
         for name in MatrixShaperKernelTests.names {
             #expect(try Self.kernel(name).hasVectorPath == MatrixShaperKernel.cpuRunsVectorPath, "\(name)")
         }
+        // Constant column tables (a zero matrix entry: a primary sRGB
+        // shares) and looked-up ones are both exercised below: Adobe RGB
+        // shares red and blue (four zero entries), Display P3 blue (two),
+        // ProPhoto none.
+        if MatrixShaperKernel.cpuRunsVectorPath {
+            let lookups = try ["Adobe RGB (icc-profiles-free)", "Display P3 v4 (fixture)", "ProPhoto (D50, gamma 1.8)"].map {
+                try Self.kernel($0).vectorLookupTables
+            }
+            #expect(lookups == [5, 7, 9])
+        }
     }
 
     @Test(
         "every row length 1...200 and the full width give the scalar loop's bytes, in place and not",
-        arguments: ["Adobe RGB (icc-profiles-free)", "Display P3 v4 (fixture)"], [3, 4]
+        arguments: ["Adobe RGB (icc-profiles-free)", "Display P3 v4 (fixture)", "ProPhoto (D50, gamma 1.8)"], [3, 4]
     )
     func matchesScalar(name: String, bytesPerPixel: Int) throws {
         let kernel = try Self.kernel(name)
