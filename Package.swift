@@ -173,11 +173,15 @@ let package = Package(
         .systemLibrary(name: "CXattr"),
         // <malloc.h>: mallopt, malloc_trim, mallinfo2 (glibc itself, nothing to link).
         .systemLibrary(name: "CMalloc"),
+        // Our own C, not a library's: the AVX-512 path of MatrixShaperKernel
+        // (the ICC fast path), compiled per function for AVX-512 and chosen
+        // at run time, as the package builds for baseline x86-64.
+        .target(name: "CMatrixShaper"),
         .target(
             name: "AsyncWebImage",
             dependencies: [
                 "AWILocking", "CCurl", "COpenSSL", "CTurboJPEG", "CSpng", "CXattr",
-                "CDeflate", "CLcms2", "CXXHash", "CMalloc", "CIsal",
+                "CDeflate", "CLcms2", "CXXHash", "CMalloc", "CIsal", "CMatrixShaper",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -23,7 +23,8 @@ package enum ColorManager {
         profile: EmbeddedColorProfile?,
         options: ImageDecodingOptions,
         cache: ColorTransformCache = .shared,
-        usingFastPath: Bool = true
+        usingFastPath: Bool = true,
+        vectorized: Bool = true
     ) -> Image {
         let bytes: Data
         switch profile {
@@ -58,7 +59,7 @@ package enum ColorManager {
             if options.keepsColorProfile {
                 return image.with(colorProfile: bytes, conversion: .kept)
             }
-            return convert(image, through: transform, usingFastPath: usingFastPath)
+            return convert(image, through: transform, usingFastPath: usingFastPath, vectorized: vectorized)
         }
     }
 
@@ -99,12 +100,14 @@ package enum ColorManager {
     /// buffer as large as the image, which glibc maps afresh above 32 MiB
     /// and the kernel faults in and zeroes page by page), else into a new,
     /// packed buffer (an image someone else also holds).
-    static func convert(_ image: consuming Image, through transform: ColorTransform, usingFastPath: Bool = true) -> Image {
+    static func convert(
+        _ image: consuming Image, through transform: ColorTransform, usingFastPath: Bool = true, vectorized: Bool = true
+    ) -> Image {
         let (width, height, stride) = (image.width, image.height, image.bytesPerRow)
         if transform.convertsInPlace, image.rewritingUniquelyOwnedPixels({ pixels in
             transform.apply(
                 pixels.baseAddress!, sourceStride: stride, into: pixels.baseAddress!, destinationStride: stride,
-                width: width, height: height, usingFastPath: usingFastPath
+                width: width, height: height, usingFastPath: usingFastPath, vectorized: vectorized
             )
         }) {
             return image.with(colorProfile: nil, conversion: .converted)
@@ -117,7 +120,7 @@ package enum ColorManager {
                 transform.apply(
                     source.baseAddress!, sourceStride: image.bytesPerRow,
                     into: destination.baseAddress!, destinationStride: image.width * image.pixelFormat.bytesPerPixel,
-                    width: image.width, height: image.height, usingFastPath: usingFastPath
+                    width: image.width, height: image.height, usingFastPath: usingFastPath, vectorized: vectorized
                 )
             }
         }

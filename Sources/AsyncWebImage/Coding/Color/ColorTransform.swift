@@ -121,21 +121,24 @@ final class ColorTransform: @unchecked Sendable {
     /// Converts `height` rows of `width` pixels; rows are `sourceStride` and
     /// `destinationStride` bytes apart. Alpha is copied unchanged.
     ///
-    /// - Parameter usingFastPath: `false` to convert through lcms2 even when
-    ///   the profile has a fast path (to compare them).
+    /// - Parameters:
+    ///   - usingFastPath: `false` to convert through lcms2 even when the
+    ///     profile has a fast path (to compare them).
+    ///   - vectorized: `false` to keep the fast path to its scalar loop
+    ///     (``MatrixShaperKernel/hasVectorPath``), to compare the two.
     /// - Important: the buffers must hold every row and must not overlap,
     ///   except that when ``convertsInPlace`` (and with the same stride)
     ///   they may be the same buffer.
     func apply(
         _ source: UnsafeRawPointer, sourceStride: Int,
         into destination: UnsafeMutableRawPointer, destinationStride: Int,
-        width: Int, height: Int, usingFastPath: Bool = true
+        width: Int, height: Int, usingFastPath: Bool = true, vectorized: Bool = true
     ) {
         guard width > 0, height > 0 else { return }
         if usingFastPath, let fastPath {
             fastPath.apply(
                 source, sourceStride: sourceStride, into: destination, destinationStride: destinationStride,
-                width: width, height: height, bytesPerPixel: layout.bytesPerPixel
+                width: width, height: height, bytesPerPixel: layout.bytesPerPixel, vectorized: vectorized
             )
             return
         }
