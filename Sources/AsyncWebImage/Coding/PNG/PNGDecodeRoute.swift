@@ -38,14 +38,14 @@ struct PNGDecodeRoute: Sendable, Equatable {
             let reduced = width * height * channels
             // BoxReducer keeps one band of UInt32 sums; ScatteredBoxReducer the whole reduced image's.
             let sums = (plan.isInterlaced ? width * height : width) * channels * 4
-            // The resample that follows: a ring of filtered rows, a prepared row and the weights, then the output.
+            // The resample that follows: its rows, ring and weights (either order), then the output.
             let resample = SeparableResampler.workingBytesEstimate(
                 sourceWidth: width, sourceHeight: height, to: target, channels: channels
             ) + targetBytes
             memoryBytes = reduced + sums + rowBuffers + resample
         } else {
             kind = .resample(target)
-            // StreamingResampler: a prepared row, a ring of filtered rows, and its weights.
+            // StreamingResampler: its rows, ring and weights (either order).
             let working = SeparableResampler.workingBytesEstimate(
                 sourceWidth: plan.width, sourceHeight: plan.height, to: target, channels: channels
             )

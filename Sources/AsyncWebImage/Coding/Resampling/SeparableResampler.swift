@@ -1,13 +1,14 @@
-/// The library's one resampling engine: separable (each source row filtered
-/// horizontally as it arrives, then the rows of each output row's window
-/// combined vertically), one pass over the source, alpha premultiplied,
-/// in gamma-encoded values or in linear light.
+/// The library's one resampling engine: separable, one pass over the
+/// source, alpha premultiplied, in gamma-encoded values or in linear light.
+/// It runs in one of two orders (``Order``), whichever costs fewer
+/// multiply-adds for the geometry; both give the same image within float
+/// rounding.
 ///
 /// ``ImageResampler`` feeds it the rows of a decoded image; decoders feed it
 /// rows as they decode them (through ``StreamingResampler``), so a thumbnail
 /// never needs the full-size image nor a source-height intermediate. It
-/// holds one prepared source row and a ring of ``ResamplingWeights/taps``
-/// filtered rows, and writes each output row straight from registers to
+/// holds a ring of ``ResamplingWeights/taps`` rows (filtered or prepared,
+/// by ``Order``), and writes each output row straight from registers to
 /// bytes the moment its last source row has arrived: nothing is zeroed,
 /// nothing accumulates in memory.
 ///
@@ -24,6 +25,23 @@ package struct SeparableResampler {
         case linear
     }
 
+    /// Which pass runs first. Filtering horizontally first touches every
+    /// source row at output width; combining vertically first touches only
+    /// the output rows, at source width, with contiguous 8-float vectors and
+    /// no wasted lane. For a thumbnail (both sides shrunk alike)
+    /// vertical-first does much less work; horizontal-first wins when the
+    /// height grows, or shrinks much less than the width, or when a ring of
+    /// source rows would not fit in cache.
+    package enum Order: Sendable, Hashable {
+        /// Each source row filtered horizontally into a ring of output-width
+        /// rows; each output row then combines its window vertically.
+        case horizontalFirst
+        /// Each source row prepared into a ring of source-width rows; each
+        /// output row combines its window vertically into one source-width
+        /// row, then filters that row horizontally.
+        case verticalFirst
+    }
+
     let sourceWidth: Int
     let sourceHeight: Int
     let size: PixelSize
@@ -31,14 +49,22 @@ package struct SeparableResampler {
     let light: Light
     let horizontal: ResamplingWeights
     let vertical: ResamplingWeights
+    /// The order this resampler runs in (see ``order(sourceWidth:sourceHeight:to:channels:)``).
+    package let order: Order
     /// Floats per output row (width × channels).
     private let rowFloats: Int
-    /// Floats between ring rows: ``rowFloats`` rounded up to whole 8-float
-    /// vectors, plus slack for the 4-float stores of 3-channel pixels.
+    /// Floats per source row (width × channels).
+    private let sourceFloats: Int
+    /// Floats between ring rows: the ring row's floats rounded up to whole
+    /// 8-float vectors, plus slack for the 4-float stores and loads of
+    /// 3-channel pixels.
     private let ringStride: Int
-    /// The prepared source row (floats, premultiplied), with 4 floats of slack.
+    /// Horizontal-first: the prepared source row (floats, premultiplied),
+    /// with 4 floats of slack. Vertical-first: the window's rows combined,
+    /// ``ringStride`` floats.
     private var line: [Float]
-    /// ``ResamplingWeights/taps`` horizontally filtered rows of the vertical window.
+    /// ``ResamplingWeights/taps`` rows of the vertical window: horizontally
+    /// filtered (horizontal-first) or prepared source rows (vertical-first).
     private var ring: [Float]
     /// One output row of floats, before it becomes bytes.
     private var sums: [Float]
@@ -55,20 +81,54 @@ package struct SeparableResampler {
     /// headers): the widest kernel (Lanczos-3) has at most
     /// `6 × scale + 2` taps.
     static func workingBytesEstimate(sourceWidth: Int, sourceHeight: Int, to size: PixelSize, channels: Int) -> Int {
-        func taps(_ source: Int, _ destination: Int) -> Int {
-            min(source, Int((6 * max(Double(source) / Double(max(destination, 1)), 1)).rounded(.up)) + 2)
+        let (horizontal, vertical) = (tapsBound(sourceWidth, size.width), tapsBound(sourceHeight, size.height))
+        let outputStride = stride(floats: size.width * channels)
+        let buffers = switch order(sourceWidth: sourceWidth, sourceHeight: sourceHeight, to: size, channels: channels) {
+        case .horizontalFirst: sourceWidth * channels + 4 + outputStride * (vertical + 1)
+        case .verticalFirst: stride(floats: sourceWidth * channels) * (vertical + 1) + outputStride
         }
-        let (horizontal, vertical) = (taps(sourceWidth, size.width), taps(sourceHeight, size.height))
-        let rowFloats = (size.width * channels + 7) / 8 * 8 + 8
-        let floats = sourceWidth * channels + 4 + rowFloats * (vertical + 1) + size.width * horizontal + size.height * vertical
+        let floats = buffers + size.width * horizontal + size.height * vertical
         return floats * 4 + (size.width + size.height) * 8
+    }
+
+    /// The most taps any filter needs to map `source` samples onto `destination`.
+    private static func tapsBound(_ source: Int, _ destination: Int) -> Int {
+        min(source, Int((6 * max(Double(source) / Double(max(destination, 1)), 1)).rounded(.up)) + 2)
+    }
+
+    /// Ring row floats: whole 8-float vectors plus slack for 4-float accesses past the last pixel.
+    private static func stride(floats: Int) -> Int { (floats + 7) / 8 * 8 + 8 }
+
+    /// The cheaper ``Order`` for a geometry, from the taps bound (not the
+    /// filter's own taps) so that ``workingBytesEstimate(sourceWidth:sourceHeight:to:channels:)``
+    /// knows it from headers. The cost unit is one horizontal tap of one
+    /// pixel for 3 or 4 channels (one 4-float vector; for 1 or 2 channels,
+    /// one scalar per channel), which measures about as slow as one
+    /// vertical tap over 8 contiguous floats (the horizontal loads are
+    /// unaligned and each needs its own weight). A vertical-first ring over
+    /// 1 MiB is refused: the ring is read whole for every output row and
+    /// should stay in cache, and a streaming decode's memory should not
+    /// grow with the source width.
+    static func order(sourceWidth: Int, sourceHeight: Int, to size: PixelSize, channels: Int) -> Order {
+        let (horizontal, vertical) = (tapsBound(sourceWidth, size.width), tapsBound(sourceHeight, size.height))
+        let lanes = channels >= 3 ? 1 : channels
+        let filteredRows = min(sourceHeight, size.height * vertical)
+        let horizontalFirst = filteredRows * size.width * horizontal * lanes
+            + size.height * ((size.width * channels + 7) / 8) * vertical
+        let verticalFirst = size.height * ((sourceWidth * channels + 7) / 8) * vertical
+            + size.height * size.width * horizontal * lanes
+        let ringBytes = stride(floats: sourceWidth * channels) * vertical * 4
+        return verticalFirst < horizontalFirst && ringBytes <= 1 << 20 ? .verticalFirst : .horizontalFirst
     }
 
     /// Whether every output row has been written.
     var isComplete: Bool { nextOutputRow == size.height }
 
+    /// A resampler from `sourceWidth × sourceHeight` to `size`; `order`
+    /// overrides the cheaper one (tests compare the two).
     init(sourceWidth: Int, sourceHeight: Int, to size: PixelSize, pixelFormat: PixelFormat,
-         filter: ImageTransformers.Resize.Filter, light: Light = .gamma, extent: (width: Double, height: Double)? = nil) {
+         filter: ImageTransformers.Resize.Filter, light: Light = .gamma, extent: (width: Double, height: Double)? = nil,
+         order: Order? = nil) {
         precondition(sourceWidth > 0 && sourceHeight > 0 && size.width > 0 && size.height > 0, "empty resample")
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
@@ -78,11 +138,21 @@ package struct SeparableResampler {
         horizontal = ResamplingWeights(source: sourceWidth, destination: size.width, filter: filter, extent: extent?.width)
         vertical = ResamplingWeights(source: sourceHeight, destination: size.height, filter: filter, extent: extent?.height)
         let channels = pixelFormat.channelCount
+        let order = order ?? Self.order(sourceWidth: sourceWidth, sourceHeight: sourceHeight, to: size, channels: channels)
+        self.order = order
         rowFloats = size.width * channels
-        ringStride = (rowFloats + 7) / 8 * 8 + 8
-        line = [Float](repeating: 0, count: sourceWidth * channels + 4)
+        sourceFloats = sourceWidth * channels
+        let outputStride = Self.stride(floats: rowFloats)
+        switch order {
+        case .horizontalFirst:
+            ringStride = outputStride
+            line = [Float](repeating: 0, count: sourceFloats + 4)
+        case .verticalFirst:
+            ringStride = Self.stride(floats: sourceFloats)
+            line = [Float](repeating: 0, count: ringStride)
+        }
         ring = [Float](repeating: 0, count: ringStride * vertical.taps)
-        sums = [Float](repeating: 0, count: ringStride)
+        sums = [Float](repeating: 0, count: outputStride)
     }
 
     /// Adds the next source row (`sourceWidth` tightly packed pixels) and
@@ -110,10 +180,55 @@ package struct SeparableResampler {
     private enum Gray: Layout { static let channels = 1; static let hasAlpha = false }
 
     private mutating func add<L: Layout>(_: L.Type, _ source: UnsafePointer<UInt8>, _ output: UnsafeMutableRawPointer, _ bytesPerRow: Int) {
+        // A row before the window of the next output row is needed by none.
+        guard nextOutputRow < size.height, nextSourceRow >= vertical.starts[nextOutputRow] else { return }
+        switch order {
+        case .horizontalFirst: addFilteringFirst(L.self, source, output, bytesPerRow)
+        case .verticalFirst: addCombiningFirst(L.self, source, output, bytesPerRow)
+        }
+    }
+
+    private mutating func addCombiningFirst<L: Layout>(_: L.Type, _ source: UnsafePointer<UInt8>, _ output: UnsafeMutableRawPointer, _ bytesPerRow: Int) {
         let j = nextSourceRow
         let taps = vertical.taps
-        // A row before the window of the next output row is needed by none.
-        guard nextOutputRow < size.height, j >= vertical.starts[nextOutputRow] else { return }
+        let (width, linear, ringStride, sourceFloats) = (sourceWidth, light == .linear, ringStride, sourceFloats)
+        ring.withUnsafeMutableBufferPointer { ring in
+            Self.prepare(L.self, source, width: width, linear: linear, into: ring.baseAddress! + (j % taps) * ringStride)
+        }
+        // Every output row whose window ends here is complete.
+        while nextOutputRow < size.height, vertical.starts[nextOutputRow] + taps - 1 == j {
+            let y = nextOutputRow
+            let start = vertical.starts[y]
+            let destination = (output + y * bytesPerRow).assumingMemoryBound(to: UInt8.self)
+            let horizontal = horizontal
+            ring.withUnsafeBufferPointer { ring in
+                line.withUnsafeMutableBufferPointer { line in
+                    sums.withUnsafeMutableBufferPointer { sums in
+                        vertical.weights.withUnsafeBufferPointer { weights in
+                            Self.combine(
+                                ring.baseAddress!, stride: ringStride, first: start, taps: taps,
+                                weights: weights.baseAddress! + y * taps, floats: sourceFloats, into: line.baseAddress!
+                            )
+                        }
+                        horizontal.weights.withUnsafeBufferPointer { weights in
+                            horizontal.starts.withUnsafeBufferPointer { starts in
+                                Self.filterRow(
+                                    L.self, line.baseAddress!, weights.baseAddress!, starts.baseAddress!,
+                                    taps: horizontal.taps, count: horizontal.count, into: sums.baseAddress!
+                                )
+                            }
+                        }
+                        Self.write(L.self, sums.baseAddress!, pixels: size.width, linear: linear, to: destination)
+                    }
+                }
+            }
+            nextOutputRow += 1
+        }
+    }
+
+    private mutating func addFilteringFirst<L: Layout>(_: L.Type, _ source: UnsafePointer<UInt8>, _ output: UnsafeMutableRawPointer, _ bytesPerRow: Int) {
+        let j = nextSourceRow
+        let taps = vertical.taps
         let (width, linear, ringStride, rowFloats) = (sourceWidth, light == .linear, ringStride, rowFloats)
         let horizontal = horizontal
         line.withUnsafeMutableBufferPointer { line in
@@ -167,7 +282,19 @@ package struct SeparableResampler {
         SRGBTransfer.linearFromByte.withUnsafeBufferPointer { table in
             let table = table.baseAddress!
             if !L.hasAlpha {
-                for i in 0..<samples { line[i] = table[Int(source[i])] }
+                // Eight bytes in one load and two 4-float stores: the lookups
+                // stay scalar, the per-sample loads and stores do not (about
+                // a third faster than one sample at a time).
+                var i = 0
+                while i + 8 <= samples {
+                    let bytes = UInt64(littleEndian: UnsafeRawPointer(source + i).loadUnaligned(as: UInt64.self))
+                    @inline(__always) func linear(_ shift: UInt64) -> Float { table[Int(truncatingIfNeeded: (bytes >> shift) & 255)] }
+                    let out = UnsafeMutableRawPointer(line + i)
+                    out.storeBytes(of: SIMD4(linear(0), linear(8), linear(16), linear(24)), as: SIMD4<Float>.self)
+                    out.storeBytes(of: SIMD4(linear(32), linear(40), linear(48), linear(56)), toByteOffset: 16, as: SIMD4<Float>.self)
+                    i += 8
+                }
+                while i < samples { line[i] = table[Int(source[i])]; i += 1 }
                 return
             }
             for x in 0..<width {
@@ -226,7 +353,9 @@ package struct SeparableResampler {
     }
 
     /// The vertical filter of one output row: the weighted sum of the
-    /// window's ring rows, eight floats at a time, kept in registers across taps.
+    /// window's ring rows, kept in registers across taps: 32 floats at a
+    /// time (four independent sums, so one weight and one row pointer serve
+    /// four vectors), then eight at a time for the rest.
     @inline(__always)
     private static func combine(
         _ ring: UnsafePointer<Float>, stride: Int, first: Int, taps: Int,
@@ -235,6 +364,22 @@ package struct SeparableResampler {
         withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: taps) { rows in
             for k in 0..<taps { rows[k] = ring + ((first + k) % taps) * stride }
             var i = 0
+            while i + 32 <= floats {
+                var a = SIMD8<Float>(), b = SIMD8<Float>(), c = SIMD8<Float>(), d = SIMD8<Float>()
+                for k in 0..<taps {
+                    let row = UnsafeRawPointer(rows[k] + i), weight = weights[k]
+                    a += row.loadUnaligned(as: SIMD8<Float>.self) * weight
+                    b += row.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self) * weight
+                    c += row.loadUnaligned(fromByteOffset: 64, as: SIMD8<Float>.self) * weight
+                    d += row.loadUnaligned(fromByteOffset: 96, as: SIMD8<Float>.self) * weight
+                }
+                let out = UnsafeMutableRawPointer(sums + i)
+                out.storeBytes(of: a, as: SIMD8<Float>.self)
+                out.storeBytes(of: b, toByteOffset: 32, as: SIMD8<Float>.self)
+                out.storeBytes(of: c, toByteOffset: 64, as: SIMD8<Float>.self)
+                out.storeBytes(of: d, toByteOffset: 96, as: SIMD8<Float>.self)
+                i += 32
+            }
             while i < floats {
                 var a = SIMD8<Float>(), b = SIMD8<Float>()
                 var k = 0

@@ -1,5 +1,6 @@
 /// ``ImageResampler``'s resample fed one source row at a time, for decoders
-/// that produce rows: each row is filtered horizontally as it arrives, and
+/// that produce rows: each row is taken in as it arrives (filtered, or kept
+/// for the vertical pass, by ``SeparableResampler/Order``), and
 /// an output row is written as soon as the last source row of its window
 /// has arrived.
 ///
