@@ -187,7 +187,7 @@ def score(reference, distorted):
     return ssim2, (max(maxima) if maxima else None), (max(norms) if norms else None)
 
 
-def worst_crops(records, directory, candidates):
+def worst_crops(records, directory):
     """Side-by-side 4x crops of each class's worst files into `directory`.
 
     Per class: the file where the library's SSIMULACRA 2 is lowest and,
@@ -323,12 +323,13 @@ def main():
                 candidates.append(name)
             with Image.open(thumbnail) as image:
                 dimensions = image.size
-            ssim2, maximum, norm = score(reference.at(dimensions), thumbnail)
+            reference_path = reference.at(dimensions)
+            ssim2, maximum, norm = score(reference_path, thumbnail)
             records.append({
                 "file": os.path.basename(path), "class": entry.get("class", "?"), "scale": entry.get("scale", "?"),
                 "candidate": name, "width": dimensions[0], "height": dimensions[1],
                 "ssimulacra2": ssim2, "butteraugli_max": maximum, "butteraugli_3norm": norm,
-                "thumbnail": thumbnail, "reference": reference.at(dimensions),
+                "thumbnail": thumbnail, "reference": reference_path,
             })
         print(f"\r{index + 1}/{len(manifest['files'])}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
@@ -339,7 +340,7 @@ def main():
         "overall": summarise(records, candidates, lambda r: "all"),
     }
     if manifest.get("crops"):
-        for crop in worst_crops(records, manifest["crops"], candidates):
+        for crop in worst_crops(records, manifest["crops"]):
             print(f'crop: {crop["class"]}: {crop["file"]} -> {crop["png"]}', file=sys.stderr)
     with open(sys.argv[2], "w") as file:
         json.dump({"records": records, "summary": summary}, file, indent=1)
