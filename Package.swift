@@ -345,7 +345,7 @@ let package = Package(
         .testTarget(
             name: "AsyncWebImageRedisTests",
             dependencies: [
-                "AsyncWebImageRedis", "AsyncWebImage", "AWILocking", "LoopbackServer", "AWITestSupport",
+                "AsyncWebImageRedis", "AsyncWebImage", "AsyncWebImageWebP", "AWILocking", "LoopbackServer", "AWITestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

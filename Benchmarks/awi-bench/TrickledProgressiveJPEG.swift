@@ -30,7 +30,7 @@ struct TrickledProgressiveJPEG {
         let path = "/\(prefix)/" + file.name
         // 16,384 bytes every 16.384 ms: 1,000,000 bytes per second.
         server.route(path, LoopbackServer.Response(
-            headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "max-age=86400")], body: data,
+            headers: [("Content-Type", "image/jpeg")], body: data,
             trickle: .init(bytesPerPiece: 16_384, interval: .microseconds(16_384))
         ))
         url = server.url(path)

@@ -16,6 +16,10 @@ extension RedisStore: CacheLeasing {
         try await waitForEntry(forKey: key, pollInterval: configuration.leasePollInterval, timeout: configuration.leaseWaitTimeout)
     }
 
+    package func waitForRelease(forKey key: String) async throws -> CacheLeaseWait {
+        try await waitForRelease(forKey: key, pollInterval: configuration.leasePollInterval, timeout: configuration.leaseWaitTimeout)
+    }
+
     /// Takes the lease for `key` for `duration` (`SET name token NX PX ms`),
     /// unless another server holds it.
     package func acquireLease(forKey key: String, duration: Duration) async -> CacheLeaseOutcome {
@@ -65,26 +69,45 @@ extension RedisStore: CacheLeasing {
     ///
     /// - Throws: `CancellationError` when the caller's task is cancelled.
     package func waitForEntry(forKey key: String, pollInterval: Duration = .milliseconds(25), timeout: Duration) async throws -> CacheLeaseWait {
+        try await poll(forKey: key, takingEntry: true, pollInterval: pollInterval, timeout: timeout)
+    }
+
+    /// Waits for another server to let `key`'s lease go (its revalidation of
+    /// the entry the tier holds is stored by then): polls the lease as
+    /// ``waitForEntry(forKey:pollInterval:timeout:)`` does, without taking
+    /// the entry, which was there all along.
+    ///
+    /// - Throws: `CancellationError` when the caller's task is cancelled.
+    package func waitForRelease(forKey key: String, pollInterval: Duration = .milliseconds(25), timeout: Duration) async throws -> CacheLeaseWait {
+        try await poll(forKey: key, takingEntry: false, pollInterval: pollInterval, timeout: timeout)
+    }
+
+    /// The polling loop of both waits: with `takingEntry`, an entry that
+    /// appears ends it; else only the lease's end does.
+    private func poll(forKey key: String, takingEntry: Bool, pollInterval: Duration, timeout: Duration) async throws -> CacheLeaseWait {
         let placement = placement(for: key)
         let deadline = ContinuousClock.now + timeout
         // Bounded by `timeout`: each pass sleeps `pollInterval` or returns.
         while true {
             try Task.checkCancellation()
             guard enter() else { return .unavailable }
+            // The value only when it can end the wait: a revalidation's
+            // waiter would otherwise read a whole image every interval.
+            let names = takingEntry ? [placement.valueName, placement.leaseName] : [placement.leaseName]
             let reply = await execute(
-                [Array("MGET".utf8), placement.valueName, placement.leaseName],
+                [Array("MGET".utf8)] + names,
                 at: placement, reading: false, deadline: .now() + TimeAmount(configuration.lookupBudget)
             )
             leave()
-            guard case .array(let parts)? = reply, parts.count == 2 else {
+            guard case .array(let parts)? = reply, parts.count == names.count else {
                 try Task.checkCancellation()
                 return .unavailable
             }
-            if case .bulk(let bytes) = parts[0], let entry = RedisCacheEntry(decoding: bytes), entry.key == key {
+            if takingEntry, case .bulk(let bytes) = parts[0], let entry = RedisCacheEntry(decoding: bytes), entry.key == key {
                 counters.update { $0.hits += 1 }
                 return .entry(data: entry.data, extendedData: entry.extendedData)
             }
-            if parts[1] == .null { return .leaseGone }
+            if parts[names.count - 1] == .null { return .leaseGone }
             guard ContinuousClock.now + pollInterval <= deadline else { return .timedOut }
             try await Task.sleep(for: pollInterval)
         }

@@ -117,18 +117,15 @@ extension LoopbackServer {
             self.etag = etag
         }
 
-        /// A `200` with `body`, a `Content-Type` and, as a typical image
-        /// origin sends, a `Cache-Control` that lets caches keep it: a
-        /// response without freshness information or validators is reused by
-        /// no HTTP cache (RFC 9111), the loader's included, so a test of
-        /// anything but caching headers gets a cacheable image by default.
+        /// A `200` with `body` and a `Content-Type`, and nothing about caching
+        /// unless asked: as a plain file server, an app backend or a signed
+        /// object-store URL answers, which is what users' loaders meet.
         /// - Parameters:
         ///   - body: The body bytes.
         ///   - contentType: The `Content-Type` value; `application/octet-stream` by default.
-        ///   - cacheControl: The `Cache-Control` value; `max-age=86400` by
-        ///     default, nil for none (a response no HTTP cache reuses without asking).
+        ///   - cacheControl: A `Cache-Control` value to send; none by default.
         public static func ok(
-            _ body: Data, contentType: String = "application/octet-stream", cacheControl: String? = "max-age=86400"
+            _ body: Data, contentType: String = "application/octet-stream", cacheControl: String? = nil
         ) -> Response {
             var headers = [(name: "Content-Type", value: contentType)]
             if let cacheControl { headers.append((name: "Cache-Control", value: cacheControl)) }

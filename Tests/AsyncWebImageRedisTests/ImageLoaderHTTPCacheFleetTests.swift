@@ -43,6 +43,6 @@ struct ImageLoaderHTTPCacheFleetTests {
         let stored = await first.shared.extendedData(forKey: server.url("/f.png").absoluteString)
         let metadata = try #require(stored.flatMap(HTTPCacheMetadata.init(encoded:)))
         #expect(metadata.fields?["cache-control"] == "max-age=60")
-        #expect(HTTPFreshness(metadata, mode: .shared).isFresh(at: Date()))
+        #expect(HTTPFreshness(metadata, policy: .strictShared).isFresh(at: Date()))
     }
 }

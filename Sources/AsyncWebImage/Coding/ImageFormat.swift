@@ -139,4 +139,22 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     }
 
     public var description: String { rawValue }
+
+    /// The product of this package whose coder reads the format, and the
+    /// coder's name: what a loader that meets the format without it is
+    /// missing. `nil` for the core's formats and `.unknown`.
+    var readingProduct: (product: String, coder: String)? {
+        switch self {
+        case .jpeg, .png, .unknown: nil
+        case .gif: ("AsyncWebImageGIF", "GIFCoder")
+        case .webp: ("AsyncWebImageWebP", "WebPCoder")
+        case .heic: ("AsyncWebImageHEIF", "HEIFCoder")
+        case .avif: ("AsyncWebImageAVIF", "AVIFCoder")
+        case .tiff: ("AsyncWebImageTIFF", "TIFFCoder")
+        case .bmp: ("AsyncWebImageBMP", "BMPCoder")
+        case .jxl: ("AsyncWebImageJXL", "JXLCoder")
+        case .ico: ("AsyncWebImageBMP", "ICOCoder")
+        case .svg: ("AsyncWebImageSVG", "SVGCoder")
+        }
+    }
 }

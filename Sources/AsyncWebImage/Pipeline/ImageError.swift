@@ -28,7 +28,11 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible, Loca
     case tooLarge(LimitKind, limit: Int64, actual: Int64?)
     /// The data is in a known format but could not be decoded; carries the codec's message.
     case undecodable(ImageFormat, String)
-    /// No registered decoder handles this format (`.unknown` for data that is not an image at all).
+    /// No registered decoder handles this format (`.unknown` for data that is
+    /// not an image at all). The description names the product whose coder
+    /// reads it (`AsyncWebImageWebP` for WebP, say). Cached data is never
+    /// removed for it: the loader that cannot read the entry is the limit,
+    /// not the entry.
     case unsupportedFormat(ImageFormat)
     /// Pixel bytes and dimensions given to `Image` do not agree.
     case invalidImage(String)
@@ -140,12 +144,16 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible, Loca
     }
 
     /// Whether cached data that fails to decode this way is itself at
-    /// fault (not an image, or not one a coder can read), so the entry is
-    /// removed and the load goes on as a miss: the rule of every disk read
-    /// that decodes.
+    /// fault, so the entry is removed and the load goes on as a miss: the
+    /// rule of every disk read that decodes. Only a coder that reads the
+    /// entry's format can condemn it (``undecodable(_:_:)``,
+    /// ``invalidImage(_:)``); a format no registered coder reads
+    /// (``unsupportedFormat(_:)``) is this loader's limit — another loader of
+    /// the fleet, with that format's product, reads the same entry — and a
+    /// limit (``tooLarge(_:limit:actual:)``) is the load's.
     var condemnsCachedData: Bool {
         switch self {
-        case .undecodable, .unsupportedFormat, .invalidImage: true
+        case .undecodable, .invalidImage: true
         default: false
         }
     }
@@ -164,7 +172,12 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible, Loca
         case .tooLarge(let kind, let limit, let actual):
             "too large: \(actual.map { "\($0)" } ?? "more than \(limit)") \(kind.rawValue), limit \(limit)"
         case .undecodable(let format, let message): "cannot decode \(format) data: \(message)"
-        case .unsupportedFormat(let format): "no decoder for \(format) data"
+        case .unsupportedFormat(let format):
+            if let reader = format.readingProduct {
+                "no decoder for \(format) data: \(reader.coder) of the \(reader.product) product reads it (add it to configuration.coders)"
+            } else {
+                "no decoder for \(format) data"
+            }
         case .invalidImage(let message): "invalid image: \(message)"
         case .encodingFailed(let format, let message): "cannot encode \(format): \(message)"
         case .cacheMiss: "not in cache (.fromCacheOnly)"

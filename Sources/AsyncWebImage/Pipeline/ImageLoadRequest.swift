@@ -2,8 +2,9 @@ import Foundation
 
 /// One load with everything resolved: effective options and context, the
 /// request as it will be sent, its identity and keys (``ImageRequestKeys``),
-/// and the decode options. Built once per call by ``ImageLoader``; the only
-/// change afterwards is the request modifier's, which re-derives the keys.
+/// and the decode options. Built once per call by ``ImageLoader``, after the
+/// request modifier, so its keys are resolved once; the only change
+/// afterwards is a switch to a `Vary` variant's keys.
 struct ImageLoadRequest: Sendable {
     let url: URL
     let options: ImageOptions
@@ -21,15 +22,21 @@ struct ImageLoadRequest: Sendable {
     /// not the one under the primary keys (``ImageRequestKeys``'s `varyKey`).
     private(set) var varyKey: String?
 
-    init(url: URL, options: ImageOptions, context: ImageContext, decodingOptions: ImageDecodingOptions, dataRequest: DataRequest, cache: ImageCache) {
+    /// - Parameter known: The keys of this request, when the caller has
+    ///   resolved them already (the memory fast path); resolved here otherwise.
+    init(
+        url: URL, options: ImageOptions, context: ImageContext, decodingOptions: ImageDecodingOptions, dataRequest: DataRequest,
+        cache: ImageCache, keys known: ImageRequestKeys? = nil
+    ) {
         self.url = url
         self.options = options
         self.context = context
         self.decodingOptions = decodingOptions
         self.dataRequest = dataRequest
         self.cache = cache
-        transformer = ImageRequest.effectiveTransformer(context.transformer, thumbnail: context.thumbnail)
-        keys = Self.keys(
+        let transformer = ImageRequest.effectiveTransformer(context.transformer, thumbnail: context.thumbnail)
+        self.transformer = transformer
+        keys = known ?? Self.keys(
             url: url, options: options, context: context, transformer: transformer, decodingOptions: decodingOptions,
             dataRequest: dataRequest, varyKey: nil
         )
@@ -62,18 +69,6 @@ struct ImageLoadRequest: Sendable {
 }
 
 extension ImageLoadRequest {
-    /// This request sending `dataRequest` instead (after the request
-    /// modifier), with its keys re-derived from it.
-    func with(dataRequest: DataRequest) -> ImageLoadRequest {
-        var copy = self
-        copy.dataRequest = dataRequest
-        copy.keys = Self.keys(
-            url: url, options: options, context: context, transformer: transformer, decodingOptions: decodingOptions,
-            dataRequest: dataRequest, varyKey: varyKey
-        )
-        return copy
-    }
-
     /// This request on the keys of the `Vary` variant it selects among
     /// responses that vary on `names` (RFC 9111 §4.1): every tier looks up
     /// and stores that variant under its own keys.

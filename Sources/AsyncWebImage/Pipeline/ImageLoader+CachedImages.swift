@@ -76,11 +76,6 @@ extension ImageLoader {
     /// The keys, cache and context of a load of `request`, resolved as the
     /// load resolves them (the request modifier's header fields included).
     private func resolvedKeys(of request: ImageRequest) async throws -> ImageLoadRequest {
-        var resolved = try makeRequest(request.url, options: Self.loadOptions(request, decodes: true), context: request.context)
-        // The modifier's header fields are part of the identity, as in a load.
-        if let modifier = resolved.context.requestModifier {
-            resolved = resolved.with(dataRequest: try await modifier.resolvedRequest(for: resolved.dataRequest))
-        }
-        return resolved
+        try await makeRequest(request.url, options: Self.loadOptions(request, decodes: true), context: request.context)
     }
 }

@@ -97,11 +97,26 @@ extension ImageLoader {
         // MARK: HTTP caching
 
         /// How `Cache-Control`, `Expires`, `Vary` and the validators of
-        /// responses govern the memory and disk tiers (RFC 9111).
+        /// responses govern the memory, disk and shared tiers (RFC 9111).
         /// ``ImageLoader/HTTPCacheMode/private`` (a cache for one user, an app) by
         /// default; ``ImageLoader/HTTPCacheMode/shared`` for a server answering many
-        /// users; ``ImageLoader/HTTPCacheMode/ignoringHeaders`` for SDWebImage's behaviour.
+        /// users. Both keep a response that says nothing about its freshness
+        /// for ``defaultFreshnessLifetime``; ``ImageLoader/HTTPCacheMode/strictPrivate``
+        /// and ``ImageLoader/HTTPCacheMode/strictShared`` follow RFC 9111 to the
+        /// letter, as browsers and proxies do; ``ImageLoader/HTTPCacheMode/ignoringHeaders``
+        /// keeps everything whatever its headers say.
         public var httpCacheMode: ImageLoader.HTTPCacheMode = .private
+
+        /// How long a response that gives no freshness of its own (no
+        /// `max-age`, `s-maxage` or `Expires`, nor `no-cache` or
+        /// `must-revalidate`) is served from the tiers without asking the
+        /// origin, in the ``ImageLoader/HTTPCacheMode/private`` and
+        /// ``ImageLoader/HTTPCacheMode/shared`` modes; after that it is
+        /// revalidated with its validators (downloaded again when it has
+        /// none). One week by default, SDWebImage's `maxDiskAge`; zero asks
+        /// the origin before every reuse. The strict modes and
+        /// ``ImageLoader/HTTPCacheMode/ignoringHeaders`` do not read it.
+        public var defaultFreshnessLifetime: Duration = .seconds(7 * 86_400)
 
         // MARK: Observability
 

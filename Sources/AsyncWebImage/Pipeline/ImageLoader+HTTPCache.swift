@@ -2,23 +2,7 @@ import Foundation
 
 extension ImageLoader {
     /// Whether the loader follows cache headers at all.
-    var followsHTTPCaching: Bool { configuration.httpCacheMode.followsHeaders }
-
-    /// How the response `head` to `request`, sent at `requestTime` and
-    /// arriving now, is kept. Ignoring headers stores every response, with
-    /// a record that is always fresh (its head and validators only count).
-    func storage(for head: DataResponseHead?, request: ImageLoadRequest, requestTime: Date? = nil) -> ResponseStorage {
-        guard let head else { return ResponseStorage() }
-        let mode = configuration.httpCacheMode
-        let metadata = HTTPCacheMetadata(
-            head: head, request: request.dataRequest, requestTime: requestTime, responseTime: Date(), mode: mode
-        )
-        return ResponseStorage(
-            isStorable: metadata.isStorable(mode: mode, request: request.dataRequest),
-            record: HTTPCacheRecord(metadata, mode: mode),
-            extendedData: metadata.encoded
-        )
-    }
+    var followsHTTPCaching: Bool { cachePolicy.followsHeaders }
 
     /// Whether `.refreshCached` may skip its revalidation: the entry is
     /// `immutable` and still fresh (RFC 8246).
@@ -26,7 +10,7 @@ extension ImageLoader {
         guard followsHTTPCaching else { return false }
         var record = request.cache.memory.entry(forKey: request.keys.resultKey)?.http
         if record == nil, let metadata = await diskStage.storedMetadata(for: request) {
-            record = HTTPCacheRecord(metadata, mode: configuration.httpCacheMode)
+            record = cachePolicy.record(metadata)
         }
         guard let record else { return false }
         return record.freshness.immutable && record.freshness.freshUntil != nil && record.freshness.isFresh(at: Date())
@@ -75,12 +59,9 @@ extension ImageLoader {
         let entry = try? await request.cache.readEntry(forKey: candidate.dataKey, includeExtendedData: candidate.metadata == nil)
         guard let data = entry?.data,
               let metadata = candidate.metadata ?? entry?.extendedData.flatMap(HTTPCacheMetadata.init(encoded:)) else { return nil }
-        let mode = configuration.httpCacheMode
-        let selected = metadata.refreshed(by: head, requestTime: requestTime, responseTime: Date(), mode: mode).selected(for: request.dataRequest)
-        let storage = ResponseStorage(
-            isStorable: selected.isStorable(mode: mode, request: request.dataRequest),
-            record: HTTPCacheRecord(selected, mode: mode), extendedData: selected.encoded
-        )
+        let selected = metadata.refreshed(by: head, requestTime: requestTime, responseTime: Date(), mode: cachePolicy.mode)
+            .selected(for: request.dataRequest)
+        let storage = cachePolicy.storage(of: selected, request: request.dataRequest)
         var response = try await process(request, data: data, head: nil, storage: storage)
         if let record = storage.record { response.headSource = .stored(record, tier: .disk, validated: true) }
         return response
@@ -98,53 +79,28 @@ extension ImageLoader {
     }
 
     /// Revalidates a stale entry that was just served
-    /// (`stale-while-revalidate`), in the background: one conditional
-    /// request; a `304` refreshes the stored metadata, a new image replaces
-    /// the entry. At most one per entry and a few per loader at a time
-    /// (``BackgroundRevalidations``); the work holds the loader weakly and
-    /// is cancelled when the loader goes.
+    /// (`stale-while-revalidate`), in the background: the same shared work
+    /// as a `.refreshCached` of the request (``Work/revalidation(known:)``:
+    /// one conditional request through the fetch stage, with the body
+    /// budget, the span, the trace context, the fleet lease and coalescing
+    /// with a refresh of the same image), at low priority; a `304`
+    /// refreshes the stored metadata, a new image replaces the entry. At
+    /// most one per entry and a few per loader at a time
+    /// (``BackgroundRevalidations``), all cancelled when the loader goes.
     func revalidateInBackground(_ request: ImageLoadRequest, record: HTTPCacheRecord) {
-        var conditional = request.dataRequest
-        record.metadata.validators?.apply(to: &conditional)
-        conditional.priority = .low
-        conditional.retryPolicy = request.context.retryPolicy
-        let dataRequest = conditional
-        let coalescer = downloadCoalescer(for: request.context.dataLoader)
-        let modifiers = DownloadModifiers(responseModifier: request.context.responseModifier, decryptor: request.context.decryptor)
-        var whole = request.dataRequest
-        whole.priority = .low
-        whole.retryPolicy = request.context.retryPolicy
-        let wholeRequest = whole
+        let key = request.taskKey.revalidating
         backgroundRevalidations.start(key: request.keys.dataKey) { [weak self] in
-            // The conditional request first; a 304 for another representation
-            // (§4.3.4) refreshes nothing and is followed by the request without
-            // validators, once.
-            for attempt in [dataRequest, wholeRequest] {
-                var head: DataResponseHead?
-                var body: Data?
-                do {
-                    for try await event in coalescer.download(attempt, modifiers: modifiers) {
-                        switch event {
-                        case .head(let received): head = received
-                        case .completed(let data): body = data
-                        case .progress, .chunk: break
-                        }
-                    }
-                } catch {
-                    // A failed revalidation leaves the stale entry to expire; the
-                    // next load after the window revalidates in the foreground.
-                    return
-                }
-                guard let self, let head, let body, !Task.isCancelled else { return }
-                if head.statusCode == 304 {
-                    guard record.metadata.isSelected(by: head) else { continue }
-                    let mode = self.configuration.httpCacheMode
-                    await self.storeStage.storeRefreshed(record.metadata.refreshed(by: head, responseTime: Date(), mode: mode), for: request, mode: mode)
-                    return
-                }
-                _ = try? await self.process(request, data: body, head: head, storage: self.storage(for: head, request: request))
-                return
+            guard let self else { return }
+            let channel = ImageEventChannel()
+            defer { channel.terminate() }
+            self.tasks.subscribe(key, channel: channel, wantsPreviews: false, wantsProgress: false) { [weak self] handle in
+                guard let self else { return handle.finish(.failure(CancellationError())) }
+                await self.run(request, work: .revalidation(known: record), handle: handle)
             }
+            // The work's end: the refreshed entry is stored by then. A failure
+            // leaves the stale entry to expire; the next load after the window
+            // revalidates in the foreground.
+            do { while try await channel.next() != nil {} } catch {}
         }
     }
 }

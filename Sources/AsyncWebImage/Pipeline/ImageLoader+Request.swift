@@ -3,13 +3,23 @@ import Logging
 import Tracing
 
 extension ImageLoader {
-    /// Resolves a call into an ``ImageLoadRequest``: the precedence chain,
-    /// the URL checks and the request before any request modifier (which
-    /// ``resolved(_:)`` runs next). Cheap and synchronous; runs no user code
-    /// but the options processor and the cache key filter.
+    /// Resolves a call into an ``ImageLoadRequest``, once: the precedence
+    /// chain, the URL checks, the request as it will be sent — the request
+    /// modifier (context over configuration) runs here, before any cache
+    /// lookup, so the header fields it adds (credentials, say) are part of
+    /// the request's identity (``ImageRequestKeys``) for every cache tier
+    /// and both coalescers — and then its keys. Runs no user code but the
+    /// options processor, the cache key filter and the request modifier.
     ///
-    /// - Throws: ``ImageError/unsupportedScheme(_:)``, ``ImageError/invalidURL(_:)``.
-    func makeRequest(_ url: URL, options: ImageOptions, context: ImageContext) throws(ImageError) -> ImageLoadRequest {
+    /// - Parameter known: The keys the memory fast path resolved for this
+    ///   call (it runs only for calls with no options processor, request
+    ///   modifier or client certificate, whose keys nothing below changes):
+    ///   used as they are, not resolved again.
+    /// - Throws: ``ImageError/unsupportedScheme(_:)``, ``ImageError/invalidURL(_:)``,
+    ///   ``ImageError/requestRejected(_:)`` when the modifier refuses the
+    ///   request, the ``ImageError`` it throws (an invalid header field),
+    ///   `CancellationError`.
+    func makeRequest(_ url: URL, options: ImageOptions, context: ImageContext, keys known: ImageRequestKeys? = nil) async throws -> ImageLoadRequest {
         var options = options
         // Merging builds a new context; skip it in the common case of one side empty.
         var context = defaultContextIsEmpty ? context : context.merged(over: configuration.defaultContext)
@@ -24,10 +34,14 @@ extension ImageLoader {
         try validate(url)
         var dataRequest = Self.dataRequest(url, options: options)
         dataRequest.clientCertificate = clientCertificate(of: context.dataLoader)
+        if let modifier = context.requestModifier {
+            dataRequest = try await modifier.resolvedRequest(for: dataRequest)
+            try Task.checkCancellation()
+        }
         return ImageLoadRequest(
             url: url, options: options, context: context,
             decodingOptions: decodingOptions(options: options, thumbnail: context.thumbnail),
-            dataRequest: dataRequest, cache: context.cache ?? configuration.cache
+            dataRequest: dataRequest, cache: context.cache ?? configuration.cache, keys: context.requestModifier == nil ? known : nil
         )
     }
 
@@ -38,26 +52,6 @@ extension ImageLoader {
     func clientCertificate(of dataLoader: (any DataLoading)?) -> DataRequest.TLSClientCertificate? {
         guard let dataLoader else { return defaultClientCertificate }
         return dataLoader.clientCertificate
-    }
-
-    /// `request` as it will be sent: the request modifier (context over
-    /// configuration) runs here, before any cache lookup, so the header
-    /// fields it adds (credentials, say) are part of the request's identity
-    /// (``ImageRequestKeys``) for every cache tier and both coalescers. Then
-    /// the failed-URL list is asked about that identity.
-    ///
-    /// - Throws: ``ImageError/requestRejected(_:)`` when the modifier refuses
-    ///   the request, the ``ImageError`` it throws (an invalid header field),
-    ///   ``ImageError/blockedURL(_:)``, `CancellationError`.
-    func resolved(_ request: ImageLoadRequest) async throws -> ImageLoadRequest {
-        var request = request
-        if let modifier = request.context.requestModifier {
-            let modified = try await modifier.resolvedRequest(for: request.dataRequest)
-            try Task.checkCancellation()
-            request = request.with(dataRequest: modified)
-        }
-        try checkNotBlocked(request.keys.origin, url: request.url, options: request.options)
-        return request
     }
 
     /// The options that change the data request's ``DataRequest/Variant``
@@ -124,11 +118,13 @@ extension ImageLoader {
     enum FastPath {
         /// The final image, from memory.
         case hit(ImageResponse)
-        /// The result is being made by work the call can join as it is.
-        case inFlight(ImageRequestKeys.TaskKey)
+        /// The result is being made by work the call can join as it is;
+        /// `keys` are the call's, should the work end before it joins.
+        case inFlight(ImageRequestKeys.TaskKey, keys: ImageRequestKeys)
         /// Neither: build the request and take the full path, which skips
-        /// the memory lookup when `memoryChecked`.
-        case none(memoryChecked: Bool)
+        /// the memory lookup when `memoryChecked`, and resolves no key
+        /// again when the fast path resolved them (`keys`).
+        case none(memoryChecked: Bool, keys: ImageRequestKeys?)
     }
 
     /// The fast path of `image(_:)`: the final image straight from memory,
@@ -143,12 +139,14 @@ extension ImageLoader {
     /// hit makes no executor hop at all.
     @inline(__always)
     func fastPath(_ url: URL, options: ImageOptions, context: ImageContext) throws(ImageError) -> FastPath {
-        guard !hasOptionsProcessor, options.isDisjoint(with: Self.memoryBypassingOptions) else { return .none(memoryChecked: false) }
+        guard !hasOptionsProcessor, options.isDisjoint(with: Self.memoryBypassingOptions) else { return .none(memoryChecked: false, keys: nil) }
         let defaults = defaultContextIsEmpty ? nil : configuration.defaultContext
-        guard (context.requestModifier ?? defaults?.requestModifier) == nil else { return .none(memoryChecked: false) }
+        guard (context.requestModifier ?? defaults?.requestModifier) == nil else { return .none(memoryChecked: false, keys: nil) }
         // A loader's client certificate is part of the identity: the full path stamps it.
-        guard clientCertificate(of: context.dataLoader ?? defaults?.dataLoader) == nil else { return .none(memoryChecked: false) }
-        guard (context.queryCacheTypeIfSet ?? defaults?.queryCacheTypeIfSet ?? .all).includesMemory else { return .none(memoryChecked: false) }
+        guard clientCertificate(of: context.dataLoader ?? defaults?.dataLoader) == nil else { return .none(memoryChecked: false, keys: nil) }
+        guard (context.queryCacheTypeIfSet ?? defaults?.queryCacheTypeIfSet ?? .all).includesMemory else {
+            return .none(memoryChecked: false, keys: nil)
+        }
         let string = url.absoluteString
         try validate(url, string: string)
         // Without a modifier the request's variant follows from the options
@@ -161,15 +159,15 @@ extension ImageLoader {
         // result is not there yet, and a thousand such hops would queue.
         if tasks.isInFlight(resultKey: keys.resultKey) {
             let request = dataRequest ?? Self.dataRequest(url, options: options).key
-            return .inFlight(keys.taskKey(request: request, decodes: true, cacheOnly: options.contains(.fromCacheOnly)))
+            return .inFlight(keys.taskKey(request: request, decodes: true, cacheOnly: options.contains(.fromCacheOnly)), keys: keys)
         }
         let cache = context.cache ?? defaults?.cache ?? configuration.cache
         // A synchronous read of the cache's lock-guarded table: no actor hop.
-        guard let entry = cache.memory.entry(forKey: keys.resultKey) else { return .none(memoryChecked: true) }
+        guard let entry = cache.memory.entry(forKey: keys.resultKey) else { return .none(memoryChecked: true, keys: keys) }
         if let record = entry.http, followsHTTPCaching, !record.allowsReuse(requestFor: { Self.dataRequest(url, options: options) }) {
             // Stale, or stored for other Vary values: the shared work looks
             // again and revalidates (or serves it stale while it revalidates).
-            return .none(memoryChecked: true)
+            return .none(memoryChecked: true, keys: keys)
         }
         telemetry.countLoad(.memory)
         // The loggers are used where they are, not copied out (`logger(for:)`
@@ -235,7 +233,7 @@ extension ImageLoader {
             // A load cancelled before it starts costs a check, no task and no transfer.
             try Task.checkCancellation()
             if hasShutDown { throw ImageError.shutDown }
-            let request = try makeRequest(url, options: options, context: context)
+            let request = try await makeRequest(url, options: options, context: context)
             await start(request, channel: channel, wantsPreviews: wantsPreviews, memoryChecked: false)
         } catch {
             channel.finish(throwing: error)
@@ -247,7 +245,7 @@ extension ImageLoader {
     /// modifier get that far).
     func start(_ request: ImageLoadRequest, channel: ImageEventChannel, wantsPreviews: Bool, wantsProgress: Bool = true, memoryChecked: Bool) async {
         do {
-            let request = try await resolved(request)
+            try checkNotBlocked(request.keys.origin, url: request.url, options: request.options)
             let refresh = request.options.contains(.refreshCached)
             let logger = logger(for: request.context)
             logger.debug("load", metadata: ["awi.id": request.logID, "awi.options": .stringConvertible(request.options.rawValue)])
@@ -284,7 +282,7 @@ extension ImageLoader {
             key, channel: channel, wantsPreviews: wantsPreviews, wantsProgress: wantsProgress,
             workPriority: Self.workPriority(request.options)
         ) { [self] handle in
-            await run(request, revalidating: revalidating, handle: handle)
+            await run(request, work: revalidating ? .revalidation(known: nil) : .load, handle: handle)
         }
         if joined {
             telemetry.countJoin()

@@ -4,16 +4,35 @@ import Logging
 /// The coordinator of a load's stages. Each stage is a small type with one
 /// job (``MemoryStage``, ``DiskStage``, ``FetchStage``, ``DecodeStage``,
 /// ``TransformStage``, ``StoreStage``); what is here is the order they run
-/// in and what HTTP caching decides between them (stale entries, variants,
-/// `304`s, the fleet lease). The task coalescer runs one of these per task
-/// key, whatever the number of callers.
+/// in: what the tiers hold, the plan the ``HTTPCachePolicy`` makes of it
+/// (``FetchPlan``), then that plan's one fetch path — the fleet lease, the
+/// body budget, the download, a `304`, a stale entry when the origin fails.
+/// The task coalescer runs one of these per task key, whatever the number
+/// of callers.
 extension ImageLoader {
+    /// Why a piece of shared work runs.
+    enum Work {
+        /// A load: the tiers first, then the origin as the policy plans.
+        case load
+        /// A revalidation of what the tiers hold, after its caller was
+        /// served the cached image: `.refreshCached` (`known` nil: the
+        /// stored entry is read), or the background revalidation of an entry
+        /// served while stale (`stale-while-revalidate`, `known` its record).
+        /// A conditional request; the work ends with no response when the
+        /// origin says the cached image is current.
+        case revalidation(known: HTTPCacheRecord?)
+
+        var revalidates: Bool {
+            if case .revalidation = self { true } else { false }
+        }
+    }
+
     /// The shared work behind one task key: find or fetch the data, decode,
     /// transform, store, and tell every subscriber. Runs in its own task,
     /// cancelled when its last subscriber leaves.
-    func run(_ request: ImageLoadRequest, revalidating: Bool, handle: ImageTaskCoalescer.Handle) async {
+    func run(_ request: ImageLoadRequest, work: Work, handle: ImageTaskCoalescer.Handle) async {
         do {
-            let (response, outcome) = try await produce(request, revalidating: revalidating, handle: handle)
+            let (response, outcome) = try await produce(request, work: work, handle: handle)
             if response != nil { failedURLs.remove(request.keys.origin) }
             telemetry.countLoad(outcome)
             handle.finish(.success(response))
@@ -46,8 +65,8 @@ extension ImageLoader {
     /// The result from the caches below the memory fast path: the decoded
     /// original in memory (then only the transform runs), else what the
     /// ``DiskStage`` finds — the transformed entry, or the original's bytes,
-    /// then transformed and stored. A hit served while stale starts its
-    /// background revalidation.
+    /// then transformed and stored. A hit served while stale carries the
+    /// record to revalidate in the background (the caller starts it).
     ///
     /// - Parameters:
     ///   - acceptingStale: Serve a stale entry as a hit.
@@ -80,8 +99,7 @@ extension ImageLoader {
         }
         var hit = response
         hit.headSource = record.map { .stored($0, tier: .disk) }
-        if revalidate, let record { revalidateInBackground(request, record: record) }
-        return .hit(hit)
+        return .hit(hit, revalidate: revalidate ? record : nil)
     }
 
     /// ``storedLookup(for:acceptingStale:record:)`` taking stale entries
@@ -89,18 +107,6 @@ extension ImageLoader {
     func storedResponse(for request: ImageLoadRequest) async throws -> LoadResult? {
         if case .hit(let response, _) = try await storedLookup(for: request, acceptingStale: true) { return response }
         return nil
-    }
-
-    /// What the caches hold for a load: memory, then disk and the shared
-    /// tier, under the primary keys and then (when they hold another
-    /// variant of a `Vary` response) under this request's variant keys.
-    private struct CacheSearch {
-        var response: LoadResult?
-        var stale: StaleEntry?
-        /// The request whose keys found it: a variant's, after a switch.
-        var request: ImageLoadRequest
-        /// The other variant stored under the primary keys, if one was found.
-        var otherVariant: StaleEntry?
     }
 
     /// Searches the caches for `request`, in an `image.cache_lookup` span.
@@ -113,8 +119,9 @@ extension ImageLoader {
                 var found = await memoryLookup(for: search.request)
                 if case .miss = found { found = try await storedLookup(for: search.request) }
                 switch found {
-                case .hit(let response, _):
+                case .hit(let response, let revalidate):
                     search.response = response
+                    search.revalidate = revalidate
                     return search
                 case .stale(let entry):
                     search.stale = entry
@@ -130,111 +137,182 @@ extension ImageLoader {
         }
     }
 
+    /// What a revalidation asks the origin about: the stored original's
+    /// bytes and metadata on disk (or in the shared tier), else the record
+    /// of the image in memory; nil when neither tier holds the image.
+    private func revalidationEntry(for request: ImageLoadRequest) async -> StaleEntry? {
+        if let stored = await diskStage.storedOriginal(for: request) {
+            return StaleEntry(record: cachePolicy.record(stored.metadata ?? HTTPCacheMetadata()), image: nil, data: stored.data)
+        }
+        if request.queryCacheType.includesMemory, let entry = request.cache.memory.entry(forKey: request.keys.resultKey), let record = entry.http {
+            return StaleEntry(record: record, image: entry.image)
+        }
+        return nil
+    }
+
+    // MARK: The plan
+
+    /// What the work does, with the request whose keys it does it under
+    /// (a `Vary` variant's, after the search switched to them) and the
+    /// stored variants a conditional request for this one names (§4.3.1).
+    private struct Planned {
+        var plan: FetchPlan
+        var request: ImageLoadRequest
+        /// The data key of the URL's primary entry, which lists the variants stored.
+        var primaryDataKey: String
+        var candidates: [VariantCandidate] = []
+    }
+
+    /// The plan of `work` for `request`: a revalidation asks the origin
+    /// about what is stored; a load asks the tiers first
+    /// (``searchCaches(for:)``), then the policy
+    /// (``HTTPCachePolicy/plan(_:cacheOnly:)``).
+    private func plan(_ request: ImageLoadRequest, work: Work) async throws -> Planned {
+        switch work {
+        case .revalidation(let known?):
+            return Planned(plan: .fetchConditionally(StaleEntry(record: known, image: nil)), request: request, primaryDataKey: request.keys.dataKey)
+        case .revalidation(nil):
+            let entry = await revalidationEntry(for: request)
+            return Planned(plan: entry.map(FetchPlan.fetchConditionally) ?? .fetchWhole, request: request, primaryDataKey: request.keys.dataKey)
+        case .load:
+            let cacheOnly = request.options.contains(.fromCacheOnly)
+            guard !request.options.contains(.fromLoaderOnly) else {
+                return Planned(plan: .fetchWhole, request: request, primaryDataKey: request.keys.dataKey)
+            }
+            // A caller can miss memory just before an earlier piece of work
+            // for the same result stores it and leaves the table; the search
+            // looks once more, so that race costs one lookup instead of a download.
+            let found = try await searchCaches(for: request)
+            var planned = Planned(
+                plan: try cachePolicy.plan(found, cacheOnly: cacheOnly), request: found.request, primaryDataKey: request.keys.dataKey
+            )
+            if found.stale == nil, found.response == nil, let other = found.otherVariant {
+                planned.candidates = await variantCandidates(of: other, for: request)
+            }
+            return planned
+        }
+    }
+
     // MARK: The load
 
     /// The response for `request`, or `nil` when a revalidation found the
     /// cached image still current; with it, where it came from (the
     /// `outcome` of `awi_loads_total`).
     private func produce(
-        _ request: ImageLoadRequest, revalidating: Bool, handle: ImageTaskCoalescer.Handle
+        _ request: ImageLoadRequest, work: Work, handle: ImageTaskCoalescer.Handle
+    ) async throws -> (LoadResult?, LoaderTelemetry.Outcome) {
+        let planned = try await plan(request, work: work)
+        let request = planned.request
+        switch planned.plan {
+        case .serve(let response, let revalidate):
+            logger(for: request.context).debug("cache hit", metadata: ["awi.id": request.logID, "awi.tier": .stringConvertible(response.cacheType)])
+            if let revalidate { revalidateInBackground(request, record: revalidate) }
+            return (response, Self.outcome(of: response))
+        case .serveStale(let entry):
+            guard let response = try await serveStored(request, entry) else { throw ImageError.cacheMiss }
+            return (response, Self.outcome(of: response))
+        case .fetchConditionally(let entry):
+            try Task.checkCancellation()
+            return try await fetch(request, revalidating: entry, work: work, candidates: [], primaryDataKey: planned.primaryDataKey, handle: handle)
+        case .fetchWhole:
+            try Task.checkCancellation()
+            return try await fetch(
+                request, revalidating: nil, work: work, candidates: planned.candidates, primaryDataKey: planned.primaryDataKey, handle: handle
+            )
+        }
+    }
+
+    /// The outcome a response from the tiers counts as.
+    private static func outcome(of response: LoadResult) -> LoaderTelemetry.Outcome {
+        response.cacheType == .memory ? .memory : .disk
+    }
+
+    /// The one fetch path: the fleet lease, the body budget, the download
+    /// (conditional when `entry` is being revalidated), then a `304`, a
+    /// stale entry served in place of a failing origin, or the new image
+    /// decoded, transformed and stored.
+    ///
+    /// - Parameters:
+    ///   - entry: The stored entry this fetch revalidates, if any.
+    ///   - candidates: Other stored variants a `304` may select (§4.3.1).
+    ///   - primaryDataKey: The data key of the URL's primary entry, which
+    ///     lists the variants stored.
+    private func fetch(
+        _ request: ImageLoadRequest, revalidating entry: StaleEntry?, work: Work, candidates: [VariantCandidate],
+        primaryDataKey: String, handle: ImageTaskCoalescer.Handle
     ) async throws -> (LoadResult?, LoaderTelemetry.Outcome) {
         let logger = logger(for: request.context)
-        // Switched to a `Vary` variant's own keys by the search below when
-        // the URL's stored response is another variant.
-        let primaryRequest = request
-        var request = request
-        var stale: StaleEntry?
-        // The stored variants a request for another one names (RFC 9111 §4.3.1).
-        var candidates: [VariantCandidate] = []
-        if !revalidating && !request.options.contains(.fromLoaderOnly) {
-            // A caller can miss memory just before an earlier piece of work
-            // for the same result stores it and leaves the table; the search
-            // looks once more, so that race costs one lookup instead of a download.
-            let found = try await searchCaches(for: request)
-            request = found.request
-            if found.stale == nil, let other = found.otherVariant {
-                candidates = await variantCandidates(of: other, for: primaryRequest)
-            }
-            if let cached = found.response {
-                logger.debug("cache hit", metadata: ["awi.id": request.logID, "awi.tier": .stringConvertible(cached.cacheType)])
-                return (cached, cached.cacheType == .memory ? .memory : .disk)
-            }
-            stale = found.stale
-            if request.options.contains(.fromCacheOnly) {
-                // The caller forbids the network: a stale entry is served
-                // unless its response forbade serving it stale.
-                if let stale, stale.record.freshness.mayServeStale, let response = try await serveStored(request, stale) {
-                    return (response, response.cacheType == .memory ? .memory : .disk)
-                }
-                throw ImageError.cacheMiss
-            }
-        }
-        try Task.checkCancellation()
         var dataRequest = request.dataRequest
-        var cachedData: Data?
-        var storedMetadata: HTTPCacheMetadata?
-        if let stale {
-            // RFC 9111 §4.3.1: ask with the stored validators; without any
-            // this is a plain request.
-            stale.record.metadata.validators?.apply(to: &dataRequest)
-        } else if revalidating, request.queryCacheType.includesDisk,
-           let entry = try? await request.cache.readEntry(forKey: request.keys.dataKey, includeExtendedData: true) {
-            cachedData = entry.data
-            entry.extendedData.flatMap(CacheValidators.init(encoded:))?.apply(to: &dataRequest)
-            storedMetadata = entry.extendedData.flatMap(HTTPCacheMetadata.init(encoded:))
-        }
+        // RFC 9111 §4.3.1: ask with the stored validators; without any this
+        // is a plain request.
+        entry?.record.metadata.validators?.apply(to: &dataRequest)
         if !candidates.isEmpty, !dataRequest.headers.contains(.ifNoneMatch) {
             // No stored response for this variant, but others: name them, so
             // that a 304 can select one (§4.3.1, §4.3.4).
             dataRequest.headers[.ifNoneMatch] = candidates.map(\.etag).joined(separator: ", ")
         }
-        if revalidating, !dataRequest.headers.contains(.cacheControl) {
+        if request.options.contains(.refreshCached), !dataRequest.headers.contains(.cacheControl) {
             // `.refreshCached` asks the origin, not a cache on the way: as
             // Fetch's "no-cache" mode (and a browser's reload) does, tell any
             // intermediary to revalidate too (RFC 9111 §5.2.1.1).
             dataRequest.headers[.cacheControl] = "max-age=0"
         }
+        if case .revalidation(_?) = work { dataRequest.priority = .low }
         // Counted from before the download (waiting here while the bodies
         // held fill the budget) until this load's processing is done.
         let reservation = try await bodyBudget?.reserve()
         defer { if let reservation { bodyBudget?.release(reservation) } }
         var lease: FetchStage.HeldLease?
-        if !revalidating && stale == nil {
-            switch try await fetchStage.fleetLease(for: request) {
-            case .leader(let taken):
-                lease = taken
-            case .storedByOther:
-                // Read through the cache: the disk fill and the decode rules of a disk hit.
-                if let response = try await storedResponse(for: request) {
-                    logger.debug("served by the shared tier", metadata: ["awi.id": request.logID])
-                    return (response, .shared)
-                }
-            case .alone:
-                break
+        switch try await fetchStage.fleetLease(for: request, revalidating: entry != nil) {
+        case .leader(let taken):
+            lease = taken
+        case .storedByOther:
+            // Read through the cache: the disk fill and the decode rules of a disk hit.
+            if let response = try await storedResponse(for: request) {
+                logger.debug("served by the shared tier", metadata: ["awi.id": request.logID])
+                return (response, .shared)
             }
+        case .revalidatedByOther:
+            if let entry, let served = try await servedAfterPeerRevalidation(request, entry, work: work) { return served }
+        case .alone:
+            break
         }
         let (head, data): (DataResponseHead?, Data)
         let requestTime = Date()
         do {
-            logger.debug("downloading", metadata: [
-                "awi.id": request.logID, "awi.revalidating": .stringConvertible(revalidating || stale != nil),
-            ])
-            (head, data) = try await fetch(request, dataRequest, handle: handle, reservation: reservation)
+            logger.debug("downloading", metadata: ["awi.id": request.logID, "awi.revalidating": .stringConvertible(entry != nil)])
+            (head, data) = try await download(request, dataRequest, handle: handle, reservation: reservation)
         } catch {
             if let lease { await lease.release() }
-            if let stale, let response = try await serveStaleOnError(request, stale, error: error) {
+            // A stale entry stands in for a failing origin where RFC 9111
+            // allows (a load's only); a revalidation's caller has its image.
+            if !work.revalidates, let entry, let response = try await serveStaleOnError(request, entry, error: error) {
                 return (response, .staleOnError)
             }
             throw error
         }
         if let head, head.statusCode == 304 {
-            return try await notModified(
-                request, head: head, requestTime: requestTime, candidates: candidates, stale: stale,
-                stored: (cachedData, storedMetadata), handle: handle, reservation: reservation
-            )
+            // The lease is let go once the refreshed metadata is in the
+            // shared tier, where the fleet's waiters read it.
+            let result: (LoadResult?, LoaderTelemetry.Outcome)
+            do {
+                result = try await notModified(
+                    request, head: head, requestTime: requestTime, candidates: candidates, entry: entry, work: work,
+                    handle: handle, reservation: reservation
+                )
+            } catch {
+                if let lease { await lease.release() }
+                throw error
+            }
+            if let lease { await lease.release() }
+            return result
         }
-        if let cachedData, cachedData == data { return (nil, .notModified) }
-        let storage = storage(for: head, request: request, requestTime: requestTime)
+        if work.revalidates, let stored = entry?.data, stored == data {
+            // The origin ignored the validators and sent the same bytes: nothing changed.
+            if let lease { await lease.release() }
+            return (nil, .notModified)
+        }
+        let storage = cachePolicy.storage(for: head, request: request.dataRequest, requestTime: requestTime)
         if let lease {
             // The fleet waits for these bytes: share them before anything
             // else (decode, transform), then let the waiters in. A response
@@ -246,23 +324,40 @@ extension ImageLoader {
         }
         let response = try await process(request, data: data, head: head, storage: storage, sharedWritten: lease != nil)
         if storage.isStorable, let etag = storage.record?.metadata.etag {
-            await listStoredVariant(request, primaryDataKey: primaryRequest.keys.dataKey, etag: etag)
+            await listStoredVariant(request, primaryDataKey: primaryDataKey, etag: etag)
         }
         return (response, .network)
     }
 
-    /// A `304 Not Modified` to the load's conditional request: the stored
-    /// variant it selects, the stale entry it refreshes, or — when it names
-    /// another representation or its entry is gone — the image fetched whole.
-    ///
-    /// - Parameter stored: What `.refreshCached` read from disk before asking.
+    /// After another server of the fleet held the revalidation lease of
+    /// `entry` and let it go: the entry as that server left it in the shared
+    /// tier, when it is current now — served (a load), or the end of a
+    /// revalidation with nothing to change. Nil when it is still stale
+    /// (the peer's revalidation failed): this server asks the origin itself.
+    private func servedAfterPeerRevalidation(
+        _ request: ImageLoadRequest, _ entry: StaleEntry, work: Work
+    ) async throws -> (LoadResult?, LoaderTelemetry.Outcome)? {
+        guard let metadata = await diskStage.sharedMetadata(for: request),
+              metadata.responseTime != entry.record.metadata.responseTime else { return nil }
+        let record = cachePolicy.record(metadata)
+        guard case .usable = StoredVerdict(record, for: request, acceptingStale: false) else { return nil }
+        // The peer's refreshed metadata, here too (disk and memory).
+        await storeStage.storeRefreshed(metadata, for: request, policy: cachePolicy)
+        logger(for: request.context).debug("revalidated by the fleet", metadata: ["awi.id": request.logID])
+        guard !work.revalidates else { return (nil, .notModified) }
+        guard let response = try await serveStored(request, StaleEntry(record: record, image: entry.image)) else { return nil }
+        return (response, .shared)
+    }
+
+    /// A `304 Not Modified` to the work's conditional request: the stored
+    /// variant it selects, the entry it refreshes (served by a load; a
+    /// revalidation ends with no response), or — when it names another
+    /// representation or its entry is gone — the image fetched whole.
     private func notModified(
         _ request: ImageLoadRequest, head: DataResponseHead, requestTime: Date, candidates: [VariantCandidate],
-        stale: StaleEntry?, stored: (data: Data?, metadata: HTTPCacheMetadata?),
-        handle: ImageTaskCoalescer.Handle, reservation: BodyByteBudget.Reservation?
+        entry: StaleEntry?, work: Work, handle: ImageTaskCoalescer.Handle, reservation: BodyByteBudget.Reservation?
     ) async throws -> (LoadResult?, LoaderTelemetry.Outcome) {
         let logger = logger(for: request.context)
-        let mode = configuration.httpCacheMode
         if !candidates.isEmpty {
             if let response = try await serveSelectedVariant(request, among: candidates, notModified: head, requestTime: requestTime) {
                 return (response, .notModified)
@@ -270,30 +365,24 @@ extension ImageLoader {
             logger.warning("304 selecting no stored variant; fetching it whole", metadata: ["awi.id": request.logID])
             return try await downloadWhole(request, handle: handle, reservation: reservation)
         }
-        if let held = stale?.record.metadata ?? stored.metadata, !held.isSelected(by: head) {
+        // A 304 to a request that named no validator refreshes nothing.
+        guard let entry else { throw ImageError.httpStatus(304) }
+        guard entry.record.metadata.isSelected(by: head) else {
             // The 304 names a representation other than the one stored
             // (§4.3.4): it refreshes nothing, and the stored body is no
             // longer what the origin serves. Fetch it whole.
             logger.debug("304 for another representation; fetching it whole", metadata: ["awi.id": request.logID])
             return try await downloadWhole(request, handle: handle, reservation: reservation)
         }
-        if let stale {
-            // Not modified: the stored entry is current again, its
-            // metadata refreshed from the 304 (§4.3.4); no body came.
-            let refreshed = stale.record.metadata.refreshed(by: head, requestTime: requestTime, responseTime: Date(), mode: mode)
-            await storeStage.storeRefreshed(refreshed, for: request, mode: mode)
-            let current = StaleEntry(record: HTTPCacheRecord(refreshed, mode: mode), image: stale.image)
-            if let response = try await serveStored(request, current, validated: true) { return (response, .notModified) }
-            // The entry went away meanwhile: fetch it whole.
-            return try await downloadWhole(request, handle: handle, reservation: reservation)
-        }
-        guard stored.data != nil else { throw ImageError.httpStatus(304) }
-        if let metadata = stored.metadata {
-            await storeStage.storeRefreshed(
-                metadata.refreshed(by: head, requestTime: requestTime, responseTime: Date(), mode: mode), for: request, mode: mode
-            )
-        }
-        return (nil, .notModified)
+        // Not modified: the stored entry is current again, its metadata
+        // refreshed from the 304 (§4.3.4); no body came.
+        let refreshed = entry.record.metadata.refreshed(by: head, requestTime: requestTime, responseTime: Date(), mode: cachePolicy.mode)
+        await storeStage.storeRefreshed(refreshed, for: request, policy: cachePolicy)
+        guard !work.revalidates else { return (nil, .notModified) }
+        let current = StaleEntry(record: cachePolicy.record(refreshed), image: entry.image)
+        if let response = try await serveStored(request, current, validated: true) { return (response, .notModified) }
+        // The entry went away meanwhile: fetch it whole.
+        return try await downloadWhole(request, handle: handle, reservation: reservation)
     }
 
     /// The response to the request without validators, processed as a
@@ -302,15 +391,15 @@ extension ImageLoader {
         _ request: ImageLoadRequest, handle: ImageTaskCoalescer.Handle, reservation: BodyByteBudget.Reservation?
     ) async throws -> (LoadResult?, LoaderTelemetry.Outcome) {
         let requestTime = Date()
-        let (head, data) = try await fetch(request, request.dataRequest, handle: handle, reservation: reservation)
+        let (head, data) = try await download(request, request.dataRequest, handle: handle, reservation: reservation)
         if head?.statusCode == 304 { throw ImageError.httpStatus(304) }
-        let storage = storage(for: head, request: request, requestTime: requestTime)
+        let storage = cachePolicy.storage(for: head, request: request.dataRequest, requestTime: requestTime)
         return (try await process(request, data: data, head: head, storage: storage), .network)
     }
 
     /// ``FetchStage/download(_:_:through:handle:reservation:logger:)`` through
     /// the coalescer of the request's data loader.
-    private func fetch(
+    private func download(
         _ request: ImageLoadRequest, _ dataRequest: DataRequest, handle: ImageTaskCoalescer.Handle, reservation: BodyByteBudget.Reservation?
     ) async throws -> (DataResponseHead?, Data) {
         try await fetchStage.download(
@@ -326,7 +415,7 @@ extension ImageLoader {
     /// carries the error, the log says it, and `awi_loads_total` counts the
     /// load as `stale_on_error`.
     private func serveStaleOnError(_ request: ImageLoadRequest, _ entry: StaleEntry, error: any Error) async throws -> LoadResult? {
-        guard followsHTTPCaching, let error = error as? ImageError,
+        guard cachePolicy.followsHeaders, let error = error as? ImageError,
               entry.record.freshness.mayServeStale(onError: error, at: Date()) else { return nil }
         guard let response = try await serveStored(request, entry, staleError: error) else { return nil }
         logger(for: request.context).warning("origin failed; serving the stored response stale", metadata: [

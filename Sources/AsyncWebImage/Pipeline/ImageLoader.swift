@@ -71,6 +71,9 @@ public final class ImageLoader: Sendable {
     /// (``DataLoading/clientCertificate``), read once and stamped on every
     /// request so that it is part of the request's identity.
     let defaultClientCertificate: DataRequest.TLSClientCertificate?
+    /// The HTTP caching rules every stage and every fetch judges by: the
+    /// configuration's mode and default lifetime.
+    let cachePolicy: HTTPCachePolicy
     /// The bound on downloaded bodies held at once
     /// (``Configuration/bodyBudgetBytes``); `nil` when there is none.
     let bodyBudget: BodyByteBudget?
@@ -133,8 +136,10 @@ public final class ImageLoader: Sendable {
         var limits = ImageDecodingOptions()
         limits.limits = configuration.decodingLimits
         self.decodeStage = decodeStage
-        memoryStage = MemoryStage(httpCacheMode: configuration.httpCacheMode)
-        diskStage = DiskStage(httpCacheMode: configuration.httpCacheMode, decode: decodeStage, decodeLimits: limits)
+        let cachePolicy = HTTPCachePolicy(configuration)
+        self.cachePolicy = cachePolicy
+        memoryStage = MemoryStage(policy: cachePolicy)
+        diskStage = DiskStage(policy: cachePolicy, decode: decodeStage, decodeLimits: limits)
         fetchStage = FetchStage(
             coders: configuration.coders, limiter: limiter, telemetry: telemetry, bodyBudget: bodyBudget,
             previewInterval: configuration.previewInterval
@@ -326,29 +331,35 @@ public final class ImageLoader: Sendable {
         if hasShutDown { throw ImageError.shutDown }
         // The fast paths: a memory hit (one lookup), or joining the load
         // already making this result (one wait); no request, no channel.
-        var memoryChecked = true
+        let memoryChecked: Bool
+        let keys: ImageRequestKeys?
         switch try fastPath(url, options: options, context: context) {
         case .hit(let response):
             return response
-        case .inFlight(let key):
+        case .inFlight(let key, let known):
             telemetry.countJoin()
             if case .finished(let result) = try await tasks.awaitResult(key) {
                 guard let result else { throw CancellationError() }
                 return try result.imageResponse()
             }
             // The work ended in between: the shared work looks in memory again.
-        case .none(let checked):
-            memoryChecked = checked
+            (memoryChecked, keys) = (true, known)
+        case .none(let checked, let known):
+            (memoryChecked, keys) = (checked, known)
         }
-        guard let span else { return try await fullLoad(url, options: options, context: context, memoryChecked: memoryChecked).imageResponse() }
+        guard let span else { return try await fullLoad(url, options: options, context: context, memoryChecked: memoryChecked, keys: keys).imageResponse() }
         return try await ServiceContext.withValue(span.context) {
-            try await fullLoad(url, options: options, context: context, memoryChecked: memoryChecked).imageResponse()
+            try await fullLoad(url, options: options, context: context, memoryChecked: memoryChecked, keys: keys).imageResponse()
         }
     }
 
     /// The full path of a load: a request, a channel, the shared work.
-    private func fullLoad(_ url: URL, options: ImageOptions, context: ImageContext, memoryChecked: Bool) async throws -> LoadResult {
-        let request = try makeRequest(url, options: options, context: context)
+    ///
+    /// - Parameter keys: The keys the fast path resolved, if it did.
+    private func fullLoad(
+        _ url: URL, options: ImageOptions, context: ImageContext, memoryChecked: Bool, keys: ImageRequestKeys? = nil
+    ) async throws -> LoadResult {
+        let request = try await makeRequest(url, options: options, context: context, keys: keys)
         let channel = ImageEventChannel()
         defer { channel.terminate() }
         await start(request, channel: channel, wantsPreviews: false, wantsProgress: false, memoryChecked: memoryChecked)

@@ -36,13 +36,22 @@ enum FleetFixture {
     }
 
     /// A loader with its own memory and disk over `shared`.
-    static func loader(shared: RedisStore, httpCacheMode: ImageLoader.HTTPCacheMode? = nil) throws -> FleetNode {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("awi-redis-fleet-\(UUID().uuidString)")
+    ///
+    /// - Parameters:
+    ///   - directory: The disk's directory: a new one by default, another
+    ///     node's for a loader on the same disk.
+    ///   - configure: Changes to the loader's configuration.
+    static func loader(
+        shared: RedisStore, httpCacheMode: ImageLoader.HTTPCacheMode? = nil, directory: URL? = nil,
+        configure: (inout ImageLoader.Configuration) -> Void = { _ in }
+    ) throws -> FleetNode {
+        let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("awi-redis-fleet-\(UUID().uuidString)")
         let disk = DiskStore(directory: directory)
         let cache = ImageCache(memory: MemoryCache(), disk: disk, sharedTier: shared)
         var configuration = ImageLoader.Configuration(cache: cache)
         configuration.dataLoader = CurlDataLoader()
         if let httpCacheMode { configuration.httpCacheMode = httpCacheMode }
+        configure(&configuration)
         return FleetNode(loader: ImageLoader(configuration: configuration), disk: disk, directory: directory, shared: shared)
     }
 }

@@ -67,7 +67,7 @@ struct ImageCacheTests {
         #expect(await cache.memory.statistics.recoveries == 1)
     }
 
-    @Test("undecodable disk data is removed and reported as a miss")
+    @Test("disk data its format's coder cannot decode is removed and a miss; data no registered coder reads stays, and the query says why")
     func undecodable() async throws {
         let decoder = CountingDecoder()
         let (cache, disk) = makeCache(decoder: decoder)
@@ -75,10 +75,11 @@ struct ImageCacheTests {
         #expect(try await cache.query(forKey: "bad") == nil)
         #expect(await !disk.contains("bad"))
         #expect(await cache.memory.count == 0)
-        // Data no coder recognises at all is dropped the same way
+        // Data no registered coder reads is this reader's limit, not the entry's
+        // fault (a loader with a coder for it reads it): it is kept
         try await disk.setData(Data("<html>404</html>".utf8), forKey: "html")
-        #expect(try await cache.query(forKey: "html") == nil)
-        #expect(await !disk.contains("html"))
+        await #expect(throws: ImageError.unsupportedFormat(.unknown)) { try await cache.query(forKey: "html") }
+        #expect(await disk.contains("html"))
     }
 
     @Test("a truncated disk entry is a miss, removed, and counted")

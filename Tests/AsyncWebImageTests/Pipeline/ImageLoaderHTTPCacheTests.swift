@@ -12,7 +12,7 @@ struct ImageLoaderHTTPCacheTests {
     static let etag = "\"v1\""
 
     /// A harness whose loader caches in `mode`.
-    static func harness(_ mode: ImageLoader.HTTPCacheMode = .private) throws -> PipelineHarness {
+    static func harness(_ mode: ImageLoader.HTTPCacheMode = .strictPrivate) throws -> PipelineHarness {
         try PipelineHarness { $0.httpCacheMode = mode }
     }
 
@@ -92,7 +92,7 @@ struct ImageLoaderHTTPCacheTests {
         let first = try await harness.loader.image(url, options: .waitStoreCache)
         let bodyBytes = harness.server.statistics("/lm.png").bodyBytesSent
         try await Task.sleep(for: .milliseconds(1200))
-        let restarted = harness.restartedLoader { $0.httpCacheMode = .private }
+        let restarted = harness.restartedLoader { $0.httpCacheMode = .strictPrivate }
         let second = try await restarted.image(url)
         #expect(second.cacheType == .disk)
         #expect(Self.width(second) == Self.width(first))
@@ -103,7 +103,7 @@ struct ImageLoaderHTTPCacheTests {
 
     @Test("s-maxage counts in shared mode only")
     func sharedMaxAge() async throws {
-        for (mode, expected) in [(ImageLoader.HTTPCacheMode.shared, [1, 0, 0]), (.private, [2, 1, 1])] {
+        for (mode, expected) in [(ImageLoader.HTTPCacheMode.strictShared, [1, 0, 0]), (.strictPrivate, [2, 1, 1])] {
             let harness = try Self.harness(mode)
             let url = try Self.serve(harness, "/s.png", [("Cache-Control", "max-age=0, s-maxage=60")])
             _ = try await harness.loader.image(url, options: .waitStoreCache)
@@ -114,7 +114,7 @@ struct ImageLoaderHTTPCacheTests {
 
     @Test("private: stored by a private cache, not by a shared one")
     func privateResponses() async throws {
-        for (mode, expected, stored) in [(ImageLoader.HTTPCacheMode.private, [1, 0, 0], true), (.shared, [2, 0, 0], false)] {
+        for (mode, expected, stored) in [(ImageLoader.HTTPCacheMode.strictPrivate, [1, 0, 0], true), (.strictShared, [2, 0, 0], false)] {
             let harness = try Self.harness(mode)
             let url = try Self.serve(harness, "/p.png", [("Cache-Control", "private, max-age=60")])
             _ = try await harness.loader.image(url, options: .waitStoreCache)
@@ -286,7 +286,7 @@ struct ImageLoaderHTTPCacheTests {
 
     @Test("a shared cache does not store a response to a request with Authorization unless it says public")
     func authorizationInSharedMode() async throws {
-        let harness = try Self.harness(.shared)
+        let harness = try Self.harness(.strictShared)
         let hidden = try Self.serve(harness, "/auth.png", [("Cache-Control", "max-age=60")])
         let open = try Self.serve(harness, "/pub.png", [("Cache-Control", "public, max-age=60")])
         var context = ImageContext()

@@ -10,7 +10,7 @@ import Testing
 /// counts what the origin saw.
 @Suite("ImageLoader: RFC 9111 semantics", .timeLimit(.minutes(1)))
 struct ImageLoaderHTTPSemanticsTests {
-    static func harness(_ mode: ImageLoader.HTTPCacheMode = .private, metrics: RecordingMetricsFactory? = nil) throws -> PipelineHarness {
+    static func harness(_ mode: ImageLoader.HTTPCacheMode = .strictPrivate, metrics: RecordingMetricsFactory? = nil) throws -> PipelineHarness {
         try PipelineHarness {
             $0.httpCacheMode = mode
             if let metrics { $0.metricsFactory = metrics }
@@ -79,7 +79,7 @@ struct ImageLoaderHTTPSemanticsTests {
 
     @Test("must-understand: a 200 with no-store is stored by a cache that knows 200's rules")
     func mustUnderstand() async throws {
-        let harness = try Self.harness(.shared)
+        let harness = try Self.harness(.strictShared)
         let url = try Self.route(harness, "/mu.png", [("Cache-Control", "max-age=3600, no-store, must-understand")])
         _ = try await harness.loader.image(url, options: .waitStoreCache)
         #expect(try await harness.loader.image(url).cacheType == .memory)

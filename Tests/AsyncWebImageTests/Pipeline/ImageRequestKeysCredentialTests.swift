@@ -44,21 +44,21 @@ struct ImageRequestKeysCredentialTests {
     }
 
     @Test("an ImageLoader stamps its CurlDataLoader's client certificate on requests, so two loaders sharing a cache keep apart")
-    func loaderCertificateStamped() throws {
+    func loaderCertificateStamped() async throws {
         var curl = CurlDataLoader.Configuration()
         curl.clientCertificate = DataRequest.TLSClientCertificate(certificatePath: "/certs/a.pem")
         var configuration = ImageLoader.Configuration()
         configuration.dataLoader = CurlDataLoader(configuration: curl)
         let withCertificate = ImageLoader(configuration: configuration)
         let plain = ImageLoader()
-        let a = try withCertificate.makeRequest(url, options: [], context: ImageContext())
-        let b = try plain.makeRequest(url, options: [], context: ImageContext())
+        let a = try await withCertificate.makeRequest(url, options: [], context: ImageContext())
+        let b = try await plain.makeRequest(url, options: [], context: ImageContext())
         #expect(a.dataRequest.clientCertificate == curl.clientCertificate)
         #expect(b.dataRequest.clientCertificate == nil)
         #expect(a.keys.dataKey != b.keys.dataKey)
         // A per-call data loader's certificate wins over the configuration's
         var context = ImageContext()
         context.dataLoader = CurlDataLoader()
-        #expect(try withCertificate.makeRequest(url, options: [], context: context).dataRequest.clientCertificate == nil)
+        #expect(try await withCertificate.makeRequest(url, options: [], context: context).dataRequest.clientCertificate == nil)
     }
 }

@@ -83,9 +83,9 @@ extension DownloadEvents {
 
 /// A trickled body: `count` bytes in `pieces` pieces, `interval` apart.
 func trickled(_ body: Data, pieces: Int, every interval: Duration, contentType: String = "image/jpeg") -> LoopbackServer.Response {
-    // Cacheable, as `LoopbackServer.Response.ok` is: tests of other things than caching headers get a storable image.
+    // As `LoopbackServer.Response.ok`: nothing about caching, as a plain file server answers.
     LoopbackServer.Response(
-        headers: [("Content-Type", contentType), ("Cache-Control", "max-age=86400")],
+        headers: [("Content-Type", contentType)],
         body: body,
         trickle: .init(bytesPerPiece: (body.count + pieces - 1) / pieces, interval: interval)
     )

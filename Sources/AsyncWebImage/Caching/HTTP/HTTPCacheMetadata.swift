@@ -110,6 +110,10 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
         varyValues = HTTPVary.values(of: varyNames, in: request.headers)
     }
 
+    /// The metadata of an entry stored without any (``ImageCache/store(_:data:extendedData:forKey:cacheType:coders:waitsForDisk:)``
+    /// called directly): no status, validators or freshness.
+    init() {}
+
     /// Decodes metadata stored by ``encoded``; `nil` for anything else.
     init?(encoded data: Data) {
         guard data.count <= 65_536, let decoded = try? JSONDecoder().decode(HTTPCacheMetadata.self, from: data) else { return nil }
@@ -193,7 +197,7 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
             return false
         }
         if varyNames.contains("*") { return false }
-        let shared = mode == .shared
+        let shared = mode.isShared
         if shared {
             if control.isPrivate { return false }
             if request.headers.contains(.authorization) || request.credential != nil,

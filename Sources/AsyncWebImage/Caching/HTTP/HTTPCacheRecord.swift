@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 
-/// A stored response's metadata with its freshness in the loader's mode:
+/// A stored response's metadata with its freshness under the loader's policy:
 /// what a memory entry carries next to its image.
 ///
 /// A class, immutable: a memory hit and every copy of the record pass one
@@ -12,10 +12,10 @@ final class HTTPCacheRecord: Sendable {
     /// Whether the response had a `Vary` (looked up once: memory hits ask).
     let hasVary: Bool
 
-    init(_ metadata: HTTPCacheMetadata, mode: ImageLoader.HTTPCacheMode) {
+    init(_ metadata: HTTPCacheMetadata, policy: HTTPCachePolicy) {
         self.metadata = metadata
-        freshness = HTTPFreshness(metadata, mode: mode)
-        hasVary = mode != .ignoringHeaders && metadata.fields?["vary"] != nil
+        freshness = HTTPFreshness(metadata, policy: policy)
+        hasVary = policy.followsHeaders && metadata.fields?["vary"] != nil
     }
 
     /// Whether a memory hit may be served as it is, checked with no

@@ -9,12 +9,19 @@ import Foundation
 ///
 /// The lifetime (§4.2.1) is the first of: `s-maxage` (shared caches),
 /// `max-age`, `Expires` less `Date` (an invalid `Expires` is already
-/// expired), and a heuristic (§4.2.2) — ``heuristicFraction`` of the time
-/// since `Last-Modified`, at most ``maxHeuristicLifetime``, only for a
-/// heuristically cacheable status or a `public` response. A response with
-/// none of them has a lifetime of zero: it is stored, but never reused
-/// without asking the origin (with its validators when it has any, else
-/// with a plain request), as every browser and shared cache does.
+/// expired), and a heuristic (§4.2.2), only for a heuristically cacheable
+/// status or a `public` response:
+/// - in the image-loader modes (``ImageLoader/HTTPCacheMode/private``,
+///   ``ImageLoader/HTTPCacheMode/shared``), the policy's default lifetime
+///   (a week unless configured), unless the response says `no-cache` or
+///   `must-revalidate` (a shared cache: or `proxy-revalidate`), which ask
+///   for a revalidation before every use;
+/// - in the strict modes, ``heuristicFraction`` of the time since
+///   `Last-Modified`, at most ``maxHeuristicLifetime``. A response with
+///   neither explicit freshness nor `Last-Modified` has a lifetime of zero
+///   there: it is stored, but never reused without asking the origin (with
+///   its validators when it has any, else with a plain request), as every
+///   browser and shared cache does.
 struct HTTPFreshness: Hashable, Sendable {
     /// The fraction of the time since `Last-Modified` a heuristic lifetime
     /// is (the 10% RFC 9111 §4.2.2 gives as typical).
@@ -45,12 +52,12 @@ struct HTTPFreshness: Hashable, Sendable {
     /// `must-revalidate`, nor in a shared cache `proxy-revalidate` or `s-maxage`).
     let mayServeStale: Bool
 
-    /// The freshness of `metadata` in a cache in `mode`; `.ignoringHeaders`
+    /// The freshness of `metadata` under `policy`; `.ignoringHeaders`
     /// gives an entry that is always fresh.
-    init(_ metadata: HTTPCacheMetadata, mode: ImageLoader.HTTPCacheMode) {
+    init(_ metadata: HTTPCacheMetadata, policy: HTTPCachePolicy) {
         let responseTime = Date(timeIntervalSince1970: metadata.responseTime ?? 0)
         self.responseTime = responseTime
-        guard mode != .ignoringHeaders else {
+        guard policy.followsHeaders else {
             lifetime = nil
             isHeuristic = false
             initialAge = 0
@@ -75,7 +82,7 @@ struct HTTPFreshness: Hashable, Sendable {
             return
         }
         let control = CacheControl(fields["cache-control"] ?? "")
-        let shared = mode == .shared
+        let shared = policy.mode.isShared
         immutable = control.immutable
         let date = fields["date"].flatMap { HTTPDate.parse($0, now: responseTime) }
         let requestTime = metadata.requestTime.map { Date(timeIntervalSince1970: $0) } ?? responseTime
@@ -93,6 +100,17 @@ struct HTTPFreshness: Hashable, Sendable {
             // An Expires that is not a date means "already expired" (§5.3).
             if let expiresDate = HTTPDate.parse(expires, now: responseTime) {
                 lifetime = expiresDate.timeIntervalSince(date ?? responseTime)
+            } else {
+                lifetime = 0
+            }
+        } else if policy.mode.givesDefaultLifetime {
+            // The origin is silent: the loader's own lifetime, as an image
+            // loader keeps what it loaded, unless the response asks to be
+            // revalidated before each use.
+            let revalidatesAlways = control.noCache || control.mustRevalidate || (shared && control.proxyRevalidate)
+            if !revalidatesAlways, Self.allowsHeuristic(metadata, control: control) {
+                lifetime = policy.defaultLifetime
+                heuristic = true
             } else {
                 lifetime = 0
             }
@@ -118,11 +136,17 @@ struct HTTPFreshness: Hashable, Sendable {
     /// §4.2.2: a fraction of the time from `Last-Modified` to `date`, for a
     /// heuristically cacheable status or a `public` response; nil otherwise.
     private static func heuristicLifetime(_ metadata: HTTPCacheMetadata, control: CacheControl, date: Date) -> Double? {
-        guard HTTPStatusCaching.heuristicallyCacheable.contains(metadata.statusCode) || control.isPublic,
+        guard allowsHeuristic(metadata, control: control),
               let lastModified = metadata.lastModified.flatMap({ HTTPDate.parse($0, now: date) }) else { return nil }
         let interval = date.timeIntervalSince(lastModified)
         guard interval > 0 else { return nil }
         return min(interval * heuristicFraction, maxHeuristicLifetime)
+    }
+
+    /// Whether a response may be given a heuristic lifetime at all (§4.2.2):
+    /// a heuristically cacheable status, or `public`.
+    private static func allowsHeuristic(_ metadata: HTTPCacheMetadata, control: CacheControl) -> Bool {
+        HTTPStatusCaching.heuristicallyCacheable.contains(metadata.statusCode) || control.isPublic
     }
 
     /// The response's age at `now` (§4.2.3 `current_age`), in seconds.

@@ -85,7 +85,7 @@ struct StoredHeaderFields: Hashable, Sendable {
             }
         }
         for field in control.noCacheFields { if let name = HTTPField.Name(field) { named.insert(name) } }
-        if mode == .shared {
+        if mode.isShared {
             for field in control.privateFields { if let name = HTTPField.Name(field) { named.insert(name) } }
         }
         return { connectionFields.contains($0) || named.contains($0) }

@@ -21,4 +21,13 @@ package protocol CacheLeasing: DataCaching {
     ///
     /// - Throws: `CancellationError` when the caller is cancelled.
     func waitForEntry(forKey key: String) async throws -> CacheLeaseWait
+
+    /// Waits for the holder of `key`'s lease to let it go, whatever the
+    /// entry: how a server waits for another's revalidation of an entry the
+    /// tier already holds.
+    ///
+    /// - Returns: ``CacheLeaseWait/leaseGone`` once the lease is released (or
+    ///   expired), ``CacheLeaseWait/timedOut`` or ``CacheLeaseWait/unavailable``.
+    /// - Throws: `CancellationError` when the caller is cancelled.
+    func waitForRelease(forKey key: String) async throws -> CacheLeaseWait
 }

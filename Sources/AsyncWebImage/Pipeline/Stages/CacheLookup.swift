@@ -54,12 +54,17 @@ enum StoredVerdict {
     }
 }
 
-/// A stored response that must be revalidated before use.
+/// A stored response that must be revalidated before use (or is being
+/// revalidated: ``FetchPlan/fetchConditionally(_:)``).
 struct StaleEntry {
     let record: HTTPCacheRecord
     /// The final image, when the stale entry was found in memory: a
     /// `304` then serves it with no decode.
     let image: Image?
+    /// The original's stored bytes, when they were read (a `.refreshCached`
+    /// reads them): an origin that ignores the validators and sends the
+    /// same bytes again has changed nothing.
+    var data: Data? = nil
 }
 
 /// How a response is kept: whether the tiers may store it, the record

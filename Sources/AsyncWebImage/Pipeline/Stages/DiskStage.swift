@@ -21,12 +21,12 @@ struct DiskStage: Sendable {
         case miss
     }
 
-    let httpCacheMode: ImageLoader.HTTPCacheMode
+    let policy: HTTPCachePolicy
     let decode: DecodeStage
     /// The loader's limits alone: how an already transformed entry decodes.
     let decodeLimits: ImageDecodingOptions
 
-    var followsHTTPCaching: Bool { httpCacheMode.followsHeaders }
+    var followsHTTPCaching: Bool { policy.followsHeaders }
 
     /// What the tiers hold for `request`.
     ///
@@ -40,7 +40,7 @@ struct DiskStage: Sendable {
         var record = known
         var revalidate = false
         if record == nil, let metadata = await storedMetadata(for: request) {
-            let found = HTTPCacheRecord(metadata, mode: httpCacheMode)
+            let found = policy.record(metadata)
             if followsHTTPCaching {
                 switch StoredVerdict(found, for: request, acceptingStale: acceptingStale) {
                 case .usable(let inBackground): revalidate = inBackground
@@ -79,7 +79,24 @@ struct DiskStage: Sendable {
         if let disk = request.cache.disk, let data = try? await disk.extendedData(forKey: key) {
             return HTTPCacheMetadata(encoded: data)
         }
-        guard let shared = request.cache.sharedTier, let data = try? await shared.extendedData(forKey: key) else { return nil }
+        return await sharedMetadata(for: request)
+    }
+
+    /// The HTTP metadata of the original's entry in the shared tier alone:
+    /// what another server of the fleet left there (a revalidation of its own).
+    func sharedMetadata(for request: ImageLoadRequest) async -> HTTPCacheMetadata? {
+        guard let shared = request.cache.sharedTier, let data = try? await shared.extendedData(forKey: request.keys.dataKey) else { return nil }
         return HTTPCacheMetadata(encoded: data)
+    }
+
+    /// The original's stored bytes with their HTTP metadata, undecoded and
+    /// judged by nothing (disk, else the shared tier): what a `.refreshCached`
+    /// revalidates. Nil when the request does not read the disk tiers or
+    /// nothing is stored; unreadable entries are misses.
+    func storedOriginal(for request: ImageLoadRequest) async -> (data: Data, metadata: HTTPCacheMetadata?)? {
+        guard request.queryCacheType.includesDisk,
+              let entry = try? await request.cache.readEntry(forKey: request.keys.dataKey, includeExtendedData: true, readErrorsAreMisses: true)
+        else { return nil }
+        return (entry.data, entry.extendedData.flatMap(HTTPCacheMetadata.init(encoded:)))
     }
 }

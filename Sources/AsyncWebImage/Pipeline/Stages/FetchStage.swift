@@ -29,6 +29,9 @@ struct FetchStage: Sendable {
         case leader(HeldLease)
         /// Another server fetched it: the entry is in the shared tier now.
         case storedByOther
+        /// Another server revalidated the stored entry and let the lease go:
+        /// the shared tier holds what its revalidation found.
+        case revalidatedByOther
         /// No fleet to ask (no leasing tier, or it did not answer): fetch.
         case alone
     }
@@ -37,7 +40,11 @@ struct FetchStage: Sendable {
     /// downloads this load's data: this server, or another one whose result
     /// it then waits for. Only loads whose original data is stored as
     /// downloaded take part (a cache serializer stores other bytes).
-    func fleetLease(for request: ImageLoadRequest) async throws -> FleetLease {
+    ///
+    /// - Parameter revalidating: The fetch revalidates a stored entry: the
+    ///   entry is in the tier already, so a waiter waits for the holder to
+    ///   let the lease go (its revalidation stored), not for an entry.
+    func fleetLease(for request: ImageLoadRequest, revalidating: Bool = false) async throws -> FleetLease {
         guard let leasing = request.cache.leasing,
               request.queryCacheType.includesDisk, request.originalStoreCacheType.includesDisk,
               request.context.cacheSerializer == nil else { return .alone }
@@ -49,6 +56,11 @@ struct FetchStage: Sendable {
                 return .leader(HeldLease(lease: lease, tier: leasing))
             case .unavailable:
                 return .alone
+            case .heldByOther where revalidating:
+                switch try await leasing.waitForRelease(forKey: key) {
+                case .leaseGone: return .revalidatedByOther
+                case .entry, .timedOut, .unavailable: return .alone
+                }
             case .heldByOther:
                 switch try await leasing.waitForEntry(forKey: key) {
                 case .entry: return .storedByOther

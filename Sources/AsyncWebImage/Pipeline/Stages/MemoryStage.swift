@@ -5,10 +5,10 @@ import Foundation
 /// A read of the memory cache's lock-guarded table: no decode, no I/O
 /// (but for `.queryMemoryData`, which reads the entry's bytes from disk).
 struct MemoryStage: Sendable {
-    let httpCacheMode: ImageLoader.HTTPCacheMode
+    let policy: HTTPCachePolicy
 
     /// Whether stored records are judged at all (not under `.ignoringHeaders`).
-    var followsHTTPCaching: Bool { httpCacheMode.followsHeaders }
+    var followsHTTPCaching: Bool { policy.followsHeaders }
 
     /// The final image of `request` in memory.
     ///

@@ -80,14 +80,14 @@ struct StoreStage: Sendable {
     /// After a `304 Not Modified`: the refreshed metadata goes to the disk
     /// and shared entries of the load and to its memory entries, keeping
     /// their bytes and images.
-    func storeRefreshed(_ metadata: HTTPCacheMetadata, for request: ImageLoadRequest, mode: ImageLoader.HTTPCacheMode) async {
+    func storeRefreshed(_ metadata: HTTPCacheMetadata, for request: ImageLoadRequest, policy: HTTPCachePolicy) async {
         let cache = request.cache
         let keys = request.keys
         if let encoded = metadata.encoded {
             if let disk = cache.disk { _ = try? await disk.setExtendedData(encoded, forKey: keys.dataKey) }
             if let shared = cache.sharedTier { _ = try? await shared.setExtendedData(encoded, forKey: keys.dataKey) }
         }
-        let record = HTTPCacheRecord(metadata, mode: mode)
+        let record = policy.record(metadata)
         await cache.memory.setHTTPRecord(record, forKey: keys.resultKey)
         if keys.originalImageKey != keys.resultKey {
             await cache.memory.setHTTPRecord(record, forKey: keys.originalImageKey)

@@ -7,10 +7,10 @@ import Testing
 struct HTTPCacheRecordTests {
     static let now = Date(timeIntervalSince1970: 1_700_000_000)
 
-    static func record(_ headers: HTTPFields, status: Int = 200, mode: ImageLoader.HTTPCacheMode = .private) -> HTTPCacheRecord {
+    static func record(_ headers: HTTPFields, status: Int = 200, mode: ImageLoader.HTTPCacheMode = .strictPrivate) -> HTTPCacheRecord {
         let request = DataRequest(url: URL(string: "http://127.0.0.1/a.png")!)
         let head = DataResponseHead(statusCode: status, headers: headers, expectedContentLength: nil, url: request.url)
-        return HTTPCacheRecord(HTTPCacheMetadata(head: head, request: request, responseTime: now, mode: mode), mode: mode)
+        return HTTPCacheRecord(HTTPCacheMetadata(head: head, request: request, responseTime: now, mode: mode), policy: HTTPCachePolicy(mode: mode))
     }
 
     @Test("the head a stored response is served with: its status and fields, Age as current_age (§4.2.3) unless validated")

@@ -16,8 +16,8 @@ struct HTTPFreshnessTests {
         return HTTPCacheMetadata(head: head, request: request, responseTime: now)
     }
 
-    static func freshness(_ headers: [String: String], status: Int = 200, mode: ImageLoader.HTTPCacheMode = .private) -> HTTPFreshness {
-        HTTPFreshness(metadata(headers, status: status), mode: mode)
+    static func freshness(_ headers: [String: String], status: Int = 200, policy: HTTPCachePolicy = .strictPrivate) -> HTTPFreshness {
+        HTTPFreshness(metadata(headers, status: status), policy: policy)
     }
 
     @Test("max-age: fresh until max-age seconds after the response, minus Age")
@@ -42,8 +42,8 @@ struct HTTPFreshnessTests {
     @Test("s-maxage wins in shared mode only")
     func sharedMaxAge() {
         let headers = ["Cache-Control": "max-age=10, s-maxage=100"]
-        #expect(Self.freshness(headers, mode: .shared).freshUntil == Self.now.addingTimeInterval(100))
-        #expect(Self.freshness(headers, mode: .private).freshUntil == Self.now.addingTimeInterval(10))
+        #expect(Self.freshness(headers, policy: .strictShared).freshUntil == Self.now.addingTimeInterval(100))
+        #expect(Self.freshness(headers, policy: .strictPrivate).freshUntil == Self.now.addingTimeInterval(10))
     }
 
     @Test("Expires counts from Date; max-age wins over it; an invalid Expires is stale")
@@ -102,7 +102,7 @@ struct HTTPFreshnessTests {
         for forbidding in ["max-age=2, must-revalidate", "max-age=2, no-cache, stale-if-error=60"] {
             #expect(!Self.freshness(["Cache-Control": forbidding]).mayServeStale(onError: lost, at: later), "\(forbidding)")
         }
-        #expect(!Self.freshness(["Cache-Control": "max-age=2, proxy-revalidate"], mode: .shared).mayServeStale(onError: lost, at: later))
+        #expect(!Self.freshness(["Cache-Control": "max-age=2, proxy-revalidate"], policy: .strictShared).mayServeStale(onError: lost, at: later))
         #expect(Self.freshness(["Cache-Control": "max-age=2, proxy-revalidate"]).mayServeStale(onError: lost, at: later))
     }
 
@@ -114,7 +114,7 @@ struct HTTPFreshnessTests {
             statusCode: 200, headers: [.cacheControl: "max-age=100", .age: "30"], expectedContentLength: nil, url: request.url
         )
         let metadata = HTTPCacheMetadata(head: head, request: request, requestTime: Self.now.addingTimeInterval(-5), responseTime: Self.now)
-        let freshness = HTTPFreshness(metadata, mode: .private)
+        let freshness = HTTPFreshness(metadata, policy: .strictPrivate)
         #expect(freshness.initialAge == 35)
         #expect(freshness.currentAge(at: Self.now.addingTimeInterval(10)) == 45)
         #expect(freshness.freshUntil == Self.now.addingTimeInterval(65))
@@ -124,8 +124,8 @@ struct HTTPFreshnessTests {
     @Test("no-cache is stale at once; ignoring headers is always fresh")
     func noCacheAndIgnore() {
         #expect(!Self.freshness(["Cache-Control": "no-cache, max-age=600"]).isFresh(at: Self.now))
-        #expect(Self.freshness(["Cache-Control": "no-cache"], mode: .ignoringHeaders).isFresh(at: Self.now))
-        #expect(Self.freshness(["Cache-Control": "max-age=0"], mode: .ignoringHeaders).isFresh(at: Self.now.addingTimeInterval(1e6)))
+        #expect(Self.freshness(["Cache-Control": "no-cache"], policy: .ignoringHeaders).isFresh(at: Self.now))
+        #expect(Self.freshness(["Cache-Control": "max-age=0"], policy: .ignoringHeaders).isFresh(at: Self.now.addingTimeInterval(1e6)))
     }
 
     @Test("stale-while-revalidate gives a window after expiry, closed by must-revalidate and no-cache")
@@ -135,7 +135,7 @@ struct HTTPFreshnessTests {
         #expect(!freshness.mayServeWhileRevalidating(at: Self.now.addingTimeInterval(62)))
         #expect(Self.freshness(["Cache-Control": "max-age=1, must-revalidate, stale-while-revalidate=60"]).staleWhileRevalidateUntil == nil)
         #expect(Self.freshness(["Cache-Control": "no-cache, stale-while-revalidate=60"]).staleWhileRevalidateUntil == nil)
-        #expect(Self.freshness(["Cache-Control": "s-maxage=1, stale-while-revalidate=60"], mode: .shared).staleWhileRevalidateUntil == nil)
+        #expect(Self.freshness(["Cache-Control": "s-maxage=1, stale-while-revalidate=60"], policy: .strictShared).staleWhileRevalidateUntil == nil)
     }
 
     @Test("storability: no-store, Vary *, and private or Authorization in shared mode")
@@ -183,7 +183,7 @@ struct HTTPFreshnessTests {
         let later = Self.now.addingTimeInterval(100)
         let head = DataResponseHead(statusCode: 304, headers: [.cacheControl: "max-age=60"], expectedContentLength: nil, url: URL(string: "http://127.0.0.1/a.png")!)
         let refreshed = stored.refreshed(by: head, responseTime: later)
-        #expect(HTTPFreshness(refreshed, mode: .private).freshUntil == later.addingTimeInterval(60))
+        #expect(HTTPFreshness(refreshed, policy: .strictPrivate).freshUntil == later.addingTimeInterval(60))
         #expect(refreshed.etag == "\"v1\"")
         let data = try #require(refreshed.encoded)
         #expect(HTTPCacheMetadata(encoded: data) == refreshed)

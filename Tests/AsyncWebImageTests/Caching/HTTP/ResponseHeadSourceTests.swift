@@ -12,7 +12,7 @@ struct ResponseHeadSourceTests {
         let network = ResponseHeadSource.received(received).head
         #expect(network.tier == .network && network.age == nil && network.headers == received.headers)
         let responseTime = Date(timeIntervalSince1970: 1_700_000_000)
-        let record = HTTPCacheRecord(HTTPCacheMetadata(head: received, request: DataRequest(url: url), responseTime: responseTime), mode: .private)
+        let record = HTTPCacheRecord(HTTPCacheMetadata(head: received, request: DataRequest(url: url), responseTime: responseTime), policy: .strictPrivate)
         let stored = ResponseHeadSource.stored(
             record, tier: .disk, servedAt: responseTime.addingTimeInterval(5), validated: false, staleError: .timeout("slow")
         ).head

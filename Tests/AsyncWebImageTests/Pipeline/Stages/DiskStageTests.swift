@@ -8,9 +8,9 @@ import Testing
 struct DiskStageTests {
     static let logger = Logger(label: "awi.stage-test")
 
-    static func stage(_ fixture: StageFixture, mode: ImageLoader.HTTPCacheMode = .private) -> DiskStage {
+    static func stage(_ fixture: StageFixture, mode: ImageLoader.HTTPCacheMode = .strictPrivate) -> DiskStage {
         DiskStage(
-            httpCacheMode: mode,
+            policy: HTTPCachePolicy(mode: mode),
             decode: DecodeStage(coders: .builtIn, limiter: ConcurrencyLimiter(limit: 1), telemetry: fixture.telemetry),
             decodeLimits: ImageDecodingOptions()
         )
@@ -20,7 +20,7 @@ struct DiskStageTests {
     func original() async throws {
         let fixture = StageFixture()
         let stage = Self.stage(fixture)
-        let request = try fixture.request()
+        let request = try await fixture.request()
         guard case .miss = try await stage.lookup(request, logger: Self.logger) else { Issue.record("an empty disk is a miss"); return }
 
         let fresh = StageFixture.metadata([.cacheControl: "max-age=600", .eTag: "\"v1\""], url: fixture.url)
@@ -50,7 +50,7 @@ struct DiskStageTests {
     func transformed() async throws {
         let fixture = StageFixture()
         let stage = Self.stage(fixture)
-        let request = try fixture.request(transformer: ImageTransformers.Flip(horizontal: true, vertical: false))
+        let request = try await fixture.request(transformer: ImageTransformers.Flip(horizontal: true, vertical: false))
         try await fixture.disk.setData(StageFixture.png, forKey: request.keys.dataKey, extendedData: nil)
         guard case .original(let original, _, _, _) = try await stage.lookup(request, logger: Self.logger) else {
             Issue.record("expected the original"); return
@@ -68,13 +68,13 @@ struct DiskStageTests {
     func bytesAndBypass() async throws {
         let fixture = StageFixture()
         let stage = Self.stage(fixture)
-        let request = try fixture.request(options: .avoidDecodeImage)
+        let request = try await fixture.request(options: .avoidDecodeImage)
         try await fixture.disk.setData(StageFixture.png, forKey: request.keys.dataKey, extendedData: nil)
         guard case .original(let image, let data, _, _) = try await stage.lookup(request, logger: Self.logger) else {
             Issue.record("expected the bytes"); return
         }
         #expect(image == nil && data == StageFixture.png)
-        guard case .miss = try await stage.lookup(try fixture.request(queryCacheType: .memory), logger: Self.logger) else {
+        guard case .miss = try await stage.lookup(try await fixture.request(queryCacheType: .memory), logger: Self.logger) else {
             Issue.record("memory only"); return
         }
         let diskless = StageFixture(withDisk: false)

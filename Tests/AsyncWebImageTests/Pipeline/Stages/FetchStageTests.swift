@@ -16,7 +16,7 @@ struct FetchStageTests {
     @Test("without a leasing shared tier every server fetches alone")
     func alone() async throws {
         let fixture = StageFixture()
-        guard case .alone = try await Self.stage(fixture).fleetLease(for: try fixture.request()) else { Issue.record("no fleet here"); return }
+        guard case .alone = try await Self.stage(fixture).fleetLease(for: try await fixture.request()) else { Issue.record("no fleet here"); return }
     }
 
     @Test("the origin's bytes and head through a coalescer, with progress to the load's subscribers; one request")
@@ -28,7 +28,7 @@ struct FetchStageTests {
         defer { server.stop() }
         let fixture = StageFixture()
         let stage = Self.stage(fixture)
-        let request = try fixture.loader.makeRequest(server.url("/fetch.bin"), options: [], context: ImageContext(cache: fixture.cache))
+        let request = try await fixture.loader.makeRequest(server.url("/fetch.bin"), options: [], context: ImageContext(cache: fixture.cache))
         let coalescer = DownloadCoalescer(loader: CurlDataLoader())
         let tasks = ImageTaskCoalescer()
         let channel = ImageEventChannel()

@@ -24,11 +24,11 @@ struct StageFixture {
     func request(
         options: ImageOptions = [], transformer: (any ImageTransformer)? = nil, queryCacheType: ImageCacheType = .all,
         originalStoreCacheType: ImageCacheType? = nil
-    ) throws -> ImageLoadRequest {
+    ) async throws -> ImageLoadRequest {
         var context = ImageContext(transformer: transformer, cache: cache)
         context.queryCacheType = queryCacheType
         if let originalStoreCacheType { context.originalStoreCacheType = originalStoreCacheType }
-        return try loader.makeRequest(url, options: options, context: context)
+        return try await loader.makeRequest(url, options: options, context: context)
     }
 
     /// A 4×2 RGB image whose pixel (x, y) is (x·60, y·100, 7).
@@ -52,13 +52,13 @@ struct StageFixture {
 
     /// A record of a response with `headers`, received `age` seconds ago.
     static func record(_ headers: HTTPFields, age: TimeInterval = 0, url: URL) -> HTTPCacheRecord {
-        HTTPCacheRecord(metadata(headers, age: age, url: url), mode: .private)
+        HTTPCacheRecord(metadata(headers, age: age, url: url), policy: .strictPrivate)
     }
 
     /// The metadata of a response with `headers`, received `age` seconds ago.
     static func metadata(_ headers: HTTPFields, age: TimeInterval = 0, url: URL) -> HTTPCacheMetadata {
         let head = DataResponseHead(statusCode: 200, headers: headers, expectedContentLength: nil, url: url)
         let now = Date().addingTimeInterval(-age)
-        return HTTPCacheMetadata(head: head, request: DataRequest(url: url), requestTime: now, responseTime: now, mode: .private)
+        return HTTPCacheMetadata(head: head, request: DataRequest(url: url), requestTime: now, responseTime: now, mode: .strictPrivate)
     }
 }

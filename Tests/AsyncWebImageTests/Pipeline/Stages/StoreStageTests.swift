@@ -16,10 +16,10 @@ struct StoreStageTests {
     func network() async throws {
         let fixture = StageFixture()
         let flip = ImageTransformers.Flip(horizontal: true, vertical: false)
-        let request = try fixture.request(options: .waitStoreCache, transformer: flip, originalStoreCacheType: .all)
+        let request = try await fixture.request(options: .waitStoreCache, transformer: flip, originalStoreCacheType: .all)
         let flipped = try flip.transform(StageFixture.image)
         let metadata = StageFixture.metadata([.cacheControl: "max-age=600", .eTag: "\"s\""], url: fixture.url)
-        let storage = ResponseStorage(record: HTTPCacheRecord(metadata, mode: .private), extendedData: metadata.encoded)
+        let storage = ResponseStorage(record: HTTPCacheRecord(metadata, policy: .strictPrivate), extendedData: metadata.encoded)
         let error = try await Self.stage(fixture).store(
             request, original: StageFixture.image, image: flipped, data: StageFixture.png, storage: storage,
             source: .none, sharedWritten: false, logger: Self.logger
@@ -38,7 +38,7 @@ struct StoreStageTests {
     func originalNotKept() async throws {
         let fixture = StageFixture()
         let flip = ImageTransformers.Flip(horizontal: true, vertical: false)
-        let request = try fixture.request(options: .waitStoreCache, transformer: flip)
+        let request = try await fixture.request(options: .waitStoreCache, transformer: flip)
         _ = try await Self.stage(fixture).store(
             request, original: StageFixture.image, image: try flip.transform(StageFixture.image), data: StageFixture.png,
             storage: ResponseStorage(), source: .none, sharedWritten: false, logger: Self.logger
@@ -51,7 +51,7 @@ struct StoreStageTests {
     @Test("bytes that came from disk are not written again; a response that may not be stored goes nowhere")
     func sourcesAndNoStore() async throws {
         let fixture = StageFixture()
-        let request = try fixture.request(options: .waitStoreCache)
+        let request = try await fixture.request(options: .waitStoreCache)
         _ = try await Self.stage(fixture).store(
             request, original: StageFixture.image, image: StageFixture.image, data: StageFixture.png, storage: ResponseStorage(),
             source: .disk, sharedWritten: false, logger: Self.logger
@@ -60,7 +60,7 @@ struct StoreStageTests {
         #expect(await !fixture.disk.contains(request.keys.dataKey))
 
         let other = StageFixture()
-        let noStore = try other.request(options: .waitStoreCache)
+        let noStore = try await other.request(options: .waitStoreCache)
         _ = try await Self.stage(other).store(
             noStore, original: StageFixture.image, image: StageFixture.image, data: StageFixture.png,
             storage: ResponseStorage(isStorable: false), source: .none, sharedWritten: false, logger: Self.logger
@@ -72,14 +72,14 @@ struct StoreStageTests {
     @Test("a 304's refreshed metadata replaces the stored metadata and the memory records, keeping bytes and images")
     func refreshed() async throws {
         let fixture = StageFixture()
-        let request = try fixture.request()
+        let request = try await fixture.request()
         let old = StageFixture.metadata([.cacheControl: "max-age=10", .eTag: "\"r\""], age: 60, url: fixture.url)
         try await fixture.disk.setData(StageFixture.png, forKey: request.keys.dataKey, extendedData: old.encoded)
-        await fixture.memory.setImage(StageFixture.image, forKey: request.keys.resultKey, http: HTTPCacheRecord(old, mode: .private))
+        await fixture.memory.setImage(StageFixture.image, forKey: request.keys.resultKey, http: HTTPCacheRecord(old, policy: .strictPrivate))
         let new = StageFixture.metadata([.cacheControl: "max-age=900", .eTag: "\"r\""], url: fixture.url)
-        await Self.stage(fixture).storeRefreshed(new, for: request, mode: .private)
+        await Self.stage(fixture).storeRefreshed(new, for: request, policy: .strictPrivate)
         let stored = try #require(try await fixture.storedMetadata(forKey: request.keys.dataKey))
-        #expect(HTTPCacheRecord(stored, mode: .private).freshness.lifetime == 900)
+        #expect(HTTPCacheRecord(stored, policy: .strictPrivate).freshness.lifetime == 900)
         #expect(try await fixture.disk.data(forKey: request.keys.dataKey) == StageFixture.png)
         let entry = try #require(fixture.memory.entry(forKey: request.keys.resultKey))
         #expect(entry.image.pixels == StageFixture.image.pixels)

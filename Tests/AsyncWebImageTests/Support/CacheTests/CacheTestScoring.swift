@@ -34,18 +34,24 @@ enum CacheTestScoring {
         var passed: Bool { self == .pass || self == .yes }
     }
 
-    /// `determineTestResult` with dependencies honoured.
-    static func verdict(_ id: String, tests: [String: CacheTestDefinition], results: [String: Result]) -> Verdict {
+    /// `determineTestResult` with dependencies honoured (the suite's
+    /// scoring), or — `honouringDependencies` false — the test's own result,
+    /// whatever its dependencies' (what a cache that breaks one premise on
+    /// purpose does on the tests that assume it).
+    static func verdict(_ id: String, tests: [String: CacheTestDefinition], results: [String: Result], honouringDependencies: Bool = true) -> Verdict {
         var seen: Set<String> = []
-        return verdict(id, tests: tests, results: results, visiting: &seen)
+        return verdict(id, tests: tests, results: results, honouringDependencies: honouringDependencies, visiting: &seen)
     }
 
-    private static func verdict(_ id: String, tests: [String: CacheTestDefinition], results: [String: Result], visiting: inout Set<String>) -> Verdict {
+    private static func verdict(
+        _ id: String, tests: [String: CacheTestDefinition], results: [String: Result], honouringDependencies: Bool, visiting: inout Set<String>
+    ) -> Verdict {
         guard let test = tests[id], let result = results[id] else { return .untested }
         // Bounded by the number of tests: a dependency cycle is a failure, never a loop.
         guard visiting.insert(id).inserted else { return .dependencyFail }
         defer { visiting.remove(id) }
-        for dependency in test.dependsOn where !verdict(dependency, tests: tests, results: results, visiting: &visiting).passed {
+        for dependency in test.dependsOn where honouringDependencies
+            && !verdict(dependency, tests: tests, results: results, honouringDependencies: true, visiting: &visiting).passed {
             return .dependencyFail
         }
         if case .fail(let name, let message) = result {
@@ -70,12 +76,13 @@ enum CacheTestScoring {
         var description: String { "\(requiredPassed)/\(requiredTotal) required, \(optionalPassed)/\(optionalTotal) optional" }
     }
 
-    /// The score of `results` on `ids`, by the suite's verdicts.
-    static func score(_ ids: [String], tests: [String: CacheTestDefinition], results: [String: Result]) -> Score {
+    /// The score of `results` on `ids`, by the suite's verdicts (or by each
+    /// test's own, `honouringDependencies` false).
+    static func score(_ ids: [String], tests: [String: CacheTestDefinition], results: [String: Result], honouringDependencies: Bool = true) -> Score {
         var score = Score()
         for id in ids {
             guard let test = tests[id] else { continue }
-            let passed = verdict(id, tests: tests, results: results).passed
+            let passed = verdict(id, tests: tests, results: results, honouringDependencies: honouringDependencies).passed
             if test.kind == .required {
                 score.requiredTotal += 1
                 if passed { score.requiredPassed += 1 }
