@@ -6,8 +6,9 @@ import Glibc
 /// A disk-cache hit through `ImageCache.query(cacheType: .disk)`: the
 /// `DiskStore` reads the entry (open, fstat, read, trailer check, access
 /// time) — on the caller's thread when the kernel can serve it without
-/// blocking (lookup and page cache), else on its I/O thread — then the image
-/// is decoded off the actors under the decode limiter. The baseline reads
+/// blocking (lookup and page cache), else on its I/O thread — then the bytes
+/// are decoded off the actors with the coder (the cache stores, the caller
+/// decodes, as the loader does). The baseline reads
 /// the same bytes with open/read(2) in the calling task and decodes them
 /// with the same coder.
 ///
@@ -49,15 +50,14 @@ struct DiskHitScenario: Scenario {
         let data = try context.corpus.data(of: file)
         let key = "https://images.example.com/corpus/\(file.name)"
         try await store.setData(data, forKey: key, extendedData: nil)
-        // Every query must be a disk hit: nothing lands in memory.
-        let options = ImageCache.QueryOptions(storesDecodedImageInMemory: false)
+        // Every query is a disk hit: the cache puts nothing in memory.
         let decoder: any ImageDecoding = file.format == .png ? PNGCoder() : JPEGCoder()
         let path = file.path
 
-        guard let first = try await cache.query(forKey: key, cacheType: .disk, options: options), first.cacheType == .disk,
-              let image = first.image else {
+        guard let first = try await cache.query(forKey: key, cacheType: .disk), first.source == .disk, let bytes = first.data else {
             throw BenchmarkFailure("the disk tier did not return \(file.name)")
         }
+        let image = try decoder.decode(bytes, options: .init())
         let direct = try decoder.decode(try Self.readFile(path), options: .init())
         guard direct.size == image.size else { throw BenchmarkFailure("disk hit decoded \(image.size), direct \(direct.size)") }
 
@@ -66,9 +66,10 @@ struct DiskHitScenario: Scenario {
             plan: plan, progress: context.progress,
             ours: {
                 try await Sample.inProcess {
-                    let result = try await cache.query(forKey: key, cacheType: .disk, options: options)
-                    guard result?.image != nil else { throw BenchmarkFailure("disk miss for \(file.name)") }
-                    blackHole(result)
+                    guard let bytes = try await cache.query(forKey: key, cacheType: .disk)?.data else {
+                        throw BenchmarkFailure("disk miss for \(file.name)")
+                    }
+                    blackHole(try decoder.decode(bytes, options: .init()))
                 }
             },
             baseline: {

@@ -46,7 +46,7 @@ struct LoaderCoalescingScenario: Scenario {
                 let sample = try await Sample.inProcess {
                     try await withThrowingTaskGroup(of: Int.self) { group in
                         for _ in 0..<Self.callers {
-                            group.addTask { try await loader.image(url).image.width }
+                            group.addTask { try await loader.image(url).width }
                         }
                         for try await width in group where width == 0 { throw BenchmarkFailure("a caller got no image") }
                     }

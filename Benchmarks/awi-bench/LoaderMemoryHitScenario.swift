@@ -22,7 +22,7 @@ struct LoaderMemoryHitScenario: Scenario {
         let url = URL(string: "http://127.0.0.1:9/memory-hit.jpg")!
         let image = try Image(width: 64, height: 64, pixelFormat: .rgb8, pixels: [UInt8](repeating: 128, count: 64 * 64 * 3))
         await memory.setImage(image, forKey: url.absoluteString)
-        guard try await loader.image(url).cacheType == .memory else { throw BenchmarkFailure("the loader missed its memory cache") }
+        guard try await loader.response(url).source == .memory else { throw BenchmarkFailure("the loader missed its memory cache") }
 
         let plan = context.plan(warmup: 2, minIterations: 10, maxIterations: 40, budget: 4)
         let measurement = try await InterleavedMeasurement.run(

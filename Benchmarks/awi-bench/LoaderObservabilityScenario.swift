@@ -70,7 +70,7 @@ struct LoaderObservabilityScenario: Scenario {
         await plainMemory.setImage(image, forKey: url.absoluteString)
         await observedMemory.setImage(image, forKey: url.absoluteString)
         for loader in [plain, observed] {
-            guard try await loader.image(url).cacheType == .memory else { throw BenchmarkFailure("the loader missed its memory cache") }
+            guard try await loader.response(url).source == .memory else { throw BenchmarkFailure("the loader missed its memory cache") }
         }
         let plan = context.plan(warmup: 2, minIterations: 10, maxIterations: 40, budget: 4)
         let measurement = try await InterleavedMeasurement.run(
@@ -109,7 +109,7 @@ struct LoaderObservabilityScenario: Scenario {
         await plainMemory.setImage(image, forKey: url.absoluteString)
         await observedMemory.setImage(image, forKey: url.absoluteString)
         for loader in [plain, observed] {
-            guard try await loader.image(url).cacheType == .memory else { throw BenchmarkFailure("the loader missed its memory cache") }
+            guard try await loader.response(url).source == .memory else { throw BenchmarkFailure("the loader missed its memory cache") }
         }
         let tracer = CountingTracer()
         let plan = context.plan(warmup: 2, minIterations: 10, maxIterations: 40, budget: 4)

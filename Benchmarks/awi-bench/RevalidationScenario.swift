@@ -52,12 +52,12 @@ struct RevalidationScenario: Scenario {
 
         let dataLoader = CurlDataLoader()
         let (loader, _) = LoaderFactory.make(dataLoader: dataLoader)
-        guard try await loader.image(photo).cacheType == .none else { throw BenchmarkFailure("the first load did not download") }
+        guard try await loader.response(photo).source == .network else { throw BenchmarkFailure("the first load did not download") }
         guard try await loader.data(for: ImageRequest(url: empty, options: .fromLoaderOnly)).data.isEmpty else {
             throw BenchmarkFailure("the loader's no-body download did not come back empty")
         }
         let before = server.statistics("/revalidation/photo.png")
-        guard try await loader.image(photo).cacheType == .memory,
+        guard try await loader.response(photo).source == .memory,
               server.statistics("/revalidation/photo.png").notModifiedResponses == before.notModifiedResponses + 1 else {
             throw BenchmarkFailure("the loader did not revalidate its memory entry with a 304")
         }

@@ -213,7 +213,7 @@ struct AwiCommand: AsyncParsableCommand {
         let written = clock.now
         return AwiReport(
             url: url.absoluteString,
-            source: AwiReport.source(of: response.cacheType),
+            source: AwiReport.source(of: response.source),
             width: image.width,
             height: image.height,
             pixelFormat: "\(image.pixelFormat)",

@@ -35,12 +35,11 @@ struct AwiReport: Encodable {
         "\(url): \(width)×\(height) \(pixelFormat) from \(source) in \(milliseconds.total) ms → \(output.path) (\(output.bytes) bytes)"
     }
 
-    static func source(of cacheType: ImageCacheType) -> String {
-        switch cacheType {
-        case .none: "network"
-        case .memory: "memory"
-        case .disk: "disk"
-        default: "cache"
+    /// The report's name of where the image came from.
+    static func source(of source: ImageSource) -> String {
+        switch source {
+        case .stale: "stale"
+        default: source.description
         }
     }
 

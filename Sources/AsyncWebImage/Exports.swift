@@ -1,5 +1,5 @@
 // The library's API speaks swift-http-types: `DataRequest.headers`,
-// `DataResponseHead.headers`, `RequestModifier.headers(_:)`,
+// `HTTPResponseHead.headers`, `RequestModifier.headers(_:)`,
 // `CacheKeyFilter.ignoredHeaders` are `HTTPFields` and `HTTPField.Name`.
 // Re-exported (as Hummingbird does), so that `import AsyncWebImage` is all a
 // user needs to set a header — no package dependency or import of their own,

@@ -81,14 +81,14 @@ struct HTTPCacheModeMatrixTests {
                     let url = server.url(path)
                     let first = try node(mode)
                     defer { first.removeDirectory() }
-                    _ = try await first.loader.image(url, options: .waitStoreCache)
+                    _ = try await first.loader.response(url, options: .waitStoreCache)
                     let second: FleetNode? = switch tier {
                     case "memory": nil
                     case "disk": try node(mode, directory: first.directory)
                     default: try node(mode)
                     }
                     defer { if tier == "shared" { second?.removeDirectory() } }
-                    _ = try await (second ?? first).loader.image(url)
+                    _ = try await (second ?? first).loader.response(url)
                     let statistics = server.statistics(path)
                     let cost = statistics.requests == 1 ? "0" : statistics.notModifiedResponses == 1 ? "c" : "\(statistics.requests - 1)"
                     tiers.append(cost)

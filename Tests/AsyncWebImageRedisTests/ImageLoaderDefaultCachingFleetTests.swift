@@ -48,14 +48,13 @@ struct ImageLoaderDefaultCachingFleetTests {
         defer { for node in [first, second] { node.removeDirectory() } }
 
         // When the first loads it, then the second twice
-        _ = try await first.loader.image(url, options: .waitStoreCache)
-        let shared = try await second.loader.image(url)
-        let memory = try await second.loader.image(url)
+        _ = try await first.loader.response(url, options: .waitStoreCache)
+        let shared = try await second.loader.response(url)
+        let memory = try await second.loader.response(url)
 
         // Then the origin saw one request
-        #expect(shared.cacheType == .disk)
-        #expect(shared.head?.tier == .disk)
-        #expect(memory.cacheType == .memory)
+        #expect(shared.source == .sharedTier)
+        #expect(memory.source == .memory)
         #expect(server.statistics("/silent.png").requests == 1)
     }
 
@@ -71,8 +70,8 @@ struct ImageLoaderDefaultCachingFleetTests {
         defer { for node in [first, second] { node.removeDirectory() } }
 
         for url in [noStore, zero] {
-            _ = try await first.loader.image(url, options: .waitStoreCache)
-            _ = try await second.loader.image(url)
+            _ = try await first.loader.response(url, options: .waitStoreCache)
+            _ = try await second.loader.response(url)
         }
 
         #expect(server.statistics("/ns.png").requests == 2)
@@ -97,13 +96,13 @@ struct ImageLoaderDefaultCachingFleetTests {
         let url = server.url("/r.png")
         let fleet = try [node(redis), node(redis)]
         defer { for node in fleet { node.removeDirectory() } }
-        for node in fleet { _ = try await node.loader.image(url, options: .waitStoreCache) }
+        for node in fleet { _ = try await node.loader.response(url, options: .waitStoreCache) }
         #expect(server.statistics("/r.png").requests == 1)
         try await Task.sleep(for: .milliseconds(1_100))
 
         // When both load it at once
         let responses = try await withThrowingTaskGroup(of: ImageResponse.self) { group in
-            for node in fleet { group.addTask { try await node.loader.image(url) } }
+            for node in fleet { group.addTask { try await node.loader.response(url) } }
             return try await group.reduce(into: [ImageResponse]()) { $0.append($1) }
         }
 
@@ -125,11 +124,11 @@ struct ImageLoaderDefaultCachingFleetTests {
         let url = server.url("/w.webp")
         let writer = try node(redis) { $0.coders = ImageCoderRegistry.builtIn.adding(WebPCoder()) }
         defer { writer.removeDirectory() }
-        _ = try await writer.loader.image(url, options: .waitStoreCache)
+        _ = try await writer.loader.response(url, options: .waitStoreCache)
 
         // When a core-only loader on the same disk and Redis loads it
         let coreOnly = try node(redis, directory: writer.directory)
-        await #expect(throws: ImageError.unsupportedFormat(.webp)) { try await coreOnly.loader.image(url) }
+        await #expect(throws: ImageError.unsupportedFormat(.webp)) { try await coreOnly.loader.response(url) }
         let message = ImageError.unsupportedFormat(.webp).description
 
         // Then the error names the product, and nothing was removed
@@ -138,8 +137,8 @@ struct ImageLoaderDefaultCachingFleetTests {
         #expect(await writer.shared.data(forKey: url.absoluteString) == webp)
         // And a loader with the coder reads it from the disk, with no origin request
         let reader = try node(redis, directory: writer.directory) { $0.coders = ImageCoderRegistry.builtIn.adding(WebPCoder()) }
-        let read = try await reader.loader.image(url)
-        #expect(read.cacheType == .disk)
+        let read = try await reader.loader.response(url)
+        #expect(read.source == .disk)
         #expect(read.image.width == source.width && read.image.height == source.height)
         #expect(server.statistics("/w.webp").requests == 1)
     }

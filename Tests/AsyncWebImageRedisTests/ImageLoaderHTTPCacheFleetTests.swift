@@ -27,14 +27,14 @@ struct ImageLoaderHTTPCacheFleetTests {
         defer { for node in [first, second] { node.removeDirectory() } }
 
         for path in ["/ns.png", "/p.png", "/f.png"] {
-            _ = try await first.loader.image(server.url(path), options: .waitStoreCache)
+            _ = try await first.loader.response(server.url(path), options: .waitStoreCache)
         }
-        let fresh = try await second.loader.image(server.url("/f.png"))
-        let noStore = try await second.loader.image(server.url("/ns.png"))
-        let privateResponse = try await second.loader.image(server.url("/p.png"))
+        let fresh = try await second.loader.response(server.url("/f.png"))
+        let noStore = try await second.loader.response(server.url("/ns.png"))
+        let privateResponse = try await second.loader.response(server.url("/p.png"))
 
-        #expect(fresh.cacheType == .disk)
-        #expect(noStore.cacheType == .none && privateResponse.cacheType == .none)
+        #expect(fresh.source == .sharedTier)
+        #expect(noStore.source == .network && privateResponse.source == .network)
         #expect(server.statistics("/f.png").requests == 1)
         #expect(server.statistics("/ns.png").requests == 2)
         #expect(server.statistics("/p.png").requests == 2)

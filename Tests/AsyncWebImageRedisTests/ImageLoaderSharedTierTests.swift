@@ -35,10 +35,10 @@ struct ImageLoaderSharedTierTests {
         let second = try node(redis)
         defer { for node in [first, second] { node.removeDirectory() } }
 
-        let fetched = try await first.loader.image(server.url("/a.png"), options: .waitStoreCache)
-        #expect(fetched.cacheType == .none)
-        let shared = try await second.loader.image(server.url("/a.png"))
-        #expect(shared.cacheType == .disk)
+        let fetched = try await first.loader.response(server.url("/a.png"), options: .waitStoreCache)
+        #expect(fetched.source == .network)
+        let shared = try await second.loader.response(server.url("/a.png"))
+        #expect(shared.source == .sharedTier)
         #expect(shared.image.width == fetched.image.width)
         #expect(server.statistics("/a.png").requests == 1)
         #expect(try await eventually { try await second.disk.data(forKey: server.url("/a.png").absoluteString) == image })
@@ -58,7 +58,7 @@ struct ImageLoaderSharedTierTests {
         let widths = try await withThrowingTaskGroup(of: Int?.self) { group in
             for node in fleet {
                 for _ in 0..<10 {
-                    group.addTask { try await node.loader.image(url).image.width }
+                    group.addTask { try await node.loader.response(url).image.width }
                 }
             }
             return try await group.reduce(into: [Int?]()) { $0.append($1) }
@@ -86,7 +86,7 @@ struct ImageLoaderSharedTierTests {
         // When the survivor loads it
         let clock = ContinuousClock()
         let start = clock.now
-        let response = try await survivor.loader.image(url)
+        let response = try await survivor.loader.response(url)
         // Then it waited for the lease to expire, then fetched it itself
         #expect(response.image.width > 0)
         #expect(clock.now - start >= .milliseconds(350))
@@ -106,8 +106,8 @@ struct ImageLoaderSharedTierTests {
         for index in 0..<5 {
             server.route("/c\(index).png", .ok(image, contentType: "image/png"))
             let start = clock.now
-            let response = try await fleetNode.loader.image(server.url("/c\(index).png"))
-            #expect(response.cacheType == .none && response.image.width > 0)
+            let response = try await fleetNode.loader.response(server.url("/c\(index).png"))
+            #expect(response.source == .network && response.image.width > 0)
             #expect(clock.now - start < .seconds(1).scaled)
         }
     }

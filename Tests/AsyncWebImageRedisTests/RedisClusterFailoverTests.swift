@@ -44,7 +44,7 @@ struct RedisClusterFailoverTests {
             // download, a shared-tier write.
             let url = origin.url("/i\(round).png")
             let loadStart = clock.now
-            let response = try await node.loader.image(url, options: .waitStoreCache)
+            let response = try await node.loader.response(url, options: .waitStoreCache)
             #expect(response.image.width > 0)
             slowest = max(slowest, clock.now - loadStart)
             loads += 1

@@ -164,7 +164,7 @@ struct RedisClusterTests {
         let url = origin.url("/slow.png")
         let widths = try await withThrowingTaskGroup(of: Int?.self) { group in
             for node in fleet {
-                for _ in 0..<8 { group.addTask { try await node.loader.image(url).image.width } }
+                for _ in 0..<8 { group.addTask { try await node.loader.response(url).image.width } }
             }
             return try await group.reduce(into: [Int?]()) { $0.append($1) }
         }

@@ -129,9 +129,9 @@ func stressLoads(_ loader: ImageLoader, _ disk: DiskStore, base: String, images:
             continue
         }
         do {
-            let response = try await loader.image(url, options: iteration % 2 == 0 ? .waitStoreCache : [])
+            let response = try await loader.response(url, options: iteration % 2 == 0 ? .waitStoreCache : [])
             loads += 1
-            if response.cacheType == .disk { fromDisk += 1 } else { fromNetwork += 1 }
+            if response.source == .disk { fromDisk += 1 } else { fromNetwork += 1 }
             let image = response.image
             guard image.width == 8 + index, image.height == 8,
                   (0..<image.height).allSatisfy({ y in (0..<image.width).allSatisfy { image.pixel(x: $0, y: y)?.first == pixelValue(index) } })
@@ -157,19 +157,19 @@ func fullDeviceLoaderCheck(directory: String, small: URL, big: URL) async throws
         return (ImageLoader(configuration: configuration), disk)
     }
     let (loader, disk) = makeLoader()
-    let smallImage = try await loader.image(small, options: .waitStoreCache).image
+    let smallImage = try await loader.response(small, options: .waitStoreCache).image
     guard await disk.contains(small.absoluteString) else { return "the small image was not stored" }
     signal(SIGXFSZ, SIG_IGN)
     var limit = rlimit(rlim_cur: 4096, rlim_max: 4096)
     guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else { return "setrlimit failed" }
-    let bigResponse = try await loader.image(big, options: .waitStoreCache)
-    guard bigResponse.cacheType == .none else { return "the big image did not load" }
+    let bigResponse = try await loader.response(big, options: .waitStoreCache)
+    guard bigResponse.source == .network else { return "the big image did not load" }
     guard await !disk.contains(big.absoluteString) else { return "the big image is on a full disk" }
     guard await disk.statistics.failedWrites == 1 else { return "failed writes: \(await disk.statistics.failedWrites)" }
-    guard try await loader.image(big).cacheType == .memory else { return "the big image is not in memory" }
+    guard try await loader.response(big).source == .memory else { return "the big image is not in memory" }
     let (restarted, _) = makeLoader()
-    let again = try await restarted.image(small)
-    guard again.cacheType == .disk else { return "the small image was lost from disk" }
+    let again = try await restarted.response(small)
+    guard again.source == .disk else { return "the small image was lost from disk" }
     guard again.image == smallImage else { return "the small image changed" }
     let names = try FileManager.default.contentsOfDirectory(atPath: directory)
     guard names.count == 1 else { return "files left: \(names)" }

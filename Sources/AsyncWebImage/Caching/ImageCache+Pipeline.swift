@@ -7,48 +7,19 @@ extension ImageCache {
     /// One disk write, run by ``writeToDisk(_:waits:)``.
     typealias DiskWrite = @Sendable () async throws -> Void
 
-    /// Reads `key` (disk, else the shared tier) and decodes it with
-    /// `decode`: the one implementation of "read → decode → remove a damaged
-    /// entry" that ``query(forKey:cacheType:options:coders:)`` and the
-    /// loader's ``DecodeStage`` share. The decode is the caller's (its
-    /// coders, limiter and telemetry); the cache decides only what a decode
-    /// failure means for the stored bytes.
-    ///
-    /// - Returns: The image and its bytes, or `nil` on a miss, an unreadable
-    ///   entry (`readErrorsAreMisses`), or a damaged entry — one whose error
-    ///   ``ImageError/condemnsCachedData``, removed from both tiers so that
-    ///   the next load fetches it anew instead of failing on it again.
-    /// - Throws: `CancellationError`; decode errors that do not condemn the
-    ///   bytes (a limit: the entry is kept for a load that allows more);
-    ///   read errors unless `readErrorsAreMisses`.
-    func readDecoded(
-        forKey key: String, includeExtendedData: Bool = false, readErrorsAreMisses: Bool = false, logger: Logger? = nil,
-        decode: (Data) async throws -> Image
-    ) async throws -> (image: Image, data: Data, extendedData: Data?)? {
-        guard let entry = try await readEntry(forKey: key, includeExtendedData: includeExtendedData, readErrorsAreMisses: readErrorsAreMisses) else { return nil }
-        try Task.checkCancellation()
-        do {
-            return (try await decode(entry.data), entry.data, entry.extendedData)
-        } catch let error as ImageError where error.condemnsCachedData {
-            logger?.debug("damaged cache entry removed", metadata: [
-                "awi.entry": .string(String(SHA256.hexDigest(key).prefix(12))), "awi.error": .string(error.caseName),
-            ])
-            try? await disk?.removeData(forKey: key)
-            try? await sharedTier?.removeData(forKey: key)
-            return nil
-        }
-    }
-
     /// The entry under `key`, undecoded: from the disk tier, else from the
     /// shared tier (whose hit is then written to disk in the background, so
-    /// the next read stays local). The shared tier's trouble is a miss.
-    func readEntry(forKey key: String, includeExtendedData: Bool = false, readErrorsAreMisses: Bool = false) async throws -> (data: Data, extendedData: Data?)? {
+    /// the next read stays local; `fromSharedTier` says which). The shared
+    /// tier's trouble is a miss.
+    func readEntry(
+        forKey key: String, includeExtendedData: Bool = false, readErrorsAreMisses: Bool = false
+    ) async throws -> (data: Data, extendedData: Data?, fromSharedTier: Bool)? {
         if let disk {
             do {
                 if includeExtendedData {
-                    if let entry = try await disk.dataWithExtendedData(forKey: key) { return entry }
+                    if let entry = try await disk.dataWithExtendedData(forKey: key) { return (entry.data, entry.extendedData, false) }
                 } else if let data = try await disk.data(forKey: key) {
-                    return (data, nil)
+                    return (data, nil, false)
                 }
             } catch where readErrorsAreMisses && !(error is CancellationError) {
                 // A disk that cannot be read leaves the shared tier to answer.
@@ -65,7 +36,7 @@ extension ImageCache {
                 }
             }
         }
-        return entry
+        return (entry.data, entry.extendedData, true)
     }
 
     /// A write of encoded data to the disk tier, or `nil` without one.

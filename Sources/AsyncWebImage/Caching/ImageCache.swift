@@ -2,28 +2,29 @@ public import Foundation
 import Synchronization
 import AWILocking
 
-/// The memory cache and the disk tier together: query by key through both,
-/// decode disk hits off every actor, store to the tiers you choose.
+/// The memory cache, the disk tier and the fleet's shared tier together:
+/// decoded images in memory, encoded bytes below, queried by key through
+/// the tiers and stored to the ones you choose.
 ///
 /// ```swift
 /// let cache = ImageCache(name: "avatars")
 /// try await cache.store(image, data: downloaded, forKey: key, waitsForDisk: true)
 /// if let hit = try await cache.query(forKey: key) {
-///     print(hit.cacheType)                      // .memory, or .disk after a restart
+///     print(hit.source)                  // .memory: the image; .disk after a restart: the bytes
 /// }
 /// ```
 ///
+/// The cache stores; it never decodes or encodes. The loader owns its
+/// coders (``ImageLoader/Configuration/coders``) and decodes what it reads
+/// from the cache, so that only a coder that reads a format ever judges an
+/// entry of that format; a call made on the cache directly gets the bytes
+/// of a disk hit, to decode with the coders of its choice
+/// (``ImageCoderRegistry/decode(_:options:)``).
+///
 /// A class, not an actor: it owns no mutable state of its own (but a
 /// failure counter), so a memory hit costs exactly one hop into
-/// ``MemoryCache``. Disk data is decoded on the cooperative pool (never
-/// inside an actor), and the result lands in memory. Concurrent queries of
-/// one key are not coalesced here; the loader coalesces them above.
-///
-/// The cache stores; it does not choose coders. A loader decodes what it
-/// reads from the cache with its own ``ImageLoader/Configuration/coders``
-/// under its own CPU bound (``ImageLoader/Configuration/cpuLimiter``); the
-/// calls you make on the cache yourself name their coders (JPEG and PNG by
-/// default) and run under ``decodeLimiter``.
+/// ``MemoryCache``. Concurrent queries of one key are not coalesced here;
+/// the loader coalesces them above.
 public final class ImageCache: Sendable {
     /// The decoded-image tier.
     public let memory: MemoryCache
@@ -40,11 +41,6 @@ public final class ImageCache: Sendable {
     /// the pipeline asks for the capability instead of casting the tier on
     /// every load.
     package let leasing: (any CacheLeasing)?
-    /// Bounds concurrent decodes and encodes of calls made on the cache
-    /// directly (``query(forKey:cacheType:options:coders:)``, ``store(_:data:extendedData:forKey:cacheType:coders:waitsForDisk:)``);
-    /// a loader bounds its own work with its configuration's `cpuLimiter`.
-    /// ``ConcurrencyLimiter/shared`` by default.
-    public let decodeLimiter: ConcurrencyLimiter
     /// Called (on no particular thread) with each error of a disk write
     /// that nobody awaits; `nil` by default.
     let onDiskWriteFailure: (@Sendable (any Error) -> Void)?
@@ -60,8 +56,8 @@ public final class ImageCache: Sendable {
     /// created: a background store that fails is counted here, not lost.
     public var diskWriteFailureCount: Int { writeFailures.load(ordering: .relaxed) }
 
-    /// A cache with default limits, its disk tier in the `default` store
-    /// (`~/.cache/AsyncWebImage/default`), and the built-in coders.
+    /// A cache with default limits and its disk tier in the `default` store
+    /// (`~/.cache/AsyncWebImage/default`).
     public static let shared: ImageCache = {
         let cache = ImageCache(name: "default")
         sharedMemory.withLock { $0 = ObjectIdentifier(cache.memory) }
@@ -81,32 +77,19 @@ public final class ImageCache: Sendable {
     ///   - memory: The memory tier.
     ///   - disk: The disk tier, or `nil` for none.
     ///   - sharedTier: A tier shared by a fleet (`RedisStore`, product `AsyncWebImageRedis`), or `nil` (the default) for none.
-    ///   - decodeLimiter: Bounds the decodes of direct calls; ``ConcurrencyLimiter/shared`` by default.
     ///   - onDiskWriteFailure: Called with the error of each disk write nobody
     ///     awaits (also counted in ``diskWriteFailureCount``); `nil` by default.
-    public convenience init(
+    public init(
         memory: MemoryCache,
         disk: (any DataCaching)?,
         sharedTier: (any DataCaching)? = nil,
-        decodeLimiter: ConcurrencyLimiter = .shared,
         onDiskWriteFailure: (@Sendable (any Error) -> Void)? = nil
     ) {
-        self.init(
-            memory: memory, disk: disk, sharedTier: sharedTier, decodeLimiter: decodeLimiter,
-            onDiskWriteFailure: onDiskWriteFailure, backgroundWrites: BackgroundWrites()
-        )
-    }
-
-    private init(
-        memory: MemoryCache, disk: (any DataCaching)?, sharedTier: (any DataCaching)?,
-        decodeLimiter: ConcurrencyLimiter, onDiskWriteFailure: (@Sendable (any Error) -> Void)?, backgroundWrites: BackgroundWrites
-    ) {
-        self.backgroundWrites = backgroundWrites
+        backgroundWrites = BackgroundWrites()
         self.memory = memory
         self.disk = disk
         self.sharedTier = sharedTier
-        self.leasing = sharedTier as? any CacheLeasing
-        self.decodeLimiter = decodeLimiter
+        leasing = sharedTier as? any CacheLeasing
         self.onDiskWriteFailure = onDiskWriteFailure
     }
 
@@ -147,35 +130,27 @@ public final class ImageCache: Sendable {
 
     // MARK: Querying
 
-    /// Looks `key` up in memory, then on disk; a disk hit is decoded (off
-    /// every actor, under ``decodeLimiter``) and put in memory.
+    /// Looks `key` up in memory, then on disk, then in the shared tier: the
+    /// image a memory hit holds, or the encoded bytes a lower tier holds
+    /// (not decoded: decode them with your coders, or load through the
+    /// loader, which decodes with its own).
     ///
-    /// Damaged disk data (not decodable) is removed from the disk tier and
-    /// reported as a miss, so the next load downloads it again.
     /// - Parameters:
-    ///   - key: The cache key, used as it is for both tiers.
+    ///   - key: The cache key, used as it is for every tier.
     ///   - cacheType: The tiers to look in: ``ImageCacheType/all`` by default;
     ///     ``ImageCacheType/none`` returns `nil` at once.
-    ///   - options: Data, extended data, decoding.
-    ///   - coders: The decoders of disk data: ``ImageCoderRegistry/builtIn`` (JPEG, PNG) by default.
+    ///   - options: Whether a memory hit reads the disk's bytes too, and
+    ///     whether the entry's extended data is read.
     /// - Returns: What was found and where, or `nil` on a miss.
-    /// - Throws: `CancellationError` when the task is cancelled before the
-    ///   decode; ``ImageError/tooLarge(_:limit:actual:)`` when the data exceeds
-    ///   the decoding limits (the entry is kept);
-    ///   ``ImageError/diskIO(path:errno:message:)`` when the disk tier cannot be read.
-    /// - Complexity: a memory hit is O(1); a disk hit reads and decodes the entry.
-    public func query(
-        forKey key: String,
-        cacheType: ImageCacheType = .all,
-        options: QueryOptions = .init(),
-        coders: ImageCoderRegistry = .builtIn
-    ) async throws -> QueryResult? {
+    /// - Throws: ``ImageError/diskIO(path:errno:message:)`` when the disk tier cannot be read.
+    /// - Complexity: a memory hit is O(1); a disk hit reads the entry.
+    public func query(forKey key: String, cacheType: ImageCacheType = .all, options: QueryOptions = .init()) async throws -> QueryResult? {
         if cacheType.includesMemory, let image = await memory.image(forKey: key) {
-            var result = QueryResult(image: image, data: nil, extendedData: nil, cacheType: .memory)
+            var result = QueryResult(image: image, data: nil, extendedData: nil, source: .memory)
             // Only when the disk tier is queried too: `.memory` means "do not touch the disk".
             if cacheType.includesDisk, let disk {
                 // Best effort: the memory hit stands even if the disk cannot be read.
-                if options.queryMemoryData || options.avoidDecode {
+                if options.queryMemoryData {
                     let entry = try? await disk.dataWithExtendedData(forKey: key)
                     result.data = entry?.data
                     result.extendedData = options.includeExtendedData ? entry?.extendedData : nil
@@ -186,27 +161,17 @@ public final class ImageCache: Sendable {
             return result
         }
         guard cacheType.includesDisk else { return nil }
-        if options.avoidDecode {
-            return try await readEntry(forKey: key, includeExtendedData: options.includeExtendedData).map {
-                QueryResult(image: nil, data: $0.data, extendedData: $0.extendedData, cacheType: .disk)
-            }
+        return try await readEntry(forKey: key, includeExtendedData: options.includeExtendedData).map {
+            QueryResult(image: nil, data: $0.data, extendedData: $0.extendedData, source: $0.fromSharedTier ? .sharedTier : .disk)
         }
-        let limiter = decodeLimiter
-        guard let entry = try await readDecoded(forKey: key, includeExtendedData: options.includeExtendedData, decode: {
-            try await coders.decode($0, options: options.decoding, limiter: limiter)
-        }) else { return nil }
-        if options.storesDecodedImageInMemory {
-            await memory.setImage(entry.image, forKey: key)
-        }
-        return QueryResult(image: entry.image, data: entry.data, extendedData: entry.extendedData, cacheType: .disk)
     }
 
-    /// Where `key` is cached now, without reading or decoding anything.
+    /// Where `key` is cached now, without reading anything.
     ///
     /// - Parameters:
     ///   - key: The cache key.
     ///   - cacheType: The tiers to look in.
-    /// - Returns: ``ImageCacheType/memory``, ``ImageCacheType/disk`` or ``ImageCacheType/none``.
+    /// - Returns: ``ImageCacheType/memory``, ``ImageCacheType/disk`` (the disk or the shared tier) or ``ImageCacheType/none``.
     public func containsImage(forKey key: String, cacheType: ImageCacheType = .all) async -> ImageCacheType {
         if cacheType.includesMemory, await memory.contains(key) { return .memory }
         if cacheType.includesDisk, let disk, await disk.contains(key) { return .disk }
@@ -216,41 +181,35 @@ public final class ImageCache: Sendable {
 
     // MARK: Storing
 
-    /// Stores an image and/or its encoded data under `key`.
+    /// Stores an image and/or its encoded bytes under `key`: the image in
+    /// memory (previews are refused there), the bytes on disk and in the
+    /// shared tier. Nothing is encoded: to keep an image that has no bytes
+    /// on disk, encode it first (``ImageCoderRegistry/encode(_:as:quality:)``).
     ///
-    /// The image goes to memory (previews are refused there). The data goes to
-    /// disk; when `data` is `nil` and an image is given, the image is encoded
-    /// first (in its source format when an encoder writes it, PNG otherwise),
-    /// off every actor under ``decodeLimiter``.
     /// - Parameters:
-    ///   - image: The decoded image, or `nil` to store data only.
-    ///   - data: The encoded data, or `nil`.
+    ///   - image: The decoded image, or `nil` to store bytes only.
+    ///   - data: The encoded bytes, or `nil` to store the image in memory only.
     ///   - extendedData: Metadata to keep with the disk entry (`ETag`, ...).
     ///   - key: The cache key.
     ///   - cacheType: The tiers to store to: ``ImageCacheType/all`` by default.
-    ///   - coders: The encoders of an image stored without data: ``ImageCoderRegistry/builtIn`` by default.
     ///   - waitsForDisk: Return only once the disk write is done (`.waitStoreCache`),
     ///     and throw its error. `false` by default: the write then finishes in
     ///     the background even if the caller is cancelled, and its failure is
     ///     counted in ``diskWriteFailureCount`` and passed to the failure handler.
-    /// - Throws: with `waitsForDisk`, ``ImageError/diskIO(path:errno:message:)``
-    ///   or ``ImageError/encodingFailed(_:_:)``.
+    /// - Throws: with `waitsForDisk`, ``ImageError/diskIO(path:errno:message:)``.
     public func store(
         _ image: Image?,
         data: Data?,
         extendedData: Data? = nil,
         forKey key: String,
         cacheType: ImageCacheType = .all,
-        coders: ImageCoderRegistry = .builtIn,
         waitsForDisk: Bool = false
     ) async throws {
         if cacheType.includesMemory, let image {
             await memory.setImage(image, forKey: key)
         }
-        guard cacheType.includesDisk, data != nil || image.map({ !$0.isPreview }) == true else { return }
-        let write = data.map { dataWrite($0, extendedData: extendedData, forKey: key) }
-            ?? image.flatMap { imageWrite($0, as: nil, forKey: key, coders: coders, limiter: decodeLimiter) }
-        try await writeToDisk(write.map { [$0] } ?? [], waits: waitsForDisk)
+        guard cacheType.includesDisk, let data, let write = dataWrite(data, extendedData: extendedData, forKey: key) else { return }
+        try await writeToDisk([write], waits: waitsForDisk)
     }
 
     // MARK: Removing

@@ -29,10 +29,10 @@ final class CurlTransfer: @unchecked Sendable {
     private let flow = Lock(Flow())
     /// The head of a response whose status (400 or more) failed the
     /// transfer, for a retry's `Retry-After`; read by the consumer.
-    let failedHead = Lock<DataResponseHead?>(nil)
+    let failedHead = Lock<HTTPResponseHead?>(nil)
     /// The timings of the completed transfer, total included; set by the
     /// loop thread before the stream ends, read by the consumer.
-    let completedTimings = Lock<DataResponseHead.Timings?>(nil)
+    let completedTimings = Lock<HTTPResponseHead.Timings?>(nil)
 
     private(set) var easy: UnsafeMutableRawPointer?
     private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -436,7 +436,7 @@ final class CurlTransfer: @unchecked Sendable {
         headDelivered = true
         let status = statusCode ?? 200
         if status >= 400 {
-            let head = DataResponseHead(statusCode: status, headers: headerFields, expectedContentLength: nil, url: request.url)
+            let head = HTTPResponseHead(statusCode: status, headers: headerFields, expectedContentLength: nil, url: request.url)
             failedHead.withLock { $0 = head }
             abortError = status == 407 && usesConfiguredProxy
                 ? .network(.init(kind: .proxy, code: 0, message: "the proxy refused the request: 407 Proxy Authentication Required"))
@@ -464,7 +464,7 @@ final class CurlTransfer: @unchecked Sendable {
             CCurl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &pointer)
             if let pointer, let effective = URL(string: String(cString: pointer)) { url = effective }
         }
-        var head = DataResponseHead(
+        var head = HTTPResponseHead(
             statusCode: status, headers: headerFields, expectedContentLength: encoded ? nil : length, url: url
         )
         head.timings = timings()
@@ -473,7 +473,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// curl's timings so far, HTTP version and connection reuse.
-    private func timings() -> DataResponseHead.Timings? {
+    private func timings() -> HTTPResponseHead.Timings? {
         guard let easy else { return nil }
         func time(_ info: CURLINFO) -> Duration {
             var microseconds: curl_off_t = 0
@@ -488,7 +488,7 @@ final class CurlTransfer: @unchecked Sendable {
             Int(CURL_HTTP_VERSION_1_0): "1.0", Int(CURL_HTTP_VERSION_1_1): "1.1",
             Int(CURL_HTTP_VERSION_2_0): "2", Int(CURL_HTTP_VERSION_3): "3",
         ]
-        return DataResponseHead.Timings(
+        return HTTPResponseHead.Timings(
             nameLookup: time(CURLINFO_NAMELOOKUP_TIME_T), connect: time(CURLINFO_CONNECT_TIME_T),
             tlsHandshake: time(CURLINFO_APPCONNECT_TIME_T), firstByte: time(CURLINFO_STARTTRANSFER_TIME_T),
             httpVersion: versions[version], reusedConnection: connects == 0

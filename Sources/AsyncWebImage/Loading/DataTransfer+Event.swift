@@ -5,7 +5,7 @@ extension DataTransfer {
     /// then any number of ``chunk(_:)``; the sequence ends after the last byte.
     public enum Event: Sendable {
         /// The final response head (after redirects), before any body byte.
-        case head(DataResponseHead)
+        case head(HTTPResponseHead)
         /// The next body bytes.
         case chunk(Data)
     }

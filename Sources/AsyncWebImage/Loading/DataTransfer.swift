@@ -15,9 +15,9 @@ public struct DataTransfer: AsyncSequence, Sendable {
     let stop: (@Sendable () -> Void)?
     /// The head of a response whose status failed the transfer (for its
     /// `Retry-After`), when the loader kept it.
-    let failedHead: (@Sendable () -> DataResponseHead?)?
+    let failedHead: (@Sendable () -> HTTPResponseHead?)?
     /// The timings of the ended transfer, total included, when the loader measured them.
-    let finalTimings: (@Sendable () -> DataResponseHead.Timings?)?
+    let finalTimings: (@Sendable () -> HTTPResponseHead.Timings?)?
 
     /// Wraps a stream of events from a custom loader.
     /// - Parameters:
@@ -35,8 +35,8 @@ public struct DataTransfer: AsyncSequence, Sendable {
         prioritize: @escaping @Sendable (DataRequest.Priority) -> Void,
         consumed: (@Sendable (Int) -> Void)?,
         stop: (@Sendable () -> Void)?,
-        failedHead: (@Sendable () -> DataResponseHead?)? = nil,
-        finalTimings: (@Sendable () -> DataResponseHead.Timings?)? = nil
+        failedHead: (@Sendable () -> HTTPResponseHead?)? = nil,
+        finalTimings: (@Sendable () -> HTTPResponseHead.Timings?)? = nil
     ) {
         self.finalTimings = finalTimings
         self.stream = stream
@@ -59,11 +59,11 @@ public struct DataTransfer: AsyncSequence, Sendable {
         prioritize(priority)
     }
 
-    /// curl's timings of the whole transfer, with ``DataResponseHead/Timings/total``
+    /// curl's timings of the whole transfer, with ``HTTPResponseHead/Timings/total``
     /// set, once the sequence has ended after its last byte; nil before,
     /// after a failure, and from loaders that do not measure them.
     /// - Important: Thread-safe.
-    public var completedTimings: DataResponseHead.Timings? {
+    public var completedTimings: HTTPResponseHead.Timings? {
         finalTimings?()
     }
 

@@ -55,7 +55,7 @@ struct DownloadCoalescerStateMachine<Waiter> {
     }
 
     private(set) var phase: Phase = .loading
-    private(set) var head: DataResponseHead?
+    private(set) var head: HTTPResponseHead?
     private(set) var priority: DataRequest.Priority
     private var body: ByteAccumulator
     /// The newest chunk as received, handed out as is to subscribers that had everything before it.
@@ -177,7 +177,7 @@ struct DownloadCoalescerStateMachine<Waiter> {
     // MARK: Transfer
 
     /// The head arrived; returns the waiters to resume.
-    mutating func receiveHead(_ head: DataResponseHead) -> [Waiter] {
+    mutating func receiveHead(_ head: HTTPResponseHead) -> [Waiter] {
         guard isLoading else { return [] }
         self.head = head
         // Reserve what the server announced, but not a hostile 60 MB for a
@@ -206,7 +206,7 @@ struct DownloadCoalescerStateMachine<Waiter> {
     /// another representation, or could not be spliced): the bytes so far
     /// are dropped, and every subscriber gets the new head and the new body
     /// from its first byte. Returns the waiters to resume.
-    mutating func restart(_ head: DataResponseHead) -> [Waiter] {
+    mutating func restart(_ head: HTTPResponseHead) -> [Waiter] {
         guard isLoading else { return [] }
         body = ByteAccumulator(limit: body.limit)
         lastChunk = Data()

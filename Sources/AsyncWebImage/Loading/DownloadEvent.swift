@@ -15,7 +15,7 @@ public import Foundation
 /// from its first byte, and ``chunk(_:accumulated:)``'s `accumulated` restarts too.
 @_spi(Benchmarks) public enum DownloadEvent: Sendable {
     /// The response head (after the subscriber's response modifier).
-    case head(DataResponseHead)
+    case head(HTTPResponseHead)
     /// Bytes received so far and the expected total, if announced.
     case progress(received: Int64, expected: Int64?)
     /// The bytes new to this subscriber, and every byte so far (for

@@ -30,7 +30,7 @@ import HTTPTypes
         private let request: DataRequest
         private let modifiers: DownloadModifiers
         private var stage = Stage.idle
-        private var head: DataResponseHead?
+        private var head: HTTPResponseHead?
 
         init(coalescer: DownloadCoalescer, request: DataRequest, modifiers: DownloadModifiers) {
             self.coalescer = coalescer

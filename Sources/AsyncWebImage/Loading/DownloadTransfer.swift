@@ -163,7 +163,7 @@ final class DownloadTransfer: Sendable {
     /// restarts with it. A restarting attempt's head restarts the body.
     private func feed(_ source: DataTransfer, from start: Start) async -> Attempt {
         var skip = 0
-        var lastHead: DataResponseHead?
+        var lastHead: HTTPResponseHead?
         do {
             for try await event in source {
                 switch event {

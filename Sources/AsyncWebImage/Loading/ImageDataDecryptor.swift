@@ -5,11 +5,11 @@ public import Foundation
 ///
 /// It runs once per subscriber on the subscriber's task, never on an actor.
 public struct ImageDataDecryptor: Sendable {
-    private let body: @Sendable (Data, DataResponseHead) throws -> Data
+    private let body: @Sendable (Data, HTTPResponseHead) throws -> Data
 
     /// Creates a decryptor that calls `body`.
     /// - Parameter body: Returns the bytes to decode, or throws.
-    public init(_ body: @escaping @Sendable (Data, DataResponseHead) throws -> Data) {
+    public init(_ body: @escaping @Sendable (Data, HTTPResponseHead) throws -> Data) {
         self.body = body
     }
 
@@ -18,7 +18,7 @@ public struct ImageDataDecryptor: Sendable {
     ///   - data: The complete downloaded body.
     ///   - response: The response head the body came with.
     /// - Throws: Whatever makes the data unusable; the error reaches the subscriber.
-    public func decryptedData(_ data: Data, response: DataResponseHead) throws -> Data {
+    public func decryptedData(_ data: Data, response: HTTPResponseHead) throws -> Data {
         try body(data, response)
     }
 

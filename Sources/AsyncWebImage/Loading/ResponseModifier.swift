@@ -4,18 +4,18 @@
 /// It applies to one subscriber: when a coalesced transfer is rejected by one
 /// subscriber's modifier, the others are not disturbed.
 public struct ResponseModifier: Sendable {
-    private let body: @Sendable (DataResponseHead) -> DataResponseHead?
+    private let body: @Sendable (HTTPResponseHead) -> HTTPResponseHead?
 
     /// Creates a modifier that calls `body`.
     /// - Parameter body: Returns the head to use, or nil to reject the response.
-    public init(_ body: @escaping @Sendable (DataResponseHead) -> DataResponseHead?) {
+    public init(_ body: @escaping @Sendable (HTTPResponseHead) -> HTTPResponseHead?) {
         self.body = body
     }
 
     /// The head to use instead of `head`, or nil to reject the response with
     /// ``ImageError/responseRejected(_:)``.
     /// - Parameter head: The response head as received.
-    public func modifiedResponse(for head: DataResponseHead) -> DataResponseHead? {
+    public func modifiedResponse(for head: HTTPResponseHead) -> HTTPResponseHead? {
         body(head)
     }
 

@@ -51,7 +51,7 @@ struct ResumePoint: Sendable, Hashable {
         case unusable
     }
 
-    init?(head: DataResponseHead?, offset: Int) {
+    init?(head: HTTPResponseHead?, offset: Int) {
         guard let head, offset > 0, head.statusCode == 200,
               head.headers[.acceptRanges]?.lowercased().contains("bytes") == true,
               Self.isIdentity(head),
@@ -81,7 +81,7 @@ struct ResumePoint: Sendable, Hashable {
     }
 
     /// What `head`, the answer to the range request, allows.
-    func classify(_ head: DataResponseHead) -> Answer {
+    func classify(_ head: HTTPResponseHead) -> Answer {
         guard Self.isIdentity(head) else { return head.statusCode == 200 ? .replacement : .unusable }
         switch head.statusCode {
         case 206:
@@ -100,19 +100,19 @@ struct ResumePoint: Sendable, Hashable {
     /// Whether `head` names the representation the first response was: the
     /// same strong `ETag` (strong comparison, §8.8.3.2), or the same
     /// `Last-Modified` with the same weak `ETag` or none.
-    private func isSameRepresentation(_ head: DataResponseHead) -> Bool {
+    private func isSameRepresentation(_ head: HTTPResponseHead) -> Bool {
         let tag = HTTPCacheMetadata.value(of: .eTag, in: head)
         guard validatorIsDate else { return tag.map { EntityTag.matches($0, validator, weakly: false) } ?? false }
         return HTTPCacheMetadata.value(of: .lastModified, in: head) == validator && tag == weakTag
     }
 
-    private static func isIdentity(_ head: DataResponseHead) -> Bool {
+    private static func isIdentity(_ head: HTTPResponseHead) -> Bool {
         (head.headers[.contentEncoding] ?? "identity").lowercased() == "identity"
     }
 
     /// §8.8.2.2: a client may treat a `Last-Modified` as strong when the
     /// response's `Date` is far enough after it.
-    private static func isStrong(lastModified: String, in head: DataResponseHead) -> Bool {
+    private static func isStrong(lastModified: String, in head: HTTPResponseHead) -> Bool {
         guard let modified = HTTPDate.parse(lastModified),
               let date = HTTPCacheMetadata.value(of: .date, in: head).flatMap({ HTTPDate.parse($0) }) else { return false }
         return date.timeIntervalSince(modified) >= minimumDateGap

@@ -10,7 +10,7 @@ struct CacheValidators: Codable, Hashable, Sendable {
 
     /// The validators a response carries, or `nil` when it has none (a
     /// validator repeated with different values is none: see ``SingletonField``).
-    init?(head: DataResponseHead) {
+    init?(head: HTTPResponseHead) {
         etag = HTTPCacheMetadata.value(of: .eTag, in: head)
         lastModified = HTTPCacheMetadata.value(of: .lastModified, in: head)
         if etag == nil && lastModified == nil { return nil }

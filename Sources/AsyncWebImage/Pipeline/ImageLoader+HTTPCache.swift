@@ -52,7 +52,7 @@ extension ImageLoader {
     /// fields and the request's `Vary` values; nil when the 304 selects none
     /// or its body is gone (the caller then downloads the image whole).
     func serveSelectedVariant(
-        _ request: ImageLoadRequest, among candidates: [VariantCandidate], notModified head: DataResponseHead, requestTime: Date
+        _ request: ImageLoadRequest, among candidates: [VariantCandidate], notModified head: HTTPResponseHead, requestTime: Date
     ) async throws -> LoadResult? {
         guard let received = HTTPCacheMetadata.value(of: .eTag, in: head),
               let candidate = candidates.first(where: { EntityTag.matches(received, $0.etag, weakly: true) }) else { return nil }
@@ -63,7 +63,7 @@ extension ImageLoader {
             .selected(for: request.dataRequest)
         let storage = cachePolicy.storage(of: selected, request: request.dataRequest)
         var response = try await process(request, data: data, head: nil, storage: storage)
-        if let record = storage.record { response.headSource = .stored(record, tier: .disk, validated: true) }
+        if let record = storage.record { response.headSource = .stored(record, validated: true) }
         return response
     }
 

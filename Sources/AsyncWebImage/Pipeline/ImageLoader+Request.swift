@@ -177,8 +177,8 @@ extension ImageLoader {
         } else {
             telemetry.logger.debug("memory hit", metadata: ["awi.id": .string(String(SHA256.hexDigest(keys.resultKey).prefix(12)))])
         }
-        var response = ImageResponse(image: entry.image, data: nil, cacheType: .memory, url: url)
-        response.headSource = entry.http.map { .stored($0, tier: .memory) }
+        var response = ImageResponse(image: entry.image, data: nil, source: .memory, url: url)
+        response.headSource = entry.http.map { .stored($0) }
         return .hit(response)
     }
 

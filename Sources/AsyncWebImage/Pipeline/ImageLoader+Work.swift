@@ -77,7 +77,7 @@ extension ImageLoader {
             let image = try await transformStage.transform(original.image, with: transformer, options: request.options)
             await storeStage.remember(image, for: request, record: original.record)
             var response = LoadResult(image: image, data: nil, cacheType: .memory, url: request.url)
-            response.headSource = original.record.map { .stored($0, tier: .memory) }
+            response.headSource = original.record.map { .stored($0) }
             return .hit(response)
         }
         let found = try await diskStage.lookup(request, acceptingStale: acceptingStale, record: known, logger: logger(for: request.context))
@@ -85,20 +85,23 @@ extension ImageLoader {
         let record: HTTPCacheRecord?
         let revalidate: Bool
         switch found {
-        case .result(let image, let data, let stored, let stale):
+        case .result(let image, let data, let stored, let stale, let shared):
             await storeStage.remember(image, for: request, record: stored)
-            (response, record, revalidate) = (LoadResult(image: image, data: data, cacheType: .disk, url: request.url), stored, stale)
-        case .original(let image, let data, let stored, let stale):
-            let completed = request.wantsPixels
+            var result = LoadResult(image: image, data: data, cacheType: .disk, url: request.url)
+            result.fromSharedTier = shared
+            (response, record, revalidate) = (result, stored, stale)
+        case .original(let image, let data, let stored, let stale, let shared):
+            var completed = request.wantsPixels
                 ? try await complete(request, original: image, data: data, head: nil, storage: .cached(stored), source: .disk)
                 : LoadResult(image: nil, data: data, cacheType: .disk, url: request.url)
+            completed.fromSharedTier = shared
             (response, record, revalidate) = (completed, stored, stale)
         case .stale(let entry): return .stale(entry)
         case .otherVariant(let entry): return .otherVariant(entry)
         case .miss: return .miss
         }
         var hit = response
-        hit.headSource = record.map { .stored($0, tier: .disk) }
+        hit.headSource = record.map { .stored($0) }
         return .hit(hit, revalidate: revalidate ? record : nil)
     }
 
@@ -277,7 +280,7 @@ extension ImageLoader {
         case .alone:
             break
         }
-        let (head, data): (DataResponseHead?, Data)
+        let (head, data): (HTTPResponseHead?, Data)
         let requestTime = Date()
         do {
             logger.debug("downloading", metadata: ["awi.id": request.logID, "awi.revalidating": .stringConvertible(entry != nil)])
@@ -354,7 +357,7 @@ extension ImageLoader {
     /// revalidation ends with no response), or — when it names another
     /// representation or its entry is gone — the image fetched whole.
     private func notModified(
-        _ request: ImageLoadRequest, head: DataResponseHead, requestTime: Date, candidates: [VariantCandidate],
+        _ request: ImageLoadRequest, head: HTTPResponseHead, requestTime: Date, candidates: [VariantCandidate],
         entry: StaleEntry?, work: Work, handle: ImageTaskCoalescer.Handle, reservation: BodyByteBudget.Reservation?
     ) async throws -> (LoadResult?, LoaderTelemetry.Outcome) {
         let logger = logger(for: request.context)
@@ -401,7 +404,7 @@ extension ImageLoader {
     /// the coalescer of the request's data loader.
     private func download(
         _ request: ImageLoadRequest, _ dataRequest: DataRequest, handle: ImageTaskCoalescer.Handle, reservation: BodyByteBudget.Reservation?
-    ) async throws -> (DataResponseHead?, Data) {
+    ) async throws -> (HTTPResponseHead?, Data) {
         try await fetchStage.download(
             request, dataRequest, through: downloadCoalescer(for: request.context.dataLoader),
             handle: handle, reservation: reservation, logger: logger(for: request.context)
@@ -435,12 +438,11 @@ extension ImageLoader {
     ) async throws -> LoadResult? {
         if let image = entry.image {
             var response = LoadResult(image: image, data: nil, cacheType: .memory, url: request.url)
-            response.headSource = .stored(entry.record, tier: .memory, validated: validated, staleError: staleError)
+            response.headSource = .stored(entry.record, validated: validated, staleError: staleError)
             return response
         }
         if case .hit(var response, _) = try await storedLookup(for: request, acceptingStale: true, record: entry.record) {
-            let tier: HTTPResponseHead.Tier = response.cacheType == .memory ? .memory : .disk
-            response.headSource = .stored(entry.record, tier: tier, validated: validated, staleError: staleError)
+            response.headSource = .stored(entry.record, validated: validated, staleError: staleError)
             return response
         }
         return nil
@@ -450,7 +452,7 @@ extension ImageLoader {
 
     /// Decodes downloaded `data` (``DecodeStage``), then ``complete(_:original:data:head:storage:source:sharedWritten:)``.
     func process(
-        _ request: ImageLoadRequest, data: Data, head: DataResponseHead?, storage: ResponseStorage, sharedWritten: Bool = false
+        _ request: ImageLoadRequest, data: Data, head: HTTPResponseHead?, storage: ResponseStorage, sharedWritten: Bool = false
     ) async throws -> LoadResult {
         let original = request.wantsPixels ? try await decodeStage.decode(data, options: request.decodingOptions) : nil
         return try await complete(request, original: original, data: data, head: head, storage: storage, source: .none, sharedWritten: sharedWritten)
@@ -461,7 +463,7 @@ extension ImageLoader {
     /// network). With `.waitStoreCache` a failed disk write is in the
     /// response's ``LoadResult/storeError``; otherwise the cache counts it.
     private func complete(
-        _ request: ImageLoadRequest, original: Image?, data: Data, head: DataResponseHead?, storage: ResponseStorage,
+        _ request: ImageLoadRequest, original: Image?, data: Data, head: HTTPResponseHead?, storage: ResponseStorage,
         source: ImageCacheType, sharedWritten: Bool = false
     ) async throws -> LoadResult {
         var image = original
@@ -473,7 +475,7 @@ extension ImageLoader {
         if let head {
             response.headSource = .received(head)
         } else if let record = storage.record {
-            response.headSource = .stored(record, tier: source == .memory ? .memory : .disk)
+            response.headSource = .stored(record)
         }
         response.storeError = try await storeStage.store(
             request, original: original, image: image, data: data, storage: storage,

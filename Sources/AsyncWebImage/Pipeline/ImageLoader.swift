@@ -12,8 +12,16 @@ import Tracing
 /// for try await image in loader.images(url, options: .progressiveLoad) {
 ///     show(image)                              // previews, then the final image
 /// }
-/// let response = try await loader.image(url)  // just the final one
+/// let image = try await loader.image(url)        // just the final one
+/// let response = try await loader.response(url)  // with its source, data and head
 /// ```
+///
+/// Every call has a URL form and an ``ImageRequest`` form that return the
+/// same type: ``image(_:options:context:)`` and ``image(for:)`` an ``Image``,
+/// ``response(_:options:context:)`` and ``response(for:)`` an ``ImageResponse``,
+/// ``data(_:options:context:)`` and ``data(for:)`` an ``ImageDataResponse``,
+/// ``images(_:options:context:)`` and ``images(for:)`` the images,
+/// ``events(_:options:context:)`` and ``events(for:)`` the events.
 ///
 /// Identical concurrent loads share one download (the download coalescer)
 /// and one decode and transform per distinct result. Cancelling the calling
@@ -233,7 +241,7 @@ public final class ImageLoader: Sendable {
         }
         // A data load always ends with its bytes; a result without them is a bug, reported not trapped.
         guard let data = result.data else { throw ImageError.invalidImage("the load ended without its data") }
-        return ImageDataResponse(data: data, head: result.headSource?.head, cacheType: result.cacheType, url: result.url)
+        return ImageDataResponse(data: data, source: result.source, url: result.url, head: result.headSource?.head(url: result.url))
     }
 
     /// The images of `request`: previews while bytes arrive (with
@@ -296,14 +304,40 @@ public final class ImageLoader: Sendable {
         events(for: ImageRequest(url: url, options: options, context: context))
     }
 
-    /// The final image of `url` with its data and where it came from:
-    /// ``response(for:)`` of a request for it.
+    /// The final image of `url`: ``image(for:)`` of a request for it.
     ///
+    /// - Parameters:
+    ///   - url: The image's URL.
+    ///   - options: Switches for this load.
+    ///   - context: Settings for this load, over the loader's defaults.
     /// - Throws: ``ImageError``, or `CancellationError` when the calling task is cancelled.
-    public func image(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) async throws -> ImageResponse {
+    public func image(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) async throws -> Image {
+        try await loadResponse(url, options: options, context: context).image
+    }
+
+    /// The final image of `url` with its data, where it came from and its
+    /// head: ``response(for:)`` of a request for it.
+    ///
+    /// - Parameters:
+    ///   - url: The image's URL.
+    ///   - options: Switches for this load.
+    ///   - context: Settings for this load, over the loader's defaults.
+    /// - Throws: ``ImageError``, or `CancellationError` when the calling task is cancelled.
+    public func response(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) async throws -> ImageResponse {
         // The options carry no priority bits beyond the caller's own, as
         // `loadOptions` of a `.normal` request would give them.
         try await loadResponse(url, options: options, context: context)
+    }
+
+    /// The encoded bytes of `url`'s image: ``data(for:)`` of a request for it.
+    ///
+    /// - Parameters:
+    ///   - url: The image's URL.
+    ///   - options: Switches for this load.
+    ///   - context: Settings for this load, over the loader's defaults.
+    /// - Throws: ``ImageError``, or `CancellationError` when the calling task is cancelled.
+    public func data(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) async throws -> ImageDataResponse {
+        try await data(for: ImageRequest(url: url, options: options, context: context))
     }
 
     /// The options a load of `request` runs with: the request's, its

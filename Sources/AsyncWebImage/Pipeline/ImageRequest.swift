@@ -20,15 +20,9 @@ public import Foundation
 /// when the modifier runs, so it does not take part here.
 public struct ImageRequest: Sendable {
     /// How urgently a request's download starts among those waiting for a
-    /// connection slot.
-    public enum Priority: Sendable, Hashable, Comparable, CaseIterable {
-        /// After every waiting ``normal`` and ``high`` request (a prefetch).
-        case low
-        /// The default.
-        case normal
-        /// Before every waiting ``normal`` and ``low`` request (on screen now).
-        case high
-    }
+    /// connection slot: the one priority type of the library, the data
+    /// request's (``DataRequest/Priority``).
+    public typealias Priority = DataRequest.Priority
 
     /// The image's URL (`http` or `https` unless the data loader allows others).
     public var url: URL
@@ -84,15 +78,6 @@ public struct ImageRequest: Sendable {
         var copy = self
         copy.priority = priority
         return copy
-    }
-
-    /// The data request's priority of this request.
-    var dataPriority: DataRequest.Priority {
-        switch priority {
-        case .low: .low
-        case .normal: .normal
-        case .high: .high
-        }
     }
 
     /// The keys of this request alone (no loader defaults, no modifier): its identity as a value.

@@ -1,16 +1,17 @@
 public import Foundation
 
-/// The result of an image load: the image, its encoded data when known, and
-/// where it came from.
+/// The result of an image load: the image, its encoded data when known,
+/// where it came from and the response head it came with. What
+/// ``ImageLoader/response(for:)`` and ``ImageLoader/response(_:options:context:)``
+/// return, and what an event stream's `.finished` carries.
 public struct ImageResponse: Sendable {
     /// The decoded image (the final one: thumbnail and transform applied).
     public let image: Image
     /// The encoded data: the downloaded (and decrypted) bytes, the disk
     /// cache's bytes, or `nil` for a memory hit without `.queryMemoryData`.
     public let data: Data?
-    /// Where the result came from: ``ImageCacheType/none`` (the network),
-    /// ``ImageCacheType/memory`` or ``ImageCacheType/disk``.
-    public let cacheType: ImageCacheType
+    /// Where the image came from.
+    public let source: ImageSource
     /// The URL that was asked for.
     public let url: URL
     /// Why storing the image to disk failed, for a load with
@@ -22,17 +23,17 @@ public struct ImageResponse: Sendable {
     var headSource: ResponseHeadSource?
 
     /// The head of the HTTP response the image came from, as the cache
-    /// returns it: status, header fields (with `Age` when served from a
-    /// cache without validation), and the tier that answered. `nil` when the
-    /// loader kept no head for it (a `file:` URL, an entry stored before
-    /// heads were kept).
-    public var head: HTTPResponseHead? { headSource?.head }
+    /// returns it: status and header fields, with `Age` and ``HTTPResponseHead/age``
+    /// when served from a cache without validation. `nil` when the loader
+    /// kept no head for it (a `file:` URL, an entry stored before heads
+    /// were kept).
+    public var head: HTTPResponseHead? { headSource?.head(url: url) }
 
     /// Creates a response.
-    public init(image: Image, data: Data?, cacheType: ImageCacheType, url: URL) {
+    public init(image: Image, data: Data?, source: ImageSource, url: URL) {
         self.image = image
         self.data = data
-        self.cacheType = cacheType
+        self.source = source
         self.url = url
     }
 }

@@ -16,6 +16,8 @@ struct LoadResult: Sendable {
     var storeError: ImageError?
     /// What the response head is made from (set where the result is made).
     var headSource: ResponseHeadSource?
+    /// A `.disk` result read from the shared tier (the disk did not hold it).
+    var fromSharedTier = false
 
     init(image: Image?, data: Data?, cacheType: ImageCacheType, url: URL) {
         self.image = image
@@ -24,11 +26,23 @@ struct LoadResult: Sendable {
         self.url = url
     }
 
+    /// Where the result came from, as the public responses say it: the
+    /// tier, or what the origin's answer made of a stored entry.
+    var source: ImageSource {
+        if case .stored(_, _, let validated, let staleError)? = headSource {
+            if let staleError { return .stale(staleError) }
+            if validated { return .revalidated }
+        }
+        if cacheType.contains(.memory) { return .memory }
+        if cacheType.contains(.disk) { return fromSharedTier ? .sharedTier : .disk }
+        return .network
+    }
+
     /// The public response, or `invalidImage` for a result that has no
     /// image (which an image load never ends with).
     func imageResponse() throws(ImageError) -> ImageResponse {
         guard let image else { throw .invalidImage("the load decoded no image") }
-        var response = ImageResponse(image: image, data: data, cacheType: cacheType, url: url)
+        var response = ImageResponse(image: image, data: data, source: source, url: url)
         response.storeError = storeError
         response.headSource = headSource
         return response

@@ -77,14 +77,14 @@ struct DiskStoreChecksumTests {
         func loader() -> ImageLoader {
             ImageLoader(configuration: .init(cache: ImageCache(memory: MemoryCache(), disk: store(root.url))))
         }
-        let first = try await loader().image(server.url("/a.jpg"), options: [.waitStoreCache])
+        let first = try await loader().response(server.url("/a.jpg"), options: [.waitStoreCache])
         let expected = first.image.pixels
         // When one bit in the middle of the cached JPEG's entropy data flips
         let path = store(root.url).path(forKey: server.url("/a.jpg").absoluteString)
         try flip(path, at: UInt64(source.count - 40), bit: 6)
         // Then a fresh loader does not serve it: it fetches again, same pixels
-        let second = try await loader().image(server.url("/a.jpg"))
-        #expect(second.cacheType == .none)
+        let second = try await loader().response(server.url("/a.jpg"))
+        #expect(second.source == .network)
         #expect(second.image.pixels == expected)
         #expect(server.statistics("/a.jpg").requests == 2)
     }

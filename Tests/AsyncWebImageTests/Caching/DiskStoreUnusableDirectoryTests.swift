@@ -54,9 +54,9 @@ struct DiskStoreUnusableDirectoryTests {
         let disk = DiskStore(directory: Self.procDirectory, configuration: .init(cleansUpAtStart: false, cleanupInterval: nil))
         let loader = ImageLoader(configuration: .init(cache: ImageCache(memory: MemoryCache(), disk: disk)))
         // When loading, waiting for the (failing) cache write
-        let response = try await loader.image(server.url("/a.jpg"), options: [.waitStoreCache])
+        let response = try await loader.response(server.url("/a.jpg"), options: [.waitStoreCache])
         // Then the image comes from the network, and the write failed quietly
-        #expect(response.cacheType == .none)
+        #expect(response.source == .network)
         let image = response.image
         #expect(image.width == 16 && image.height == 16)
         #expect(await disk.statistics.failedWrites == 1)

@@ -31,16 +31,16 @@ struct FaultCacheTests {
         defer { try? FileFlags.makeWritable(directory.path) }
         let url = rig.harness.serve("/new.png", try noisePNG(side: 32))
         // When a new image is loaded and waits for its store
-        let response = try await rig.loader.image(url, options: .waitStoreCache)
+        let response = try await rig.loader.response(url, options: .waitStoreCache)
         // Then it loads, the failed write is counted, not thrown, and only memory has it
-        #expect(response.cacheType == .none)
+        #expect(response.source == .network)
         #expect(response.image.width > 0)
         #expect(await rig.harness.disk.statistics.failedWrites >= 1)
         #expect(await !rig.harness.disk.contains(url.absoluteString))
-        #expect(try await rig.loader.image(url).cacheType == .memory)
+        #expect(try await rig.loader.response(url).source == .memory)
         // and the entry cached before is still served from disk
-        let fromDisk = try await rig.harness.restartedLoader().image(rig.kept)
-        #expect(fromDisk.cacheType == .disk)
+        let fromDisk = try await rig.harness.restartedLoader().response(rig.kept)
+        #expect(fromDisk.source == .disk)
         #expect(fromDisk.image.hasSamePixels(as: rig.keptImage))
     }
 
@@ -60,11 +60,11 @@ struct FaultCacheTests {
         server.route("/a.png", .ok(png, contentType: "image/png"))
         let url = server.url("/a.png")
         // When an image is loaded twice
-        let first = try await loader.image(url, options: .waitStoreCache)
-        let second = try await loader.image(url)
+        let first = try await loader.response(url, options: .waitStoreCache)
+        let second = try await loader.response(url)
         // Then both succeed (network, then memory), pixel-correct, and the disk holds nothing
-        #expect(first.cacheType == .none)
-        #expect(second.cacheType == .memory)
+        #expect(first.source == .network)
+        #expect(second.source == .memory)
         #expect(second.image.hasSamePixels(as: try ImageCoderRegistry.allFormats.decode(png)))
         #expect(await !disk.contains(url.absoluteString))
         #expect(await disk.statistics.failedWrites == 1)
@@ -78,20 +78,20 @@ struct FaultCacheTests {
         let png = try noisePNG(side: 48)
         rig.server.route("/slow.png", trickled(png, pieces: 8, every: .milliseconds(50), contentType: "image/png"))
         let url = rig.server.url("/slow.png")
-        let load = Task { try await rig.loader.image(url, options: .waitStoreCache) }
+        let load = Task { try await rig.loader.response(url, options: .waitStoreCache) }
         #expect(await rig.server.waitUntil("/slow.png") { $0.bodyBytesSent > 0 })
         // When the whole cache directory is deleted under it
         try FileManager.default.removeItem(at: cacheDirectory(rig))
         let response = try await load.value
         // Then the load succeeds pixel-correct and is stored in a recreated directory
-        #expect(response.cacheType == .none)
+        #expect(response.source == .network)
         #expect(response.image.hasSamePixels(as: try ImageCoderRegistry.allFormats.decode(png)))
         let restarted = rig.harness.restartedLoader()
-        #expect(try await restarted.image(url).cacheType == .disk)
+        #expect(try await restarted.response(url).source == .disk)
         // and the image deleted from disk is still in memory, and reloads from the network in a new loader
-        #expect(try await rig.loader.image(rig.kept).cacheType == .memory)
-        let reloaded = try await restarted.image(rig.kept)
-        #expect(reloaded.cacheType == .none)
+        #expect(try await rig.loader.response(rig.kept).source == .memory)
+        let reloaded = try await restarted.response(rig.kept)
+        #expect(reloaded.source == .network)
         #expect(reloaded.image.hasSamePixels(as: rig.keptImage))
         #expect(rig.harness.requests("/kept.png") == 2)
     }
@@ -134,13 +134,13 @@ struct FaultCacheTests {
         }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         // When a new loader (no memory) loads it
-        let response = try await rig.harness.restartedLoader().image(rig.kept, options: .waitStoreCache)
+        let response = try await rig.harness.restartedLoader().response(rig.kept, options: .waitStoreCache)
         // Then the damaged entry was not served: downloaded again, pixel-correct, and stored whole again
-        #expect(response.cacheType == .none)
+        #expect(response.source == .network)
         #expect(response.image.hasSamePixels(as: rig.keptImage))
         #expect(rig.harness.requests("/kept.png") == 2)
-        let again = try await rig.harness.restartedLoader().image(rig.kept)
-        #expect(again.cacheType == .disk)
+        let again = try await rig.harness.restartedLoader().response(rig.kept)
+        #expect(again.source == .disk)
         #expect(again.image.hasSamePixels(as: rig.keptImage))
     }
 
@@ -177,8 +177,8 @@ struct FaultCacheTests {
         var fromDisk = 0
         for iteration in 0..<150 {
             let index = iteration * 5 % count
-            let response = try await loader.image(server.url("/img/\(index).png"), options: .waitStoreCache)
-            if response.cacheType == .disk { fromDisk += 1 }
+            let response = try await loader.response(server.url("/img/\(index).png"), options: .waitStoreCache)
+            if response.source == .disk { fromDisk += 1 }
             let image = response.image
             #expect(image.width == 8 + index)
             #expect(image.pixel(x: image.width - 1, y: 7)?.first == pixelValue(index))

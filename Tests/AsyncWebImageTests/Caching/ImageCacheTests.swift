@@ -1,9 +1,9 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// A second `DataCaching` tier, kept in memory: shows that any conformer
-/// slots in as the disk tier.
+/// slots in as the disk tier (or the shared one).
 actor DictionaryDataTier: DataCaching {
     private var entries: [String: (Data, Data?)] = [:]
     func data(forKey key: String) -> Data? { entries[key]?.0 }
@@ -14,72 +14,46 @@ actor DictionaryDataTier: DataCaching {
     func removeAll() { entries = [:] }
 }
 
+/// The cache stores and returns; it never decodes or encodes (the loader
+/// owns the coders: `DecodeStageTests` and the loader's suites decode).
 @Suite("ImageCache", .timeLimit(.minutes(1)))
 struct ImageCacheTests {
     private let directory = TemporaryDirectory()
 
-    private func makeCache(
-        decoder: CountingDecoder = CountingDecoder(),
-        memory: MemoryCache.Configuration = .init(costLimit: 1 << 20),
-        limit: Int = 2
-    ) -> (CodedCache, DiskStore) {
+    private func makeCache(memory: MemoryCache.Configuration = .init(costLimit: 1 << 20), shared: (any DataCaching)? = nil) -> (ImageCache, DiskStore) {
         let disk = DiskStore(directory: directory.url, configuration: .init(cleansUpAtStart: false, cleanupInterval: nil))
-        let cache = ImageCache(memory: MemoryCache(configuration: memory), disk: disk, decodeLimiter: ConcurrencyLimiter(limit: limit))
-        return (CodedCache(cache: cache, coders: decoder.registry), disk)
+        return (ImageCache(memory: MemoryCache(configuration: memory), disk: disk, sharedTier: shared), disk)
     }
 
-    @Test("a disk hit is decoded once, lands in memory, and the next query is a memory hit")
-    func diskThenMemory() async throws {
-        // Given encoded data on disk only
-        let decoder = CountingDecoder()
-        let (cache, _) = makeCache(decoder: decoder)
-        let data = CountingDecoder.encode(side: 4, value: 9)
-        try await cache.store(nil, data: data, forKey: "k", waitsForDisk: true)
-        #expect(await cache.containsImage(forKey: "k") == .disk)
-        // When queried twice
-        let first = try await cache.query(forKey: "k")
-        let second = try await cache.query(forKey: "k")
-        // Then the first comes from disk with its data, the second from memory, one decode in all
-        #expect(first?.cacheType == .disk)
-        #expect(first?.data == data)
-        #expect(first?.image?.pixel(x: 3, y: 3) == [9])
-        #expect(second?.cacheType == .memory)
-        #expect(second?.data == nil)
-        #expect(second?.image?.storage === first?.image?.storage)
-        #expect(decoder.counts.value.calls == 1)
-        #expect(await cache.containsImage(forKey: "k") == .memory)
+    @Test("a disk hit returns the stored bytes, undecoded, and puts nothing in memory; a memory hit returns the image")
+    func bytesBelowImagesInMemory() async throws {
+        // Given bytes on disk only, and an image with its bytes in both tiers
+        let (cache, _) = makeCache()
+        let bytes = CountingDecoder.encode(side: 4, value: 9)
+        try await cache.store(nil, data: bytes, forKey: "disk", waitsForDisk: true)
+        let image = TestImages.gray(side: 2, value: 5)
+        try await cache.store(image, data: CountingDecoder.encode(side: 2, value: 5), forKey: "both", waitsForDisk: true)
+
+        // When each is queried
+        let disk = try await cache.query(forKey: "disk")
+        let memory = try await cache.query(forKey: "both")
+
+        // Then the disk hit is its bytes and the memory hit its image
+        #expect(disk?.source == .disk && disk?.data == bytes && disk?.image == nil)
+        #expect(await cache.memory.image(forKey: "disk") == nil)
+        #expect(memory?.source == .memory && memory?.data == nil)
+        #expect(memory?.image?.storage === image.storage)
     }
 
-    @Test("a held image evicted from memory is recovered, not decoded again")
-    func weakRecoveryThroughCache() async throws {
-        // Given a one-entry memory tier and an image decoded from disk that the caller holds
-        let decoder = CountingDecoder()
-        let (cache, _) = makeCache(decoder: decoder, memory: .init(costLimit: 1 << 20, countLimit: 1))
-        try await cache.store(nil, data: CountingDecoder.encode(side: 2, value: 1), forKey: "held", waitsForDisk: true)
-        let held = try #require(try await cache.query(forKey: "held")?.image)
-        // When another image pushes it out of the LRU and it is queried again
-        try await cache.store(TestImages.gray(side: 3), data: nil, forKey: "other", cacheType: .memory)
-        let again = try await cache.query(forKey: "held")
-        // Then it is a memory hit on the same pixels, with one decode in all
-        #expect(again?.cacheType == .memory)
-        #expect(again?.image?.storage === held.storage)
-        #expect(decoder.counts.value.calls == 1)
-        #expect(await cache.memory.statistics.recoveries == 1)
-    }
-
-    @Test("disk data its format's coder cannot decode is removed and a miss; data no registered coder reads stays, and the query says why")
-    func undecodable() async throws {
-        let decoder = CountingDecoder()
-        let (cache, disk) = makeCache(decoder: decoder)
-        try await disk.setData(Data("TSTI".utf8) + Data([0]), forKey: "bad")
-        #expect(try await cache.query(forKey: "bad") == nil)
-        #expect(await !disk.contains("bad"))
-        #expect(await cache.memory.count == 0)
-        // Data no registered coder reads is this reader's limit, not the entry's
-        // fault (a loader with a coder for it reads it): it is kept
-        try await disk.setData(Data("<html>404</html>".utf8), forKey: "html")
-        await #expect(throws: ImageError.unsupportedFormat(.unknown)) { try await cache.query(forKey: "html") }
-        #expect(await disk.contains("html"))
+    @Test("a hit in the shared tier says so; the disk is filled from it")
+    func sharedTierHit() async throws {
+        let shared = DictionaryDataTier()
+        let (cache, disk) = makeCache(shared: shared)
+        await shared.setData(Data([1, 2, 3]), forKey: "k", extendedData: Data("e".utf8))
+        let result = try await cache.query(forKey: "k", options: .init(includeExtendedData: true))
+        #expect(result?.source == .sharedTier && result?.data == Data([1, 2, 3]) && result?.extendedData == Data("e".utf8))
+        #expect(await eventually { await disk.contains("k") })
+        #expect(try await cache.query(forKey: "k")?.source == .disk)
     }
 
     @Test("a truncated disk entry is a miss, removed, and counted")
@@ -92,19 +66,6 @@ struct ImageCacheTests {
         #expect(await cache.containsImage(forKey: "k") == .none)
     }
 
-    @Test("avoidDecode returns the data only, decodes nothing, stores nothing in memory")
-    func avoidDecode() async throws {
-        let decoder = CountingDecoder()
-        let (cache, _) = makeCache(decoder: decoder)
-        let data = CountingDecoder.encode(side: 2, value: 5)
-        try await cache.store(nil, data: data, extendedData: Data("etag".utf8), forKey: "k", waitsForDisk: true)
-        let result = try await cache.query(forKey: "k", options: .init(avoidDecode: true, includeExtendedData: true))
-        #expect(result?.image == nil && result?.data == data && result?.cacheType == .disk)
-        #expect(result?.extendedData == Data("etag".utf8))
-        #expect(decoder.counts.value.calls == 0)
-        #expect(await cache.memory.count == 0)
-    }
-
     @Test("queryMemoryData and includeExtendedData read the disk tier on a memory hit")
     func memoryHitWithData() async throws {
         let (cache, disk) = makeCache()
@@ -114,13 +75,13 @@ struct ImageCacheTests {
         let plain = try await cache.query(forKey: "k")
         let withData = try await cache.query(forKey: "k", options: .init(queryMemoryData: true))
         let withMeta = try await cache.query(forKey: "k", options: .init(includeExtendedData: true))
-        #expect(plain?.cacheType == .memory && plain?.data == nil && plain?.extendedData == nil)
-        #expect(withData?.cacheType == .memory && withData?.data == data && withData?.extendedData == nil)
+        #expect(plain?.source == .memory && plain?.data == nil && plain?.extendedData == nil)
+        #expect(withData?.source == .memory && withData?.data == data && withData?.extendedData == nil)
         #expect(withMeta?.data == nil && withMeta?.extendedData == Data("W/\"1\"".utf8))
         #expect(await disk.statistics.hits == 1)
         // A memory-only query never touches the disk, whatever the options
         let memoryOnly = try await cache.query(forKey: "k", cacheType: .memory, options: .init(queryMemoryData: true))
-        #expect(memoryOnly?.cacheType == .memory && memoryOnly?.data == nil)
+        #expect(memoryOnly?.source == .memory && memoryOnly?.data == nil)
         #expect(await disk.statistics.hits == 1)
     }
 
@@ -148,15 +109,13 @@ struct ImageCacheTests {
         #expect(await cache.containsImage(forKey: "d") == .none)
     }
 
-    @Test("an image stored without data is encoded (PNG for in-memory images) and decodes to the same pixels")
-    func encodesWhenNoData() async throws {
+    @Test("an image stored without bytes stays in memory: nothing is encoded, the disk gets nothing")
+    func noEncoding() async throws {
         let (cache, disk) = makeCache()
         let image = try Image(width: 3, height: 2, pixelFormat: .rgba8, pixels: (0..<24).map { UInt8($0 * 10) })
-        try await cache.store(image, data: nil, forKey: "k", cacheType: .disk, waitsForDisk: true)
-        let stored = try #require(try await disk.data(forKey: "k"))
-        #expect(ImageFormat.detect(stored) == .png)
-        let decoded = try #require(try await cache.query(forKey: "k")?.image)
-        #expect(decoded.hasSamePixels(as: image))
+        try await cache.store(image, data: nil, forKey: "k", waitsForDisk: true)
+        #expect(await disk.contains("k") == false)
+        #expect(await cache.containsImage(forKey: "k") == .memory)
     }
 
     @Test("a store that does not wait still reaches the disk")
@@ -176,86 +135,13 @@ struct ImageCacheTests {
         }
     }
 
-    @Test("disk decodes never exceed the limiter's permits")
-    func boundedDecodes() async throws {
-        // Given 8 entries on disk and a limiter of 2
-        var decoder = CountingDecoder()
-        decoder.delayMicroseconds = 2000
-        let (cache, _) = makeCache(decoder: decoder, limit: 2)
-        for index in 0..<8 {
-            try await cache.store(nil, data: CountingDecoder.encode(side: 2, value: UInt8(index)), forKey: "k\(index)", waitsForDisk: true)
-        }
-        // When all are queried at once
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for index in 0..<8 {
-                group.addTask {
-                    let pixel = try await cache.query(forKey: "k\(index)")?.image?.pixel(x: 0, y: 0)
-                    #expect(pixel == [UInt8(index)])
-                }
-            }
-            try await group.waitForAll()
-        }
-        // Then all were decoded, at most two at a time
-        let counts = decoder.counts.value
-        #expect(counts.calls == 8)
-        #expect(counts.peak <= 2)
-    }
-
-    @Test("a query cancelled while waiting for a decode permit throws and decodes nothing")
-    func cancelledQuery() async throws {
-        let decoder = CountingDecoder()
-        let (cache, _) = makeCache(decoder: decoder, limit: 1)
-        try await cache.store(nil, data: CountingDecoder.encode(side: 1, value: 1), forKey: "k", waitsForDisk: true)
-        try await cache.decodeLimiter.acquire()
-        let query = Task { try await cache.query(forKey: "k") }
-        #expect(await eventually { cache.decodeLimiter.waitingCount == 1 })
-        query.cancel()
-        await #expect(throws: CancellationError.self) { try await query.value }
-        cache.decodeLimiter.release()
-        #expect(decoder.counts.value.calls == 0)
-        #expect(await cache.memory.count == 0)
-    }
-
     @Test("any DataCaching conformer works as the disk tier")
     func customTier() async throws {
-        let decoder = CountingDecoder()
         let tier = DictionaryDataTier()
-        let cache = CodedCache(cache: ImageCache(memory: MemoryCache(), disk: tier), coders: decoder.registry)
-        try await cache.store(nil, data: CountingDecoder.encode(side: 2, value: 3), extendedData: Data("e".utf8), forKey: "k", waitsForDisk: true)
+        let cache = ImageCache(memory: MemoryCache(), disk: tier)
+        let bytes = CountingDecoder.encode(side: 2, value: 3)
+        try await cache.store(nil, data: bytes, extendedData: Data("e".utf8), forKey: "k", waitsForDisk: true)
         let result = try await cache.query(forKey: "k", options: .init(includeExtendedData: true))
-        #expect(result?.cacheType == .disk && result?.extendedData == Data("e".utf8))
-        #expect(result?.image?.pixel(x: 1, y: 1) == [3])
-    }
-}
-
-/// An ``ImageCache`` whose direct calls decode and encode with one registry
-/// (the counting decoder's), as a caller passing `coders:` to every call would.
-@dynamicMemberLookup
-private struct CodedCache: Sendable {
-    let cache: ImageCache
-    let coders: ImageCoderRegistry
-
-    subscript<T>(dynamicMember path: KeyPath<ImageCache, T>) -> T { cache[keyPath: path] }
-
-    func query(forKey key: String, cacheType: ImageCacheType = .all, options: ImageCache.QueryOptions = .init()) async throws -> ImageCache.QueryResult? {
-        try await cache.query(forKey: key, cacheType: cacheType, options: options, coders: coders)
-    }
-
-    func store(
-        _ image: Image?, data: Data?, extendedData: Data? = nil, forKey key: String, cacheType: ImageCacheType = .all, waitsForDisk: Bool = false
-    ) async throws {
-        try await cache.store(image, data: data, extendedData: extendedData, forKey: key, cacheType: cacheType, coders: coders, waitsForDisk: waitsForDisk)
-    }
-
-    func containsImage(forKey key: String, cacheType: ImageCacheType = .all) async -> ImageCacheType {
-        await cache.containsImage(forKey: key, cacheType: cacheType)
-    }
-
-    func removeImage(forKey key: String, cacheType: ImageCacheType = .all) async throws {
-        try await cache.removeImage(forKey: key, cacheType: cacheType)
-    }
-
-    func removeAll(cacheType: ImageCacheType = .all) async throws {
-        try await cache.removeAll(cacheType: cacheType)
+        #expect(result?.source == .disk && result?.extendedData == Data("e".utf8) && result?.data == bytes)
     }
 }

@@ -39,8 +39,8 @@ struct ImageFormatContentTypeTests {
         let gifURL = harness.serve("/icon.png", gif, contentType: "image/png")
 
         // When loaded
-        let webpImage = try await harness.loader.image(webpURL).image
-        let gifImage = try await harness.loader.image(gifURL).image
+        let webpImage = try await harness.loader.response(webpURL).image
+        let gifImage = try await harness.loader.response(gifURL).image
 
         // Then each is decoded as what its bytes are, with the reference pixels
         #expect(webpImage.format == .webp)

@@ -7,7 +7,7 @@ import Testing
 struct DownloadCoalescerStateMachineTests {
     typealias Machine = DownloadCoalescerStateMachine<Int>
 
-    private let head = DataResponseHead(
+    private let head = HTTPResponseHead(
         statusCode: 200, headers: [.contentType: "image/png"], expectedContentLength: 6,
         url: URL(string: "http://127.0.0.1/a.png")!
     )
@@ -47,7 +47,7 @@ struct DownloadCoalescerStateMachineTests {
         _ = drain(&machine, reader)
         let late = join(&machine)
         // When the body restarts with another representation
-        let replacement = DataResponseHead(statusCode: 200, headers: [.eTag: "\"v2\""], expectedContentLength: 3, url: head.url)
+        let replacement = HTTPResponseHead(statusCode: 200, headers: [.eTag: "\"v2\""], expectedContentLength: 3, url: head.url)
         _ = machine.restart(replacement)
         _ = machine.receive(Data("new".utf8))
         _ = machine.complete()

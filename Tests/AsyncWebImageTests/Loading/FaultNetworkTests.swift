@@ -54,7 +54,7 @@ struct FaultNetworkTests {
         }
         let before = rig.server.connectionsAccepted
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for index in 0..<4 { group.addTask { _ = try await rig.loader.image(rig.server.url("/warm\(index).png")) } }
+            for index in 0..<4 { group.addTask { _ = try await rig.loader.response(rig.server.url("/warm\(index).png")) } }
             try await group.waitForAll()
         }
         #expect(rig.server.connectionsAccepted - before >= 3)
@@ -77,7 +77,7 @@ struct FaultNetworkTests {
         _ = rig.harness.serve("/target.png", png)
         rig.server.route("/hop1", .redirect(to: "/hop2"))
         rig.server.route("/hop2", .redirect(to: "/target.png"))
-        let response = try await rig.loader.image(rig.server.url("/hop1"))
+        let response = try await rig.loader.response(rig.server.url("/hop1"))
         #expect(response.image.width > 0)
         #expect(rig.harness.requests("/hop1") == 1 && rig.harness.requests("/hop2") == 1 && rig.harness.requests("/target.png") == 1)
     }

@@ -121,7 +121,7 @@ struct HTTPFieldsTests {
                 return request
             }
             do {
-                _ = try await harness.loader.image(url, context: ImageContext(requestModifier: modifier))
+                _ = try await harness.loader.response(url, context: ImageContext(requestModifier: modifier))
                 Issue.record("\(name.debugDescription): \(value.debugDescription) was sent")
             } catch let error as ImageError {
                 guard case .requestRejected(let message) = error else { Issue.record("\(error)"); continue }
@@ -136,7 +136,7 @@ struct HTTPFieldsTests {
             try request.setValue("  fine\tvalue ", forHTTPHeaderField: "X-Note")
             return request
         }
-        _ = try await harness.loader.image(url, context: ImageContext(requestModifier: clean))
+        _ = try await harness.loader.response(url, context: ImageContext(requestModifier: clean))
         #expect(harness.server.statistics("/r.png").requests == 1)
         #expect(harness.server.statistics("/r.png").requestHeaders.first?["x-note"] == "fine\tvalue")
     }

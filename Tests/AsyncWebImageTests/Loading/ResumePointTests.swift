@@ -10,15 +10,15 @@ struct ResumePointTests {
     static let url = URL(string: "http://127.0.0.1/a.jpg")!
     static let now = Date(timeIntervalSince1970: 1_700_000_000)
 
-    static func head(_ status: Int, _ pairs: [(HTTPField.Name, String)]) -> DataResponseHead {
-        DataResponseHead(statusCode: status, headers: HTTPFields(pairs.map { HTTPField(name: $0.0, value: $0.1) }), expectedContentLength: nil, url: url)
+    static func head(_ status: Int, _ pairs: [(HTTPField.Name, String)]) -> HTTPResponseHead {
+        HTTPResponseHead(statusCode: status, headers: HTTPFields(pairs.map { HTTPField(name: $0.0, value: $0.1) }), expectedContentLength: nil, url: url)
     }
 
-    static func first(_ pairs: [(HTTPField.Name, String)]) -> DataResponseHead {
+    static func first(_ pairs: [(HTTPField.Name, String)]) -> HTTPResponseHead {
         head(200, [(.acceptRanges, "bytes"), (.contentLength, "1000")] + pairs)
     }
 
-    static func partial(_ pairs: [(HTTPField.Name, String)], range: String = "bytes 600-999/1000") -> DataResponseHead {
+    static func partial(_ pairs: [(HTTPField.Name, String)], range: String = "bytes 600-999/1000") -> HTTPResponseHead {
         head(206, [(.contentRange, range)] + pairs)
     }
 

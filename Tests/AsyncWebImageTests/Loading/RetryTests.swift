@@ -292,11 +292,11 @@ struct RetryTests {
         }
         let url = harness.server.url("/img.png")
         // When it is loaded once with no policy, then with a policy in the call's context
-        await #expect(throws: ImageError.httpStatus(503)) { try await harness.loader.image(url) }
+        await #expect(throws: ImageError.httpStatus(503)) { try await harness.loader.response(url) }
         #expect(harness.server.statistics("/img.png").requests == 1)
         var context = ImageContext()
         context.retryPolicy = Self.quick
-        let response = try await harness.loader.image(url, context: context)
+        let response = try await harness.loader.response(url, context: context)
         // Then the second load retried past the 503 (requests 2 and 3) and decoded the image
         #expect(response.image.width == 16)
         #expect(harness.server.statistics("/img.png").requests == 3)
@@ -319,13 +319,13 @@ struct RetryTests {
             }
         }
         // When one is loaded plainly, one through a per-request data loader, and one with a context that says none
-        let plain = try await harness.loader.image(harness.server.url("/a.png"))
+        let plain = try await harness.loader.response(harness.server.url("/a.png"))
         var ownLoader = ImageContext()
         ownLoader.dataLoader = CurlDataLoader()
-        let viaOwnLoader = try await harness.loader.image(harness.server.url("/b.png"), context: ownLoader)
+        let viaOwnLoader = try await harness.loader.response(harness.server.url("/b.png"), context: ownLoader)
         var noRetry = ImageContext()
         noRetry.retryPolicy = RetryPolicy.none
-        await #expect(throws: ImageError.httpStatus(503)) { try await harness.loader.image(harness.server.url("/c.png"), context: noRetry) }
+        await #expect(throws: ImageError.httpStatus(503)) { try await harness.loader.response(harness.server.url("/c.png"), context: noRetry) }
 
         // Then the first two retried past the 503s (three requests each); the third asked once
         #expect(plain.image.width == 16 && viaOwnLoader.image.width == 16)

@@ -17,7 +17,7 @@ struct LoaderApplicationWorkTests {
         let url = observed.harness.serve("/w.png", try fixture("png", "rgb8.png"))
         let loader = observed.harness.loader
         try await observed.tracer.withSpan("request") { _ in
-            let image = try await loader.image(url).image
+            let image = try await loader.response(url).image
             #expect(observed.metrics.counter("awi_decoded_pixels_total") == Int64(image.width * image.height))
 
             // When the application resizes it and encodes it twice, once its own way
@@ -52,7 +52,7 @@ struct LoaderApplicationWorkTests {
         let observed = try LoaderObservabilityTests.Observed(tracing: true)
         let url = observed.harness.serve("/r.png", try fixture("png", "rgb8.png"))
         let loader = observed.harness.loader
-        let image = try await loader.image(url).image
+        let image = try await loader.response(url).image
         await observed.tracer.withSpan("request") { _ in
             let thrown = await #expect(throws: ImageError.self) { try await loader.transform(image, with: Refusing()) }
             guard case .transformFailed(let key, _) = thrown else {

@@ -60,11 +60,11 @@ struct LoaderLifecycleTests {
         #expect(await pipelineEventually { Self.alive(threads).count == 2 })
 
         let slow = (0..<50).map { index in
-            Task { try await loader.image(server.url("/slow/\(index).png")) }
+            Task { try await loader.response(server.url("/slow/\(index).png")) }
         }
         #expect(await pipelineEventually { (0..<50).allSatisfy { server.statistics("/slow/\($0).png").inFlight == 1 } })
         // Background stores (no .waitStoreCache) still going when shutdown starts
-        for index in 0..<8 { _ = try await loader.image(server.url("/fast/\(index).png")) }
+        for index in 0..<8 { _ = try await loader.response(server.url("/fast/\(index).png")) }
 
         // When the loader is shut down
         let clock = ContinuousClock()
@@ -88,7 +88,7 @@ struct LoaderLifecycleTests {
         await store.shutdown()
         // And later calls fail with the typed error, without a request
         let requestsBefore = server.statistics("/fast/0.png").requests
-        await #expect(throws: ImageError.shutDown) { try await loader.image(server.url("/fast/0.png"), options: .fromLoaderOnly) }
+        await #expect(throws: ImageError.shutDown) { try await loader.response(server.url("/fast/0.png"), options: .fromLoaderOnly) }
         await #expect(throws: ImageError.shutDown) {
             for try await _ in loader.images(server.url("/fast/1.png")) {}
         }
@@ -125,7 +125,7 @@ struct LoaderLifecycleTests {
         configuration.dataLoader = CurlDataLoader()
         configuration.metricsFactory = metrics
         let loader = ImageLoader(configuration: configuration)
-        _ = try await loader.image(server.url("/s.png"), options: .waitStoreCache)
+        _ = try await loader.response(server.url("/s.png"), options: .waitStoreCache)
         let service = ImageLoader.Service(loader: loader, cleanupInterval: .milliseconds(20), gaugeInterval: .milliseconds(10))
         let group = ServiceGroup(services: [service], logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         let run = Task { try await group.run() }
@@ -138,6 +138,6 @@ struct LoaderLifecycleTests {
         // Then the gauges saw one image in memory and the stored bytes on disk, and the loader is shut down
         #expect(metrics.recorded("awi_memory_cache_count").last == 1)
         #expect((metrics.recorded("awi_disk_cache_size_bytes").last ?? 0) >= Double(png.count))
-        await #expect(throws: ImageError.shutDown) { try await loader.image(server.url("/s.png")) }
+        await #expect(throws: ImageError.shutDown) { try await loader.response(server.url("/s.png")) }
     }
 }

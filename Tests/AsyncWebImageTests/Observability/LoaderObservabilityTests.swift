@@ -45,12 +45,12 @@ struct LoaderObservabilityTests {
         let url = observed.harness.serve("/a.png", png).appending(queryItems: [URLQueryItem(name: "token", value: Self.secret)])
 
         // When it is loaded twice
-        let first = try await observed.harness.loader.image(url, options: .waitStoreCache)
-        let second = try await observed.harness.loader.image(url)
+        let first = try await observed.harness.loader.response(url, options: .waitStoreCache)
+        let second = try await observed.harness.loader.response(url)
 
         // Then the first came from the network, the second from memory, and the counters say so
-        #expect(first.cacheType == .none)
-        #expect(second.cacheType == .memory)
+        #expect(first.source == .network)
+        #expect(second.source == .memory)
         #expect(observed.loads("network") == 1)
         #expect(observed.loads("memory") == 1)
         #expect(observed.loads("disk") == 0)
@@ -78,16 +78,16 @@ struct LoaderObservabilityTests {
         // Given an image stored on disk by one loader
         let observed = try Observed()
         let url = observed.harness.serve("/d.png", try fixture("png", "rgb8.png"))
-        _ = try await observed.harness.loader.image(url, options: .waitStoreCache)
+        _ = try await observed.harness.loader.response(url, options: .waitStoreCache)
         // When a restarted loader (same disk, empty memory, same sinks) loads it
         let logs = observed.logs, metrics = observed.metrics
         let restarted = observed.harness.restartedLoader { configuration in
             configuration.logger = logs.logger()
             configuration.metricsFactory = metrics
         }
-        let response = try await restarted.image(url)
+        let response = try await restarted.response(url)
         // Then it came from disk without a second request, and was counted and logged so
-        #expect(response.cacheType == .disk)
+        #expect(response.source == .disk)
         #expect(observed.harness.requests("/d.png") == 1)
         #expect(observed.loads("disk") == 1)
         #expect(observed.loads("network") == 1)
@@ -111,7 +111,7 @@ struct LoaderObservabilityTests {
         var context = ImageContext()
         context.retryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(20))
         // When it is loaded with retries allowed
-        let response = try await observed.harness.loader.image(observed.harness.server.url("/flaky.png"), context: context)
+        let response = try await observed.harness.loader.response(observed.harness.server.url("/flaky.png"), context: context)
         // Then it loaded on the second attempt, and the retry was counted and
         // logged at debug (the library recovered: nothing for an operator to do)
         #expect(response.image.width > 0)
@@ -129,7 +129,7 @@ struct LoaderObservabilityTests {
         // Given an image on disk whose entry is then overwritten with bytes no decoder reads
         let observed = try Observed()
         let url = observed.harness.serve("/bad.png", try fixture("png", "rgb8.png"))
-        _ = try await observed.harness.loader.image(url, options: .waitStoreCache)
+        _ = try await observed.harness.loader.response(url, options: .waitStoreCache)
         let png = try fixture("png", "rgb8.png")
         var damaged = png.prefix(40)
         damaged.append(Data(repeating: 0xEE, count: 200))
@@ -140,10 +140,10 @@ struct LoaderObservabilityTests {
             configuration.logger = logs.logger()
             configuration.metricsFactory = metrics
         }
-        let response = try await restarted.image(url)
+        let response = try await restarted.response(url)
         // Then the entry was condemned (logged at debug: the loader recovered
         // by downloading again, nothing for an operator to do)
-        #expect(response.cacheType == .none)
+        #expect(response.source == .network)
         #expect(observed.harness.requests("/bad.png") == 2)
         let line = try #require(observed.logs.lines("damaged cache entry removed").first)
         #expect(line.level == .debug)
@@ -157,7 +157,7 @@ struct LoaderObservabilityTests {
         observed.harness.server.route("/missing.png", .status(404))
         // When it is loaded
         await #expect(throws: ImageError.httpStatus(404)) {
-            try await observed.harness.loader.image(observed.harness.server.url("/missing.png"))
+            try await observed.harness.loader.response(observed.harness.server.url("/missing.png"))
         }
         // Then one error of kind httpStatus was counted
         #expect(observed.metrics.counter("awi_loads_total", [("outcome", "error"), ("error_kind", "httpStatus")]) == 1)
@@ -169,7 +169,7 @@ struct LoaderObservabilityTests {
         let observed = try Observed(tracing: true)
         let url = observed.harness.serve("/t.png", try fixture("png", "rgb8.png"))
         // When an image is loaded
-        _ = try await observed.harness.loader.image(url, options: .waitStoreCache)
+        _ = try await observed.harness.loader.response(url, options: .waitStoreCache)
         // Then the span tree is one load with its stages under it
         let spans = observed.tracer.spans
         let load = try #require(spans.first { $0.name == "image.load" })
@@ -203,7 +203,7 @@ struct LoaderObservabilityTests {
         let observed = try Observed(tracing: true)
         observed.harness.server.route("/gone.png", .status(410))
         await #expect(throws: ImageError.httpStatus(410)) {
-            try await observed.harness.loader.image(observed.harness.server.url("/gone.png"))
+            try await observed.harness.loader.response(observed.harness.server.url("/gone.png"))
         }
         let spans = observed.tracer.spans
         let load = try #require(spans.first { $0.name == "image.load" })

@@ -127,16 +127,16 @@ struct LoaderStreamSpanTests {
         let tracer = RecordingTracer()
         let harness = try Self.harness(tracer)
         let url = harness.serve("/hit.png", try fixture("png", "rgb8.png"))
-        let first = try await harness.loader.image(url, options: .waitStoreCache)
-        #expect(first.cacheType == .none)
+        let first = try await harness.loader.response(url, options: .waitStoreCache)
+        #expect(first.source == .network)
         let before = tracer.spans.count
         #expect(before > 1)
         // When it is loaded again from memory, once each way
-        let hit = try await harness.loader.image(url)
+        let hit = try await harness.loader.response(url)
         var streamed: [Image] = []
         for try await image in harness.loader.images(url) { streamed.append(image) }
         // Then each made exactly one span: a root image.load, no stage under it
-        #expect(hit.cacheType == .memory)
+        #expect(hit.source == .memory)
         #expect(streamed.count == 1)
         #expect(streamed.first?.hasSamePixels(as: hit.image) == true)
         let new = tracer.spans.dropFirst(before)

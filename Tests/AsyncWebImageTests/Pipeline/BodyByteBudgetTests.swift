@@ -156,7 +156,7 @@ struct BodyByteBudgetTests {
         try await limiter.acquire()
 
         // When four loads of four images start
-        let loads = urls.map { url in Task { try await loader.image(url, options: .fromLoaderOnly) } }
+        let loads = urls.map { url in Task { try await loader.response(url, options: .fromLoaderOnly) } }
 
         // Then two bodies are downloaded and wait for the permit (the second
         // started while the first held less than the budget); the other two
@@ -187,7 +187,7 @@ struct BodyByteBudgetTests {
         #expect(loader.bodyBudget == nil)
         let urls = (0..<4).map { harness.serve("/\($0).png", png) }
         try await limiter.acquire()
-        let loads = urls.map { url in Task { try await loader.image(url, options: .fromLoaderOnly) } }
+        let loads = urls.map { url in Task { try await loader.response(url, options: .fromLoaderOnly) } }
         #expect(await eventually { limiter.waitingCount == 4 })
         #expect((0..<4).map { harness.requests("/\($0).png") }.reduce(0, +) == 4)
         limiter.release()

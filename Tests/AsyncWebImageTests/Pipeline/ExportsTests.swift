@@ -22,7 +22,7 @@ struct ExportsTests {
         // The README's lines, as written there
         var context = ImageContext()
         context.requestModifier = RequestModifier.headers([.authorization: "Bearer \(token)"])
-        let signed = try await loader.image(url, context: context)
+        let signed = try await loader.response(url, context: context)
 
         #expect(signed.image.width == 37)
         #expect(server.statistics("/a.png").requestHeaders.last?["authorization"] == "Bearer t0k3n")

@@ -15,7 +15,7 @@ struct ImageLoaderAnimationTests {
     func animatedByDefault() async throws {
         let harness = try PipelineHarness()
         let url = harness.serve("/a.gif", try fixture("gif", "anim-300.gif"), contentType: "image/gif")
-        let response = try await harness.loader.image(url, options: .waitStoreCache)
+        let response = try await harness.loader.response(url, options: .waitStoreCache)
         let image = response.image
         let animation = try #require(image.animation)
         #expect(animation.frameCount == 300)
@@ -26,8 +26,8 @@ struct ImageLoaderAnimationTests {
         #expect(image.cost == Self.frameBytes + AnimatedImage.defaultMaxBufferBytes)
         #expect(await harness.memory.totalCost == Self.frameBytes + AnimatedImage.defaultMaxBufferBytes)
         // A memory hit is the same animation
-        let again = try await harness.loader.image(url)
-        #expect(again.cacheType == .memory)
+        let again = try await harness.loader.response(url)
+        #expect(again.source == .memory)
         #expect(again.image.animation === animation)
         #expect(harness.requests("/a.gif") == 1)
     }
@@ -39,27 +39,27 @@ struct ImageLoaderAnimationTests {
         let url = harness.serve("/a.gif", try fixture("gif", "anim-300.gif"), contentType: "image/gif")
         // Then a loader whose limit is below that refuses it with the typed error
         await #expect(throws: ImageError.tooLarge(.animationPixels, limit: 4_000_000, actual: 4_915_200)) {
-            try await harness.loader.image(url)
+            try await harness.loader.response(url)
         }
         // While one with the default limit loads it
         let defaults = harness.restartedLoader()
-        #expect(try await defaults.image(url).image.animation?.frameCount == 300)
+        #expect(try await defaults.response(url).image.animation?.frameCount == 300)
     }
 
     @Test("preloadAllFrames decodes all 300 frames before the load returns, counts them all, and is a result of its own")
     func preloadAllFrames() async throws {
         let harness = try PipelineHarness()
         let url = harness.serve("/a.gif", try fixture("gif", "anim-300.gif"), contentType: "image/gif")
-        let lazy = try #require(try await harness.loader.image(url, options: .waitStoreCache).image.animation)
+        let lazy = try #require(try await harness.loader.response(url, options: .waitStoreCache).image.animation)
         #expect(lazy.framesDecoded == 1)
-        let response = try await harness.loader.image(url, options: .preloadAllFrames)
-        #expect(response.cacheType != .memory)
+        let response = try await harness.loader.response(url, options: .preloadAllFrames)
+        #expect(response.source != .memory)
         let animation = try #require(response.image.animation)
         #expect(animation !== lazy)
         #expect(animation.isPreloaded)
         #expect(animation.framesDecoded == 300)
         #expect(response.image.cost == Self.frameBytes + 300 * Self.frameBytes)
-        #expect(try await harness.loader.image(url, options: .preloadAllFrames).image.animation === animation)
+        #expect(try await harness.loader.response(url, options: .preloadAllFrames).image.animation === animation)
     }
 
     @Test("decodeFirstFrameOnly gives a still image equal to ImageMagick's first frame, under its own key")
@@ -69,10 +69,10 @@ struct ImageLoaderAnimationTests {
         let data = try AnimationFixtures.makeGIF(GIFAnimationTests.disposalArguments, in: directory)
         let reference = try AnimationFixtures.coalescedFrames(of: directory.appending("anim.gif"), in: directory)
         let url = harness.serve("/d.gif", data, contentType: "image/gif")
-        let animated = try await harness.loader.image(url).image
+        let animated = try await harness.loader.response(url).image
         #expect(animated.animation?.frameCount == 6)
-        let response = try await harness.loader.image(url, options: .decodeFirstFrameOnly)
-        #expect(response.cacheType != .memory)
+        let response = try await harness.loader.response(url, options: .decodeFirstFrameOnly)
+        #expect(response.source != .memory)
         let still = response.image
         #expect(still.animation == nil)
         #expect(still.cost == still.pixels.count)
@@ -86,14 +86,14 @@ struct ImageLoaderAnimationTests {
         let url = harness.serve("/a.gif", try fixture("gif", "anim-300.gif"), contentType: "image/gif")
         let resize = ImageTransformers.Resize(width: 16, height: 16, mode: .fill)
         let context = ImageContext(transformer: resize)
-        let still = try await harness.loader.image(url, options: .waitStoreCache, context: context).image
+        let still = try await harness.loader.response(url, options: .waitStoreCache, context: context).image
         #expect(still.size == PixelSize(width: 16, height: 16))
         #expect(still.animation == nil)
         // The still result is written to disk as usual
         #expect(await harness.disk.contains(url.absoluteString + "#transform=" + resize.key))
 
-        let response = try await harness.loader.image(url, options: [.transformAnimatedImage, .waitStoreCache], context: context)
-        #expect(response.cacheType != .memory)
+        let response = try await harness.loader.response(url, options: [.transformAnimatedImage, .waitStoreCache], context: context)
+        #expect(response.source != .memory)
         let first = response.image
         let animation = try #require(first.animation)
         #expect(first.size == PixelSize(width: 16, height: 16))
@@ -105,14 +105,14 @@ struct ImageLoaderAnimationTests {
             #expect(frame.pixel(x: 8, y: 8) == [UInt8(index % 256), UInt8(index / 256 * 40), 0, 255])
         }
         #expect(await harness.memory.image(forKey: url.absoluteString + "#transform=" + resize.key + "#animated")?.animation === animation)
-        let hit = try await harness.loader.image(url, options: .transformAnimatedImage, context: context)
-        #expect(hit.cacheType == .memory)
+        let hit = try await harness.loader.response(url, options: .transformAnimatedImage, context: context)
+        #expect(hit.source == .memory)
         #expect(hit.image.animation === animation)
-        #expect(try await harness.loader.image(url, context: context).image.animation == nil)
+        #expect(try await harness.loader.response(url, context: context).image.animation == nil)
         // Not written as a still image: a restarted process re-decodes the original and stays animated
         #expect(await !harness.disk.contains(url.absoluteString + "#transform=" + resize.key + "#animated"))
-        let restarted = try await harness.restartedLoader().image(url, options: .transformAnimatedImage, context: context)
-        #expect(restarted.cacheType == .disk)
+        let restarted = try await harness.restartedLoader().response(url, options: .transformAnimatedImage, context: context)
+        #expect(restarted.source == .disk)
         #expect(restarted.image.animation?.frameCount == 300)
         #expect(try await restarted.image.animation?.frame(at: 42).size == PixelSize(width: 16, height: 16))
         #expect(harness.requests("/a.gif") == 1)
@@ -122,7 +122,7 @@ struct ImageLoaderAnimationTests {
     func thumbnailFrames() async throws {
         let harness = try PipelineHarness()
         let url = harness.serve("/a.gif", try fixture("gif", "anim-300.gif"), contentType: "image/gif")
-        let image = try await harness.loader.image(url, context: ImageContext(thumbnail: ThumbnailOptions(size: PixelSize(width: 32, height: 32)))).image
+        let image = try await harness.loader.response(url, context: ImageContext(thumbnail: ThumbnailOptions(size: PixelSize(width: 32, height: 32)))).image
         #expect(image.size == PixelSize(width: 32, height: 32))
         let frame = try #require(try await image.animation?.frame(at: 200))
         #expect(frame.size == PixelSize(width: 32, height: 32))

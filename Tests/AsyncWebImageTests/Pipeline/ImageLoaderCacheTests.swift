@@ -37,13 +37,13 @@ struct ImageLoaderCacheTests {
         // When a loader with that coder loads it, and a second
         // loader on a new cache over the same directory loads it again
         let first = try await Self.loader(cache: ImageCache(memory: MemoryCache(), disk: DiskStore(directory: directory.url)), coders: coders)
-            .image(url, options: .waitStoreCache)
+            .response(url, options: .waitStoreCache)
         let second = try await Self.loader(cache: ImageCache(memory: MemoryCache(), disk: DiskStore(directory: directory.url)), coders: coders)
-            .image(url)
+            .response(url)
 
         // Then both decodes went through the custom coder
-        #expect(first.cacheType == .none)
-        #expect(second.cacheType == .disk)
+        #expect(first.source == .network)
+        #expect(second.source == .disk)
         for response in [first, second] {
             let image = response.image
             #expect(image.width == 3)
@@ -59,7 +59,7 @@ struct ImageLoaderCacheTests {
         let harness = try PipelineHarness()
         let png = try fixture("png", "rgb8.png")
         let warm = harness.serve("/warm.png", png)
-        _ = try await harness.loader.image(warm, options: .waitStoreCache)
+        _ = try await harness.loader.response(warm, options: .waitStoreCache)
         let directory = harness.directory.appendingPathComponent("cache").path
         try FileFlags.makeReadOnly(directory)
         defer { try? FileFlags.makeWritable(directory) }
@@ -68,10 +68,10 @@ struct ImageLoaderCacheTests {
         let failuresBefore = cache.diskWriteFailureCount
 
         // When a new image is loaded waiting for its store
-        let response = try await harness.loader.image(url, options: .waitStoreCache)
+        let response = try await harness.loader.response(url, options: .waitStoreCache)
 
         // Then the load succeeds and says its store failed
-        #expect(response.cacheType == .none)
+        #expect(response.source == .network)
         #expect(response.image.width > 0)
         guard case .diskIO? = response.storeError else {
             Issue.record("expected a diskIO store error, got \(String(describing: response.storeError))")
@@ -82,7 +82,7 @@ struct ImageLoaderCacheTests {
 
         // And a load that does not wait has its failure counted, not lost
         let other = harness.serve("/other.png", png)
-        let unwaited = try await harness.loader.image(other)
+        let unwaited = try await harness.loader.response(other)
         #expect(unwaited.storeError == nil)
         #expect(await pipelineEventually { cache.diskWriteFailureCount == failuresBefore + 2 })
     }
@@ -96,10 +96,10 @@ struct ImageLoaderCacheTests {
         try await harness.disk.setData(Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]), forKey: url.absoluteString)
 
         // When the loader loads it
-        let response = try await harness.loader.image(url, options: .waitStoreCache)
+        let response = try await harness.loader.response(url, options: .waitStoreCache)
 
         // Then it came from the network and the disk holds the good data
-        #expect(response.cacheType == .none)
+        #expect(response.source == .network)
         #expect(harness.requests("/d.png") == 1)
         #expect(try await harness.disk.data(forKey: url.absoluteString) == png)
     }

@@ -26,14 +26,14 @@ struct ImageLoaderDefaultCachingTests {
         let url = try Self.serve(harness, "/silent.png")
 
         // When it is loaded twice, then by a new loader on the same disk
-        let first = try await harness.loader.image(url, options: .waitStoreCache)
-        let second = try await harness.loader.image(url)
-        let restarted = try await harness.restartedLoader().image(url)
+        let first = try await harness.loader.response(url, options: .waitStoreCache)
+        let second = try await harness.loader.response(url)
+        let restarted = try await harness.restartedLoader().response(url)
 
         // Then only the first load reached the origin
-        #expect(first.cacheType == .none)
-        #expect(second.cacheType == .memory)
-        #expect(restarted.cacheType == .disk)
+        #expect(first.source == .network)
+        #expect(second.source == .memory)
+        #expect(restarted.source == .disk)
         #expect(harness.requests("/silent.png") == 1)
         #expect(restarted.image.width == 37 && restarted.image.height == 23)
         // And the entry is fresh for a week from now, not forever
@@ -49,18 +49,18 @@ struct ImageLoaderDefaultCachingTests {
         let noStore = try Self.serve(harness, "/no-store.png", [("Cache-Control", "no-store")])
         let zero = try Self.serve(harness, "/zero.png", [("Cache-Control", "max-age=0")], etag: "\"z1\"")
 
-        _ = try await harness.loader.image(noStore, options: .waitStoreCache)
-        let again = try await harness.loader.image(noStore)
-        _ = try await harness.loader.image(zero, options: .waitStoreCache)
-        let revalidated = try await harness.loader.image(zero)
+        _ = try await harness.loader.response(noStore, options: .waitStoreCache)
+        let again = try await harness.loader.response(noStore)
+        _ = try await harness.loader.response(zero, options: .waitStoreCache)
+        let revalidated = try await harness.loader.response(zero)
 
-        #expect(again.cacheType == .none)
+        #expect(again.source == .network)
         #expect(harness.requests("/no-store.png") == 2)
         #expect(await harness.disk.contains(noStore.absoluteString) == false)
         #expect(harness.requests("/zero.png") == 2)
         #expect(harness.server.statistics("/zero.png").conditionalRequests == 1)
         #expect(harness.server.statistics("/zero.png").notModifiedResponses == 1)
-        #expect(revalidated.head?.isValidated == true)
+        #expect(revalidated.source == .revalidated)
     }
 
     @Test("validators only: fresh for the configured lifetime; once it has passed, revalidated (a 304), not downloaded again")
@@ -72,10 +72,10 @@ struct ImageLoaderDefaultCachingTests {
         let weekly = try PipelineHarness()
         let weeklyURL = try Self.serve(weekly, "/v.png", etag: "\"v1\"")
 
-        _ = try await harness.loader.image(url, options: .waitStoreCache)
-        let second = try await harness.loader.image(url)
-        _ = try await weekly.loader.image(weeklyURL, options: .waitStoreCache)
-        let weeklySecond = try await weekly.loader.image(weeklyURL)
+        _ = try await harness.loader.response(url, options: .waitStoreCache)
+        let second = try await harness.loader.response(url)
+        _ = try await weekly.loader.response(weeklyURL, options: .waitStoreCache)
+        let weeklySecond = try await weekly.loader.response(weeklyURL)
 
         // Then the expired entry was asked about with its ETag and kept
         #expect(harness.requests("/v.png") == 2)
@@ -83,7 +83,7 @@ struct ImageLoaderDefaultCachingTests {
         #expect(harness.server.statistics("/v.png").notModifiedResponses == 1)
         #expect(second.image.width == 37)
         // And the week-long one was not asked about at all
-        #expect(weeklySecond.cacheType == .memory)
+        #expect(weeklySecond.source == .memory)
         #expect(weekly.requests("/v.png") == 1)
     }
 
@@ -91,16 +91,16 @@ struct ImageLoaderDefaultCachingTests {
     func strictAndRevalidatingDirectives() async throws {
         let strict = try PipelineHarness { $0.httpCacheMode = .strictPrivate }
         let silent = try Self.serve(strict, "/silent.png")
-        _ = try await strict.loader.image(silent, options: .waitStoreCache)
-        #expect(try await strict.loader.image(silent).cacheType == .none)
+        _ = try await strict.loader.response(silent, options: .waitStoreCache)
+        #expect(try await strict.loader.response(silent).source == .network)
         #expect(strict.requests("/silent.png") == 2)
 
         let harness = try PipelineHarness()
         let mustRevalidate = try Self.serve(harness, "/mr.png", [("Cache-Control", "must-revalidate")], etag: "\"m\"")
         let noCache = try Self.serve(harness, "/nc.png", [("Cache-Control", "no-cache")], etag: "\"n\"")
         for url in [mustRevalidate, noCache] {
-            _ = try await harness.loader.image(url, options: .waitStoreCache)
-            _ = try await harness.loader.image(url)
+            _ = try await harness.loader.response(url, options: .waitStoreCache)
+            _ = try await harness.loader.response(url)
         }
         #expect(harness.server.statistics("/mr.png").notModifiedResponses == 1)
         #expect(harness.server.statistics("/nc.png").notModifiedResponses == 1)

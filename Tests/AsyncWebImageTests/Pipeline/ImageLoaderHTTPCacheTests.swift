@@ -37,9 +37,9 @@ struct ImageLoaderHTTPCacheTests {
     func noStore() async throws {
         let harness = try Self.harness()
         let url = try Self.serve(harness, "/ns.png", [("Cache-Control", "no-store")])
-        let first = try await harness.loader.image(url, options: .waitStoreCache)
-        let second = try await harness.loader.image(url, options: .waitStoreCache)
-        #expect(first.cacheType == .none && second.cacheType == .none)
+        let first = try await harness.loader.response(url, options: .waitStoreCache)
+        let second = try await harness.loader.response(url, options: .waitStoreCache)
+        #expect(first.source == .network && second.source == .network)
         #expect(Self.width(second) == Self.width(first) && Self.width(first) != nil)
         #expect(Self.counts(harness, "/ns.png") == [2, 0, 0])
         #expect(await !harness.disk.contains(url.absoluteString))
@@ -50,11 +50,11 @@ struct ImageLoaderHTTPCacheTests {
     func noCache() async throws {
         let harness = try Self.harness()
         let url = try Self.serve(harness, "/nc.png", [("Cache-Control", "no-cache")])
-        let first = try await harness.loader.image(url, options: .waitStoreCache)
+        let first = try await harness.loader.response(url, options: .waitStoreCache)
         let decodes = harness.decodes.count
-        let second = try await harness.loader.image(url)
-        #expect(first.cacheType == .none)
-        #expect(second.cacheType == .memory)
+        let second = try await harness.loader.response(url)
+        #expect(first.source == .network)
+        #expect(second.source == .revalidated)
         #expect(Self.width(second) == Self.width(first))
         #expect(harness.decodes.count == decodes)
         #expect(Self.counts(harness, "/nc.png") == [2, 1, 1])
@@ -66,17 +66,17 @@ struct ImageLoaderHTTPCacheTests {
     func maxAge() async throws {
         let harness = try Self.harness()
         let url = try Self.serve(harness, "/ma.png", [("Cache-Control", "max-age=1")])
-        _ = try await harness.loader.image(url, options: .waitStoreCache)
-        let fresh = try await harness.loader.image(url)
-        #expect(fresh.cacheType == .memory)
+        _ = try await harness.loader.response(url, options: .waitStoreCache)
+        let fresh = try await harness.loader.response(url)
+        #expect(fresh.source == .memory)
         #expect(Self.counts(harness, "/ma.png") == [1, 0, 0])
 
         try await Task.sleep(for: .milliseconds(1200))
-        let revalidated = try await harness.loader.image(url)
-        #expect(revalidated.cacheType == .memory)
+        let revalidated = try await harness.loader.response(url)
+        #expect(revalidated.source == .revalidated)
         #expect(Self.counts(harness, "/ma.png") == [2, 1, 1])
         // The 304 restarted the entry's age: fresh again.
-        _ = try await harness.loader.image(url)
+        _ = try await harness.loader.response(url)
         #expect(Self.counts(harness, "/ma.png") == [2, 1, 1])
     }
 
@@ -89,12 +89,12 @@ struct ImageLoaderHTTPCacheTests {
         response.lastModified = "Sun, 06 Nov 1994 08:49:37 GMT"
         harness.server.route("/lm.png", response)
         let url = harness.server.url("/lm.png")
-        let first = try await harness.loader.image(url, options: .waitStoreCache)
+        let first = try await harness.loader.response(url, options: .waitStoreCache)
         let bodyBytes = harness.server.statistics("/lm.png").bodyBytesSent
         try await Task.sleep(for: .milliseconds(1200))
         let restarted = harness.restartedLoader { $0.httpCacheMode = .strictPrivate }
-        let second = try await restarted.image(url)
-        #expect(second.cacheType == .disk)
+        let second = try await restarted.response(url)
+        #expect(second.source == .revalidated)
         #expect(Self.width(second) == Self.width(first))
         #expect(Self.counts(harness, "/lm.png") == [2, 1, 1])
         #expect(harness.server.statistics("/lm.png").requestHeaders.last?["if-modified-since"] == response.lastModified)
@@ -106,8 +106,8 @@ struct ImageLoaderHTTPCacheTests {
         for (mode, expected) in [(ImageLoader.HTTPCacheMode.strictShared, [1, 0, 0]), (.strictPrivate, [2, 1, 1])] {
             let harness = try Self.harness(mode)
             let url = try Self.serve(harness, "/s.png", [("Cache-Control", "max-age=0, s-maxage=60")])
-            _ = try await harness.loader.image(url, options: .waitStoreCache)
-            _ = try await harness.loader.image(url)
+            _ = try await harness.loader.response(url, options: .waitStoreCache)
+            _ = try await harness.loader.response(url)
             #expect(Self.counts(harness, "/s.png") == expected, "\(mode)")
         }
     }
@@ -117,8 +117,8 @@ struct ImageLoaderHTTPCacheTests {
         for (mode, expected, stored) in [(ImageLoader.HTTPCacheMode.strictPrivate, [1, 0, 0], true), (.strictShared, [2, 0, 0], false)] {
             let harness = try Self.harness(mode)
             let url = try Self.serve(harness, "/p.png", [("Cache-Control", "private, max-age=60")])
-            _ = try await harness.loader.image(url, options: .waitStoreCache)
-            _ = try await harness.loader.image(url, options: .waitStoreCache)
+            _ = try await harness.loader.response(url, options: .waitStoreCache)
+            _ = try await harness.loader.response(url, options: .waitStoreCache)
             #expect(Self.counts(harness, "/p.png") == expected, "\(mode)")
             #expect(await harness.disk.contains(url.absoluteString) == stored, "\(mode)")
         }
@@ -135,8 +135,8 @@ struct ImageLoaderHTTPCacheTests {
             ("Date", HTTPDate.format(now)), ("Expires", HTTPDate.format(now.addingTimeInterval(-120))),
         ])
         for url in [future, past] {
-            _ = try await harness.loader.image(url, options: .waitStoreCache)
-            _ = try await harness.loader.image(url)
+            _ = try await harness.loader.response(url, options: .waitStoreCache)
+            _ = try await harness.loader.response(url)
         }
         #expect(Self.counts(harness, "/future.png") == [1, 0, 0])
         #expect(Self.counts(harness, "/past.png") == [2, 1, 1])
@@ -155,23 +155,23 @@ struct ImageLoaderHTTPCacheTests {
             context.requestModifier = RequestModifier.headers([.acceptLanguage: language])
             return context
         }
-        _ = try await harness.loader.image(url, options: .waitStoreCache, context: context("fr"))
-        let same = try await harness.loader.image(url, context: context("fr"))
-        #expect(same.cacheType == .memory)
+        _ = try await harness.loader.response(url, options: .waitStoreCache, context: context("fr"))
+        let same = try await harness.loader.response(url, context: context("fr"))
+        #expect(same.source == .memory)
         #expect(Self.counts(harness, "/v.png") == [1, 0, 0])
-        let other = try await harness.loader.image(url, options: .waitStoreCache, context: context("de"))
-        #expect(other.cacheType == .none)
+        let other = try await harness.loader.response(url, options: .waitStoreCache, context: context("de"))
+        #expect(other.source == .network)
         #expect(Self.counts(harness, "/v.png") == [2, 0, 0])
         #expect(harness.server.statistics("/v.png").requestHeaders.last?["accept-language"] == "de")
         // The first variant was not replaced by the second (RFC 9111 §4.1: a
         // cache may keep several responses of one URL).
-        #expect(try await harness.loader.image(url, context: context("fr")).cacheType == .memory)
+        #expect(try await harness.loader.response(url, context: context("fr")).source == .memory)
         #expect(Self.counts(harness, "/v.png") == [2, 0, 0])
         // A new loader on the same disk: both variants are there.
         let restarted = harness.restartedLoader()
-        #expect(try await restarted.image(url, context: context("de")).cacheType == .disk)
-        #expect(try await restarted.image(url, context: context("fr")).cacheType == .disk)
-        #expect(try await restarted.image(url, options: .waitStoreCache, context: context("it")).cacheType == .none)
+        #expect(try await restarted.response(url, context: context("de")).source == .disk)
+        #expect(try await restarted.response(url, context: context("fr")).source == .disk)
+        #expect(try await restarted.response(url, options: .waitStoreCache, context: context("it")).source == .network)
         #expect(Self.counts(harness, "/v.png") == [3, 0, 0])
     }
 
@@ -189,20 +189,20 @@ struct ImageLoaderHTTPCacheTests {
             context.requestModifier = RequestModifier.headers([.acceptLanguage: language, variant: value])
             return context
         }
-        _ = try await harness.loader.image(url, options: .waitStoreCache, context: context("fr", "1"))
-        #expect(try await harness.loader.image(url, context: context("fr", "1")).cacheType == .memory)
+        _ = try await harness.loader.response(url, options: .waitStoreCache, context: context("fr", "1"))
+        #expect(try await harness.loader.response(url, context: context("fr", "1")).source == .memory)
         #expect(Self.counts(harness, "/v2.png") == [1, 0, 0])
         // The field of the second line alone changes: not the stored response.
-        #expect(try await harness.loader.image(url, options: .waitStoreCache, context: context("fr", "2")).cacheType == .none)
+        #expect(try await harness.loader.response(url, options: .waitStoreCache, context: context("fr", "2")).source == .network)
         #expect(Self.counts(harness, "/v2.png") == [2, 0, 0])
-        #expect(try await harness.loader.image(url, options: .waitStoreCache, context: context("de", "2")).cacheType == .none)
+        #expect(try await harness.loader.response(url, options: .waitStoreCache, context: context("de", "2")).source == .network)
         #expect(Self.counts(harness, "/v2.png") == [3, 0, 0])
         // A new loader on the same disk: the entry holds ("de", "2") and matches only that.
         let restarted = harness.restartedLoader()
-        #expect(try await restarted.image(url, options: .waitStoreCache, context: context("de", "1")).cacheType == .none)
+        #expect(try await restarted.response(url, options: .waitStoreCache, context: context("de", "1")).source == .network)
         #expect(Self.counts(harness, "/v2.png") == [4, 0, 0])
         let again = harness.restartedLoader()
-        #expect(try await again.image(url, context: context("de", "1")).cacheType == .disk)
+        #expect(try await again.response(url, context: context("de", "1")).source == .disk)
         #expect(Self.counts(harness, "/v2.png") == [4, 0, 0])
     }
 
@@ -210,8 +210,8 @@ struct ImageLoaderHTTPCacheTests {
     func varyStar() async throws {
         let harness = try Self.harness()
         let url = try Self.serve(harness, "/vs.png", [("Cache-Control", "max-age=60"), ("Vary", "*")])
-        _ = try await harness.loader.image(url, options: .waitStoreCache)
-        _ = try await harness.loader.image(url, options: .waitStoreCache)
+        _ = try await harness.loader.response(url, options: .waitStoreCache)
+        _ = try await harness.loader.response(url, options: .waitStoreCache)
         #expect(Self.counts(harness, "/vs.png") == [2, 0, 0])
         #expect(await !harness.disk.contains(url.absoluteString))
     }
@@ -220,7 +220,7 @@ struct ImageLoaderHTTPCacheTests {
     func staleWhileRevalidate() async throws {
         let harness = try Self.harness()
         let url = try Self.serve(harness, "/swr.png", [("Cache-Control", "max-age=1, stale-while-revalidate=30")])
-        _ = try await harness.loader.image(url, options: .waitStoreCache)
+        _ = try await harness.loader.response(url, options: .waitStoreCache)
         try await Task.sleep(for: .milliseconds(1200))
         // A slow server: a load that waited for the revalidation would take 1.5 s.
         var slow = LoopbackServer.Response(
@@ -230,14 +230,14 @@ struct ImageLoaderHTTPCacheTests {
         slow.lastModified = nil
         harness.server.route("/swr.png", slow)
         let started = ContinuousClock.now
-        let stale = try await harness.loader.image(url)
+        let stale = try await harness.loader.response(url)
         #expect(ContinuousClock.now - started < .milliseconds(1000))
-        #expect(stale.cacheType == .memory)
+        #expect(stale.source == .memory)
         #expect(await harness.server.waitUntil("/swr.png") { $0.notModifiedResponses == 1 && $0.completed == 2 })
         #expect(await Self.eventually { harness.loader.backgroundRevalidations.count == 0 })
         #expect(Self.counts(harness, "/swr.png") == [2, 1, 1])
         // Refreshed by the 304: fresh, no request.
-        _ = try await harness.loader.image(url)
+        _ = try await harness.loader.response(url)
         #expect(Self.counts(harness, "/swr.png") == [2, 1, 1])
     }
 
@@ -247,8 +247,8 @@ struct ImageLoaderHTTPCacheTests {
         let frozen = try Self.serve(harness, "/i.png", [("Cache-Control", "max-age=60, immutable")])
         let mutable = try Self.serve(harness, "/m.png", [("Cache-Control", "max-age=60")])
         for url in [frozen, mutable] {
-            _ = try await harness.loader.image(url, options: .waitStoreCache)
-            _ = try await harness.loader.image(url, options: .refreshCached)
+            _ = try await harness.loader.response(url, options: .waitStoreCache)
+            _ = try await harness.loader.response(url, options: .refreshCached)
         }
         #expect(Self.counts(harness, "/i.png") == [1, 0, 0])
         #expect(Self.counts(harness, "/m.png") == [2, 1, 1])
@@ -258,11 +258,11 @@ struct ImageLoaderHTTPCacheTests {
     func ignoringHeaders() async throws {
         let harness = try Self.harness(.ignoringHeaders)
         let url = try Self.serve(harness, "/ig.png", [("Cache-Control", "no-store, max-age=0")])
-        _ = try await harness.loader.image(url, options: .waitStoreCache)
-        let second = try await harness.loader.image(url)
-        let restarted = try await harness.restartedLoader { $0.httpCacheMode = .ignoringHeaders }.image(url)
-        #expect(second.cacheType == .memory)
-        #expect(restarted.cacheType == .disk)
+        _ = try await harness.loader.response(url, options: .waitStoreCache)
+        let second = try await harness.loader.response(url)
+        let restarted = try await harness.restartedLoader { $0.httpCacheMode = .ignoringHeaders }.response(url)
+        #expect(second.source == .memory)
+        #expect(restarted.source == .disk)
         #expect(Self.counts(harness, "/ig.png") == [1, 0, 0])
         #expect(await harness.disk.contains(url.absoluteString))
     }
@@ -272,13 +272,13 @@ struct ImageLoaderHTTPCacheTests {
         let harness = try Self.harness()
         let noStore = try Self.serve(harness, "/a.png", [("Cache-Control", "no-store")])
         let fresh = try Self.serve(harness, "/b.png", [("Cache-Control", "max-age=600")])
-        _ = try await harness.loader.image(noStore, options: .waitStoreCache)
-        _ = try await harness.loader.image(fresh, options: .waitStoreCache)
+        _ = try await harness.loader.response(noStore, options: .waitStoreCache)
+        _ = try await harness.loader.response(fresh, options: .waitStoreCache)
         let restarted = harness.restartedLoader()
-        let a = try await restarted.image(noStore)
-        let b = try await restarted.image(fresh)
-        #expect(a.cacheType == .none)
-        #expect(b.cacheType == .disk)
+        let a = try await restarted.response(noStore)
+        let b = try await restarted.response(fresh)
+        #expect(a.source == .network)
+        #expect(b.source == .disk)
         #expect(Self.width(a) == Self.width(b) && Self.width(a) != nil)
         #expect(Self.counts(harness, "/a.png") == [2, 0, 0])
         #expect(Self.counts(harness, "/b.png") == [1, 0, 0])
@@ -292,8 +292,8 @@ struct ImageLoaderHTTPCacheTests {
         var context = ImageContext()
         context.requestModifier = RequestModifier.headers([.authorization: "Bearer secret"])
         for url in [hidden, open] {
-            _ = try await harness.loader.image(url, options: .waitStoreCache, context: context)
-            _ = try await harness.loader.image(url, options: .waitStoreCache, context: context)
+            _ = try await harness.loader.response(url, options: .waitStoreCache, context: context)
+            _ = try await harness.loader.response(url, options: .waitStoreCache, context: context)
         }
         #expect(Self.counts(harness, "/auth.png") == [2, 0, 0])
         #expect(Self.counts(harness, "/pub.png") == [1, 0, 0])
@@ -304,16 +304,16 @@ struct ImageLoaderHTTPCacheTests {
         let harness = try Self.harness()
         let lenient = try Self.serve(harness, "/lenient.png", [("Cache-Control", "max-age=0")])
         let strict = try Self.serve(harness, "/strict.png", [("Cache-Control", "max-age=0, must-revalidate")])
-        for url in [lenient, strict] { _ = try await harness.loader.image(url, options: .waitStoreCache) }
-        let served = try await harness.loader.image(lenient, options: .fromCacheOnly)
-        #expect(served.cacheType == .memory)
+        for url in [lenient, strict] { _ = try await harness.loader.response(url, options: .waitStoreCache) }
+        let served = try await harness.loader.response(lenient, options: .fromCacheOnly)
+        #expect(served.source == .memory)
         await #expect(throws: ImageError.cacheMiss) {
-            try await harness.loader.image(strict, options: .fromCacheOnly)
+            try await harness.loader.response(strict, options: .fromCacheOnly)
         }
         #expect(Self.counts(harness, "/lenient.png") == [1, 0, 0])
         #expect(Self.counts(harness, "/strict.png") == [1, 0, 0])
         // Without .fromCacheOnly the strict one is revalidated, not served stale.
-        #expect(try await harness.loader.image(strict).cacheType == .memory)
+        #expect(try await harness.loader.response(strict).source == .revalidated)
         #expect(Self.counts(harness, "/strict.png") == [2, 1, 1])
     }
 
@@ -323,18 +323,18 @@ struct ImageLoaderHTTPCacheTests {
         let url = try Self.serve(harness, "/t.png", [("Cache-Control", "no-cache")])
         var context = ImageContext()
         context.transformer = ImageTransformers.Resize(width: 8, height: 8, mode: .fill)
-        let first = try await harness.loader.image(url, options: .waitStoreCache, context: context)
+        let first = try await harness.loader.response(url, options: .waitStoreCache, context: context)
         let decodes = harness.decodes.count
-        let second = try await harness.loader.image(url, context: context)
+        let second = try await harness.loader.response(url, context: context)
         #expect(first.image.width == 8 && second.image.width == 8)
-        #expect(second.cacheType == .memory)
+        #expect(second.source == .revalidated)
         #expect(second.image.pixels == first.image.pixels)
         #expect(harness.decodes.count == decodes)
         #expect(Self.counts(harness, "/t.png") == [2, 1, 1])
         // A new loader (empty memory): the transformed entry on disk is due too.
         let restarted = harness.restartedLoader()
-        let third = try await restarted.image(url, context: context)
-        #expect(third.cacheType == .disk)
+        let third = try await restarted.response(url, context: context)
+        #expect(third.source == .revalidated)
         #expect(third.image.width == 8)
         #expect(Self.counts(harness, "/t.png") == [3, 2, 2])
     }
@@ -360,13 +360,13 @@ struct ImageLoaderHTTPCacheTests {
         let old = try fixture("png", "rgb8.png")
         let new = try fixture("png", "gray1.png")
         harness.server.route(path, handler: Self.representation(old, etag: Self.etag, notModifiedTag: Self.etag))
-        let first = try await harness.loader.image(url, options: .waitStoreCache)
+        let first = try await harness.loader.response(url, options: .waitStoreCache)
 
         // The origin has a new representation, yet answers the old validator with a 304 for it.
         harness.server.route(path, handler: Self.representation(new, etag: "\"v2\"", notModifiedTag: "\"v2\""))
-        let second = try await harness.loader.image(url, options: .waitStoreCache)
+        let second = try await harness.loader.response(url, options: .waitStoreCache)
         let expected = try PNGCoder().decode(new, options: ImageDecodingOptions())
-        #expect(second.cacheType == .none)
+        #expect(second.source == .network)
         #expect(second.image.pixels == expected.pixels)
         #expect(second.image.pixels != first.image.pixels)
         let statistics = harness.server.statistics(path)
@@ -374,8 +374,8 @@ struct ImageLoaderHTTPCacheTests {
         #expect(statistics.requestHeaders.last?["if-none-match"] == nil)
 
         // The new representation is what is stored now: its own 304 refreshes it.
-        let third = try await harness.loader.image(url)
-        #expect(third.cacheType == .memory)
+        let third = try await harness.loader.response(url)
+        #expect(third.source == .revalidated)
         #expect(third.image.pixels == expected.pixels)
         #expect(harness.server.statistics(path).requestHeaders.last?["if-none-match"] == "\"v2\"")
     }
@@ -394,10 +394,10 @@ struct ImageLoaderHTTPCacheTests {
                     headers: [("Content-Type", "image/png"), ("Cache-Control", "no-cache")], body: png, etag: Self.etag
                 )
             }
-            _ = try await harness.loader.image(url, options: .waitStoreCache)
+            _ = try await harness.loader.response(url, options: .waitStoreCache)
             let decodes = harness.decodes.count
-            let second = try await harness.loader.image(url)
-            #expect(second.cacheType == .memory, "\(path)")
+            let second = try await harness.loader.response(url)
+            #expect(second.source == .revalidated, "\(path)")
             #expect(harness.decodes.count == decodes, "\(path)")
             let statistics = harness.server.statistics(path)
             #expect(statistics.requests == 2 && statistics.conditionalRequests == 1, "\(path)")

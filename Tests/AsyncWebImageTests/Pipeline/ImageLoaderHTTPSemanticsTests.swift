@@ -31,13 +31,13 @@ struct ImageLoaderHTTPSemanticsTests {
     func noFreshnessInformation() async throws {
         let harness = try Self.harness()
         let url = try Self.route(harness, "/plain.png", [])
-        let first = try await harness.loader.image(url, options: .waitStoreCache)
-        let second = try await harness.loader.image(url, options: .waitStoreCache)
-        #expect(first.cacheType == .none && second.cacheType == .none)
+        let first = try await harness.loader.response(url, options: .waitStoreCache)
+        let second = try await harness.loader.response(url, options: .waitStoreCache)
+        #expect(first.source == .network && second.source == .network)
         #expect(harness.requests("/plain.png") == 2)
         #expect(harness.server.statistics("/plain.png").conditionalRequests == 0)
-        let offline = try await harness.loader.image(url, options: .fromCacheOnly)
-        #expect(offline.cacheType == .memory)
+        let offline = try await harness.loader.response(url, options: .fromCacheOnly)
+        #expect(offline.source == .memory)
         #expect(harness.requests("/plain.png") == 2)
     }
 
@@ -47,13 +47,13 @@ struct ImageLoaderHTTPSemanticsTests {
         let lastModified = HTTPDate.format(Date().addingTimeInterval(-86_400))
         for status in [201, 202] {
             let url = try Self.route(harness, "/s\(status).png", status: status, [("Last-Modified", lastModified), ("Date", Self.now)])
-            _ = try await harness.loader.image(url, options: .waitStoreCache)
-            #expect(try await harness.loader.image(url).cacheType == .none, "\(status)")
+            _ = try await harness.loader.response(url, options: .waitStoreCache)
+            #expect(try await harness.loader.response(url).source == .network, "\(status)")
             #expect(await !harness.disk.contains(url.absoluteString), "\(status)")
             let fresh = try Self.route(harness, "/f\(status).png", status: status, [("Cache-Control", "max-age=60")])
-            _ = try await harness.loader.image(fresh, options: .waitStoreCache)
-            let reused = try await harness.loader.image(fresh)
-            #expect(reused.cacheType == .memory, "\(status)")
+            _ = try await harness.loader.response(fresh, options: .waitStoreCache)
+            let reused = try await harness.loader.response(fresh)
+            #expect(reused.source == .memory, "\(status)")
             #expect(reused.head?.statusCode == status, "\(status)")
         }
     }
@@ -62,9 +62,9 @@ struct ImageLoaderHTTPSemanticsTests {
     func heuristic() async throws {
         let harness = try Self.harness()
         let url = try Self.route(harness, "/h.png", [("Last-Modified", HTTPDate.format(Date().addingTimeInterval(-86_400))), ("Date", Self.now)])
-        _ = try await harness.loader.image(url, options: .waitStoreCache)
+        _ = try await harness.loader.response(url, options: .waitStoreCache)
         let restarted = harness.restartedLoader()
-        #expect(try await restarted.image(url).cacheType == .disk)
+        #expect(try await restarted.response(url).source == .disk)
         #expect(harness.requests("/h.png") == 1)
     }
 
@@ -72,8 +72,8 @@ struct ImageLoaderHTTPSemanticsTests {
     func invalidExpires() async throws {
         let harness = try Self.harness()
         let url = try Self.route(harness, "/e.png", [("Expires", "Thu, 18  Aug  2050 02:01:18 GMT"), ("Date", Self.now)])
-        _ = try await harness.loader.image(url, options: .waitStoreCache)
-        _ = try await harness.loader.image(url)
+        _ = try await harness.loader.response(url, options: .waitStoreCache)
+        _ = try await harness.loader.response(url)
         #expect(harness.requests("/e.png") == 2)
     }
 
@@ -81,8 +81,8 @@ struct ImageLoaderHTTPSemanticsTests {
     func mustUnderstand() async throws {
         let harness = try Self.harness(.strictShared)
         let url = try Self.route(harness, "/mu.png", [("Cache-Control", "max-age=3600, no-store, must-understand")])
-        _ = try await harness.loader.image(url, options: .waitStoreCache)
-        #expect(try await harness.loader.image(url).cacheType == .memory)
+        _ = try await harness.loader.response(url, options: .waitStoreCache)
+        #expect(try await harness.loader.response(url).source == .memory)
         #expect(harness.requests("/mu.png") == 1)
     }
 
@@ -91,13 +91,12 @@ struct ImageLoaderHTTPSemanticsTests {
         let metrics = RecordingMetricsFactory()
         let harness = try Self.harness(metrics: metrics)
         let url = try Self.route(harness, "/drop.png", [("Cache-Control", "max-age=0")])
-        let first = try await harness.loader.image(url, options: .waitStoreCache)
+        let first = try await harness.loader.response(url, options: .waitStoreCache)
         _ = try Self.route(harness, "/drop.png", [], fault: .raw(Data()))
-        let stale = try await harness.loader.image(url)
-        #expect(stale.cacheType == .memory)
+        let stale = try await harness.loader.response(url)
         #expect(stale.image.pixels == first.image.pixels)
-        guard case .network(let failure) = stale.head?.staleError else {
-            Issue.record("expected the network error in the head, got \(String(describing: stale.head?.staleError))")
+        guard case .stale(.network(let failure)) = stale.source else {
+            Issue.record("expected the stored image in place of the network error, got \(stale.source)")
             return
         }
         #expect(failure.kind == .connectionLost)
@@ -115,12 +114,12 @@ struct ImageLoaderHTTPSemanticsTests {
             ("/strict.png", "max-age=0, must-revalidate, stale-if-error=60", false),
         ] {
             let url = try Self.route(harness, path, [("Cache-Control", control)])
-            _ = try await harness.loader.image(url, options: .waitStoreCache)
+            _ = try await harness.loader.response(url, options: .waitStoreCache)
             harness.server.route(path, .status(503))
             do {
-                let response = try await harness.loader.image(url)
+                let response = try await harness.loader.response(url)
                 #expect(servesStale, "\(path)")
-                #expect(response.head?.staleError == .httpStatus(503), "\(path)")
+                #expect(response.source == .stale(.httpStatus(503)), "\(path)")
             } catch {
                 #expect(!servesStale, "\(path)")
                 #expect(error as? ImageError == .httpStatus(503), "\(path)")
@@ -135,17 +134,20 @@ struct ImageLoaderHTTPSemanticsTests {
         let url = try Self.route(harness, "/head.png", status: 203, [
             ("Cache-Control", "max-age=600"), ("X-Kept", "1"), ("Connection", "X-Hop"), ("X-Hop", "2"), ("Age", "30"),
         ])
-        let network = try #require(try await harness.loader.image(url, options: .waitStoreCache).head)
-        #expect(network.tier == .network && network.statusCode == 203 && network.age == nil)
+        let downloaded = try await harness.loader.response(url, options: .waitStoreCache)
+        let network = try #require(downloaded.head)
+        #expect(downloaded.source == .network && network.statusCode == 203 && network.age == nil)
         #expect(network.headers[HTTPField.Name("X-Hop")!] == "2")
-        let memory = try #require(try await harness.loader.image(url).head)
-        #expect(memory.tier == .memory && memory.statusCode == 203)
+        let hit = try await harness.loader.response(url)
+        let memory = try #require(hit.head)
+        #expect(hit.source == .memory && memory.statusCode == 203)
         #expect(memory.headers[HTTPField.Name("X-Kept")!] == "1")
         // The connection's fields are not stored (RFC 9111 §3.1).
         #expect(memory.headers[HTTPField.Name("X-Hop")!] == nil)
         #expect((memory.age ?? 0) >= 30 && memory.headers[.age] == memory.age.map(String.init))
-        let disk = try #require(try await harness.restartedLoader().image(url).head)
-        #expect(disk.tier == .disk && disk.statusCode == 203 && (disk.age ?? 0) >= 30)
+        let restarted = try await harness.restartedLoader().response(url)
+        let disk = try #require(restarted.head)
+        #expect(restarted.source == .disk && disk.statusCode == 203 && (disk.age ?? 0) >= 30)
 
         // A 304 updates the stored fields; the response is marked validated.
         var revalidated = LoopbackServer.Response(
@@ -155,15 +157,16 @@ struct ImageLoaderHTTPSemanticsTests {
         revalidated.lastModified = nil
         harness.server.route("/head304.png", revalidated)
         let url304 = harness.server.url("/head304.png")
-        _ = try await harness.loader.image(url304, options: .waitStoreCache)
+        _ = try await harness.loader.response(url304, options: .waitStoreCache)
         let original = revalidated
         harness.server.route("/head304.png") { _ in
             var response = original
             response.headers = [("Content-Type", "image/png"), ("Cache-Control", "no-cache"), ("X-Kept", "3")]
             return response
         }
-        let validated = try #require(try await harness.loader.image(url304).head)
-        #expect(validated.isValidated && validated.tier == .memory)
+        let confirmed = try await harness.loader.response(url304)
+        let validated = try #require(confirmed.head)
+        #expect(confirmed.source == .revalidated && validated.headers[.age] == nil)
         #expect(validated.headers[HTTPField.Name("X-Kept")!] == "3")
         #expect(harness.server.statistics("/head304.png").notModifiedResponses == 1)
     }
@@ -196,18 +199,18 @@ struct ImageLoaderHTTPSemanticsTests {
             context.requestModifier = RequestModifier.headers([variant: value])
             return context
         }
-        let first = try await harness.loader.image(url, options: .waitStoreCache, context: context("1"))
-        let second = try await harness.loader.image(url, options: .waitStoreCache, context: context("2"))
+        let first = try await harness.loader.response(url, options: .waitStoreCache, context: context("1"))
+        let second = try await harness.loader.response(url, options: .waitStoreCache, context: context("2"))
         #expect(harness.server.statistics(path).requestHeaders.last?["if-none-match"] == "\"a\"")
         #expect(second.image.pixels != first.image.pixels)
         // A third variant names both stored responses; the 304 selects "a".
-        let third = try await harness.loader.image(url, options: .waitStoreCache, context: context("3"))
+        let third = try await harness.loader.response(url, options: .waitStoreCache, context: context("3"))
         #expect(harness.server.statistics(path).requestHeaders.last?["if-none-match"] == "\"a\", \"b\"")
         #expect(notModified.withLock { $0 } == 1)
         #expect(third.image.pixels == first.image.pixels)
-        #expect(third.head?.isValidated == true)
+        #expect(third.source == .revalidated)
         // Stored under its own keys now: fresh, no request, from a new loader too.
-        #expect(try await harness.restartedLoader().image(url, context: context("3")).cacheType == .disk)
+        #expect(try await harness.restartedLoader().response(url, context: context("3")).source == .disk)
         #expect(harness.requests(path) == 3)
     }
 
@@ -221,10 +224,10 @@ struct ImageLoaderHTTPSemanticsTests {
             context.requestModifier = RequestModifier.headers([.acceptLanguage: language])
             return context
         }
-        for language in ["fr", "de"] { _ = try await harness.loader.image(url, options: .waitStoreCache, context: context(language)) }
+        for language in ["fr", "de"] { _ = try await harness.loader.response(url, options: .waitStoreCache, context: context(language)) }
         try await harness.loader.removeCachedImage(for: ImageRequest(url: url, context: context("de")))
-        #expect(try await harness.loader.image(url, context: context("fr")).cacheType == .memory)
-        #expect(try await harness.loader.image(url, options: .waitStoreCache, context: context("de")).cacheType == .none)
+        #expect(try await harness.loader.response(url, context: context("fr")).source == .memory)
+        #expect(try await harness.loader.response(url, options: .waitStoreCache, context: context("de")).source == .network)
         #expect(harness.requests("/rv.png") == 3)
     }
 
@@ -238,9 +241,9 @@ struct ImageLoaderHTTPSemanticsTests {
             context.requestModifier = RequestModifier.headers([.acceptLanguage: language])
             return context
         }
-        _ = try await harness.loader.image(url, options: .waitStoreCache, context: context("en, de"))
-        #expect(try await harness.loader.image(url, context: context("EN,  De")).cacheType == .memory)
-        #expect(try await harness.loader.image(url, context: context("de, en")).cacheType == .none)
+        _ = try await harness.loader.response(url, options: .waitStoreCache, context: context("en, de"))
+        #expect(try await harness.loader.response(url, context: context("EN,  De")).source == .memory)
+        #expect(try await harness.loader.response(url, context: context("de, en")).source == .network)
         #expect(harness.requests("/vn.png") == 2)
     }
 }

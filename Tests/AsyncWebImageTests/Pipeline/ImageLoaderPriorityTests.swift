@@ -25,7 +25,7 @@ struct ImageLoaderPriorityTests {
         let bURL = harness.serve("/b.png", png)
         let blockURL = harness.server.url("/block.png")
         let loader = harness.loader
-        let blocker = Task { _ = try await loader.image(blockURL) }
+        let blocker = Task { _ = try await loader.response(blockURL) }
         #expect(await eventually { harness.requests("/block.png") == 1 })
         let b = Task(priority: .low) { _ = try await loader.response(for: ImageRequest(url: bURL, priority: .low)) }
         #expect(await eventually { dataLoader.outstandingTransfers == 2 })

@@ -14,25 +14,25 @@ struct ImageLoaderRemovalTests {
         let thumbnail = ImageContext(thumbnail: ThumbnailOptions(size: PixelSize(width: 16, height: 16)))
         var signed = ImageContext()
         signed.requestModifier = RequestModifier.headers([.authorization: "Bearer A"])
-        _ = try await harness.loader.image(url, options: .waitStoreCache, context: thumbnail)
-        _ = try await harness.loader.image(url, options: .waitStoreCache, context: signed)
+        _ = try await harness.loader.response(url, options: .waitStoreCache, context: thumbnail)
+        _ = try await harness.loader.response(url, options: .waitStoreCache, context: signed)
         #expect(harness.requests("/a.png") == 2)
 
         // What a Kingfisher user tries first leaves the thumbnail in memory
         try await harness.cache.removeImage(forKey: url.absoluteString)
-        #expect(try await harness.loader.image(url, context: thumbnail).cacheType == .memory)
+        #expect(try await harness.loader.response(url, context: thumbnail).source == .memory)
 
         // While removing it as loaded forgets the thumbnail and the data
         try await harness.loader.removeCachedImage(for: ImageRequest(url: url, context: thumbnail))
-        let again = try await harness.loader.image(url, options: .waitStoreCache, context: thumbnail)
-        #expect(again.cacheType == .none)
+        let again = try await harness.loader.response(url, options: .waitStoreCache, context: thumbnail)
+        #expect(again.source == .network)
         #expect(again.image.size.width == 16)
         #expect(harness.requests("/a.png") == 3)
 
         // The header variant is its own entry, removed with its own context
-        #expect(try await harness.loader.image(url, context: signed).cacheType == .memory)
+        #expect(try await harness.loader.response(url, context: signed).source == .memory)
         try await harness.loader.removeCachedImage(for: ImageRequest(url: url, context: signed))
-        #expect(try await harness.loader.image(url, context: signed).cacheType == .none)
+        #expect(try await harness.loader.response(url, context: signed).source == .network)
         #expect(harness.requests("/a.png") == 4)
     }
 }

@@ -46,23 +46,23 @@ struct ImageLoaderTenantTests {
         let harness = try PipelineHarness()
         let tenants = Tenants()
         let url = tenants.route(harness.server)
-        let first = try await harness.loader.image(url, options: .waitStoreCache, context: Self.token("A"))
+        let first = try await harness.loader.response(url, options: .waitStoreCache, context: Self.token("A"))
 
         // When B, then an anonymous caller, then A again load the same URL
-        let b = try await harness.loader.image(url, context: Self.token("B"))
-        let anonymous = try await harness.loader.image(url)
-        let again = try await harness.loader.image(url, context: Self.token("A"))
+        let b = try await harness.loader.response(url, context: Self.token("B"))
+        let anonymous = try await harness.loader.response(url)
+        let again = try await harness.loader.response(url, context: Self.token("A"))
 
         // Then B and the anonymous caller got their own images from the
         // network, and only A's repeat came from memory
         let decode = { (data: Data) in try ImageCoderRegistry.allFormats.decode(data) }
-        #expect(first.cacheType == .none)
+        #expect(first.source == .network)
         #expect(first.image.hasSamePixels(as: try decode(tenants.a)))
-        #expect(b.cacheType == .none)
+        #expect(b.source == .network)
         #expect(b.image.hasSamePixels(as: try decode(tenants.b)))
-        #expect(anonymous.cacheType == .none)
+        #expect(anonymous.source == .network)
         #expect(anonymous.image.hasSamePixels(as: try decode(tenants.anonymous)))
-        #expect(again.cacheType == .memory)
+        #expect(again.source == .memory)
         #expect(again.image.hasSamePixels(as: try decode(tenants.a)))
         #expect(harness.requests("/avatar.png") == 3)
         let tokens = harness.server.statistics("/avatar.png").requestHeaders.map { $0.first { $0.key.lowercased() == "authorization" }?.value }
@@ -75,25 +75,25 @@ struct ImageLoaderTenantTests {
         let harness = try PipelineHarness()
         let tenants = Tenants()
         let url = tenants.route(harness.server)
-        _ = try await harness.loader.image(url, options: .waitStoreCache, context: Self.token("A"))
+        _ = try await harness.loader.response(url, options: .waitStoreCache, context: Self.token("A"))
 
         // When a new loader on the same directory loads it for B, anonymously, and for A
         let restarted = harness.restartedLoader()
-        let b = try await restarted.image(url, options: .waitStoreCache, context: Self.token("B"))
-        let anonymous = try await restarted.image(url, options: .waitStoreCache)
-        let a = try await harness.restartedLoader().image(url, context: Self.token("A"))
-        let bAgain = try await harness.restartedLoader().image(url, context: Self.token("B"))
+        let b = try await restarted.response(url, options: .waitStoreCache, context: Self.token("B"))
+        let anonymous = try await restarted.response(url, options: .waitStoreCache)
+        let a = try await harness.restartedLoader().response(url, context: Self.token("A"))
+        let bAgain = try await harness.restartedLoader().response(url, context: Self.token("B"))
 
         // Then B and the anonymous caller went to the network; A and B's
         // repeats came from their own disk entries
         let decode = { (data: Data) in try ImageCoderRegistry.allFormats.decode(data) }
-        #expect(b.cacheType == .none)
+        #expect(b.source == .network)
         #expect(b.image.hasSamePixels(as: try decode(tenants.b)))
-        #expect(anonymous.cacheType == .none)
+        #expect(anonymous.source == .network)
         #expect(anonymous.image.hasSamePixels(as: try decode(tenants.anonymous)))
-        #expect(a.cacheType == .disk)
+        #expect(a.source == .disk)
         #expect(a.data == tenants.a)
-        #expect(bAgain.cacheType == .disk)
+        #expect(bAgain.source == .disk)
         #expect(bAgain.data == tenants.b)
         #expect(harness.requests("/avatar.png") == 3)
         // And the anonymous entry kept the plain key of earlier versions
@@ -110,11 +110,11 @@ struct ImageLoaderTenantTests {
         let url = tenants.route(harness.server)
 
         // When A then B load the URL
-        _ = try await harness.loader.image(url, context: Self.token("A"))
-        let b = try await harness.loader.image(url, context: Self.token("B"))
+        _ = try await harness.loader.response(url, context: Self.token("A"))
+        let b = try await harness.loader.response(url, context: Self.token("B"))
 
         // Then B got A's image from memory: one request, as declared
-        #expect(b.cacheType == .memory)
+        #expect(b.source == .memory)
         #expect(b.image.hasSamePixels(as: try ImageCoderRegistry.allFormats.decode(tenants.a)))
         #expect(harness.requests("/avatar.png") == 1)
     }
@@ -126,20 +126,20 @@ struct ImageLoaderTenantTests {
         let tenants = Tenants()
         let url = tenants.route(harness.server)
         await #expect(throws: ImageError.httpStatus(403)) {
-            try await harness.loader.image(url, context: Self.token("C"))
+            try await harness.loader.response(url, context: Self.token("C"))
         }
 
         // When C tries again, and A and an anonymous caller load the URL
         await #expect(throws: ImageError.blockedURL(url)) {
-            try await harness.loader.image(url, context: Self.token("C"))
+            try await harness.loader.response(url, context: Self.token("C"))
         }
-        let a = try await harness.loader.image(url, context: Self.token("A"))
-        let anonymous = try await harness.loader.image(url)
+        let a = try await harness.loader.response(url, context: Self.token("A"))
+        let anonymous = try await harness.loader.response(url)
 
         // Then only C's identity is blocked
-        #expect(a.cacheType == .none)
+        #expect(a.source == .network)
         #expect(a.image.hasSamePixels(as: try ImageCoderRegistry.allFormats.decode(tenants.a)))
-        #expect(anonymous.cacheType == .none)
+        #expect(anonymous.source == .network)
         #expect(harness.requests("/avatar.png") == 3)
         #expect(harness.loader.isBlocked(url))
         harness.loader.unblock(url)
@@ -154,10 +154,10 @@ struct ImageLoaderTenantTests {
         var bmp = Data("BM".utf8) + Data(repeating: 0, count: 12) + Data([40, 0, 0, 0]) + Data(repeating: 0, count: 40)
         bmp[2] = UInt8(bmp.count)
         let url = harness.serve("/picture.bmp", bmp, contentType: "image/bmp")
-        await #expect(throws: ImageError.unsupportedFormat(.bmp)) { try await harness.loader.image(url) }
+        await #expect(throws: ImageError.unsupportedFormat(.bmp)) { try await harness.loader.response(url) }
 
         // When it is loaded again
-        await #expect(throws: ImageError.unsupportedFormat(.bmp)) { try await harness.loader.image(url) }
+        await #expect(throws: ImageError.unsupportedFormat(.bmp)) { try await harness.loader.response(url) }
 
         // Then both loads reached the server: nothing was blocked
         #expect(harness.requests("/picture.bmp") == 2)
@@ -169,9 +169,9 @@ struct ImageLoaderTenantTests {
         let harness = try PipelineHarness()
         let tenants = Tenants()
         let url = tenants.route(harness.server)
-        _ = try await harness.loader.image(url, context: ImageContext(requestModifier: RequestModifier.headers([.authorization: "Bearer A"])))
-        let again = try await harness.loader.image(url, context: ImageContext(requestModifier: RequestModifier.headers(httpFields(["authorization": "Bearer A"]))))
-        #expect(again.cacheType == .memory)
+        _ = try await harness.loader.response(url, context: ImageContext(requestModifier: RequestModifier.headers([.authorization: "Bearer A"])))
+        let again = try await harness.loader.response(url, context: ImageContext(requestModifier: RequestModifier.headers(httpFields(["authorization": "Bearer A"]))))
+        #expect(again.source == .memory)
         #expect(harness.requests("/avatar.png") == 1)
     }
 }

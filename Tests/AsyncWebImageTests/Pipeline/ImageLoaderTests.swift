@@ -15,14 +15,14 @@ struct ImageLoaderTests {
         let expected = try ImageCoderRegistry.allFormats.decode(png)
 
         // When it is loaded three ways
-        let first = try await harness.loader.image(url, options: .waitStoreCache)
-        let second = try await harness.loader.image(url)
-        let third = try await harness.restartedLoader().image(url)
+        let first = try await harness.loader.response(url, options: .waitStoreCache)
+        let second = try await harness.loader.response(url)
+        let third = try await harness.restartedLoader().response(url)
 
         // Then the tiers are network, memory, disk, and every image is the decode
-        #expect(first.cacheType == .none)
-        #expect(second.cacheType == .memory)
-        #expect(third.cacheType == .disk)
+        #expect(first.source == .network)
+        #expect(second.source == .memory)
+        #expect(third.source == .disk)
         for response in [first, second, third] {
             #expect(response.image.hasSamePixels(as: expected))
             #expect(response.url == url)
@@ -46,7 +46,7 @@ struct ImageLoaderTests {
         // When 100 callers ask at once
         let images = try await withThrowingTaskGroup(of: Image.self) { group in
             for _ in 0..<100 {
-                group.addTask { try await harness.loader.image(url).image }
+                group.addTask { try await harness.loader.response(url).image }
             }
             return try await group.reduce(into: [Image]()) { $0.append($1) }
         }
@@ -73,8 +73,8 @@ struct ImageLoaderTests {
     func thumbnailsShareDownload() async throws {
         let (harness, url, full) = try Self.trickledLargeJPEG()
 
-        async let small = harness.loader.image(url, context: ImageContext(thumbnail: ThumbnailOptions(size: PixelSize(width: 32, height: 32))))
-        async let medium = harness.loader.image(url, context: ImageContext(thumbnail: ThumbnailOptions(size: PixelSize(width: 64, height: 64))))
+        async let small = harness.loader.response(url, context: ImageContext(thumbnail: ThumbnailOptions(size: PixelSize(width: 32, height: 32))))
+        async let medium = harness.loader.response(url, context: ImageContext(thumbnail: ThumbnailOptions(size: PixelSize(width: 64, height: 64))))
         let (a, b) = try await (small, medium)
 
         let smallImage = a.image, mediumImage = b.image
@@ -91,8 +91,8 @@ struct ImageLoaderTests {
         let (harness, url, full) = try Self.trickledLargeJPEG()
         let box = PixelSize(width: 64, height: 64)
 
-        async let covering = harness.loader.image(url, context: ImageContext(thumbnail: ThumbnailOptions(size: box, contentMode: .cover)))
-        async let fitting = harness.loader.image(url, context: ImageContext(thumbnail: ThumbnailOptions(size: box)))
+        async let covering = harness.loader.response(url, context: ImageContext(thumbnail: ThumbnailOptions(size: box, contentMode: .cover)))
+        async let fitting = harness.loader.response(url, context: ImageContext(thumbnail: ThumbnailOptions(size: box)))
         let (a, b) = try await (covering, fitting)
         let cover = a.image, fit = b.image
 
@@ -115,7 +115,7 @@ struct ImageLoaderTests {
         let outcomes = await withTaskGroup(of: ImageError?.self) { group in
             for _ in 0..<10 {
                 group.addTask {
-                    do { _ = try await harness.loader.image(url); return nil } catch { return error as? ImageError }
+                    do { _ = try await harness.loader.response(url); return nil } catch { return error as? ImageError }
                 }
             }
             return await group.reduce(into: [ImageError?]()) { $0.append($1) }
@@ -126,7 +126,7 @@ struct ImageLoaderTests {
         #expect(!harness.loader.isBlocked(url))
 
         // The next load starts a new request.
-        await #expect(throws: ImageError.httpStatus(503)) { try await harness.loader.image(url) }
+        await #expect(throws: ImageError.httpStatus(503)) { try await harness.loader.response(url) }
         #expect(harness.requests("/down.png") == 2)
     }
 
@@ -134,9 +134,9 @@ struct ImageLoaderTests {
     func memoryHitsLeaveNothing() async throws {
         let harness = try PipelineHarness()
         let url = harness.serve("/m.png", try fixture("png", "rgb8.png"))
-        _ = try await harness.loader.image(url)
+        _ = try await harness.loader.response(url)
         for _ in 0..<200 {
-            #expect(try await harness.loader.image(url).cacheType == .memory)
+            #expect(try await harness.loader.response(url).source == .memory)
         }
         #expect(harness.loader.tasks.count == 0)
         #expect(harness.loader.tasks.started == 1)
@@ -151,7 +151,7 @@ struct ImageLoaderTests {
         let url = harness.serve("/never.png", try fixture("png", "rgb8.png"))
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await harness.loader.image(url)
+            return try await harness.loader.response(url)
         }
         await #expect(throws: CancellationError.self) { try await task.value }
         let iteration = Task {
@@ -175,8 +175,8 @@ struct ImageLoaderTests {
         let url = harness.server.url("/c.jpg")
 
         // One of two leaves
-        let leaving = Task { try await harness.loader.image(url) }
-        let staying = Task { try await harness.loader.image(url) }
+        let leaving = Task { try await harness.loader.response(url) }
+        let staying = Task { try await harness.loader.response(url) }
         // Both have joined the one load (one left alone would cancel it) and bytes flow.
         #expect(await pipelineEventually { harness.loader.tasks.subscriberCounts.all == 2 })
         #expect(await pipelineEventually { harness.server.statistics("/c.jpg").bodyBytesSent > 0 })
@@ -190,7 +190,7 @@ struct ImageLoaderTests {
         await harness.memory.removeAll()
         try await harness.disk.removeAll()
         let before = harness.server.statistics("/c.jpg").disconnects.count
-        let all = (0..<3).map { _ in Task { try await harness.loader.image(url, options: .fromLoaderOnly) } }
+        let all = (0..<3).map { _ in Task { try await harness.loader.response(url, options: .fromLoaderOnly) } }
         #expect(await pipelineEventually { harness.loader.tasks.subscriberCounts.all == 3 })
         // Cancel only once the transfer is under way at the server.
         #expect(await pipelineEventually { harness.server.statistics("/c.jpg").bodyBytesSent > 2048 + jpeg.count })
@@ -214,9 +214,9 @@ struct ImageLoaderTests {
         let gate = Gate()
         let url = harness.serveHeld("/j.jpg", jpeg, contentType: "image/jpeg", afterBytes: 2048, by: gate)
 
-        let first = Task { try await harness.loader.image(url) }
+        let first = Task { try await harness.loader.response(url) }
         #expect(await pipelineEventually { harness.server.statistics("/j.jpg").bodyBytesSent >= 2048 })
-        let joiners = (0..<3).map { _ in Task { try await harness.loader.image(url) } }
+        let joiners = (0..<3).map { _ in Task { try await harness.loader.response(url) } }
         #expect(await pipelineEventually { harness.loader.tasks.subscriberCounts == (all: 4, waiters: 3) })
         joiners[0].cancel()
         await #expect(throws: CancellationError.self) { try await joiners[0].value }
@@ -228,7 +228,7 @@ struct ImageLoaderTests {
         let reference = try ImageCoderRegistry.allFormats.decode(jpeg)
         for joiner in joiners.dropFirst() {
             let response = try await joiner.value
-            #expect(response.cacheType == .none)
+            #expect(response.source == .network)
             #expect(response.image.hasSamePixels(as: reference))
         }
         #expect(harness.requests("/j.jpg") == 1)
@@ -237,9 +237,9 @@ struct ImageLoaderTests {
         // Everyone leaves a fresh load (joiners first): the transfer stops.
         await harness.memory.removeAll()
         try await harness.disk.removeAll()
-        let starter = Task { try await harness.loader.image(url) }
+        let starter = Task { try await harness.loader.response(url) }
         #expect(await pipelineEventually { harness.server.statistics("/j.jpg").bodyBytesSent >= jpeg.count + 2048 })
-        let waiting = (0..<2).map { _ in Task { try await harness.loader.image(url) } }
+        let waiting = (0..<2).map { _ in Task { try await harness.loader.response(url) } }
         #expect(await pipelineEventually { harness.loader.tasks.subscriberCounts == (all: 3, waiters: 2) })
         waiting.forEach { $0.cancel() }
         for task in waiting { await #expect(throws: CancellationError.self) { try await task.value } }

@@ -92,9 +92,9 @@ struct ImageRequestTests {
         #expect(try await harness.loader.cachedTier(of: request) == .memory)
         let decodesBefore = harness.decodes.count
         let data = try await harness.loader.data(for: ImageRequest(url: url))
-        #expect(data.cacheType == .disk && data.data == png)
+        #expect(data.source == .disk && data.data == png)
         // The head stored with the entry comes back with it, marked as the disk's
-        #expect(data.head?.statusCode == 200 && data.head?.tier == .disk)
+        #expect(data.head?.statusCode == 200 && data.source == .disk)
         #expect(harness.decodes.count == decodesBefore)
         // A restarted loader sees it on disk
         #expect(try await harness.restartedLoader().cachedTier(of: request) == .disk)

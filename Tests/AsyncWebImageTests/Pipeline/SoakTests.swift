@@ -152,7 +152,7 @@ struct SoakTests {
     /// A plain load, checked against the direct decode.
     private static func load(_ loader: ImageLoader, _ url: URL, options: ImageOptions, expected: Image) async -> Outcome {
         do {
-            let response = try await loader.image(url, options: options)
+            let response = try await loader.response(url, options: options)
             return .loaded(response.image.hasSamePixels(as: expected))
         } catch {
             return .failed("\(error)")

@@ -21,8 +21,8 @@ struct FaultRig {
         let harness = try PipelineHarness { $0.dataLoader = dataLoader }
         let png = try fixture("png", "rgba8.png")
         let kept = harness.serve("/kept.png", png)
-        let response = try await harness.loader.image(kept, options: .waitStoreCache)
-        try #require(response.cacheType == .none)
+        let response = try await harness.loader.response(kept, options: .waitStoreCache)
+        try #require(response.source == .network)
         return FaultRig(harness: harness, dataLoader: dataLoader, kept: kept, keptImage: response.image)
     }
 
@@ -32,7 +32,7 @@ struct FaultRig {
     /// The error a load of `url` ends with (nil when it succeeds).
     func failure(_ url: URL, options: ImageOptions = []) async -> (any Error)? {
         do {
-            _ = try await loader.image(url, options: options)
+            _ = try await loader.response(url, options: options)
             return nil
         } catch {
             return error
@@ -52,10 +52,10 @@ struct FaultRig {
                 && dataLoader.outstandingTransfers == 0 && dataLoader.liveEasyHandles == 0
         }
         #expect(drained, "work left in flight", sourceLocation: sourceLocation)
-        let fromMemory = try await loader.image(kept)
-        #expect(fromMemory.cacheType == .memory, sourceLocation: sourceLocation)
-        let fromDisk = try await harness.restartedLoader().image(kept)
-        #expect(fromDisk.cacheType == .disk, sourceLocation: sourceLocation)
+        let fromMemory = try await loader.response(kept)
+        #expect(fromMemory.source == .memory, sourceLocation: sourceLocation)
+        let fromDisk = try await harness.restartedLoader().response(kept)
+        #expect(fromDisk.source == .disk, sourceLocation: sourceLocation)
         #expect(fromDisk.image.hasSamePixels(as: keptImage), sourceLocation: sourceLocation)
         #expect(harness.requests("/kept.png") == 1, "the cached image was downloaded again", sourceLocation: sourceLocation)
     }

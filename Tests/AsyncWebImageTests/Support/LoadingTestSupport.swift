@@ -4,7 +4,7 @@ import LoopbackServer
 
 /// What a whole transfer produced.
 struct CollectedTransfer {
-    var head: DataResponseHead?
+    var head: HTTPResponseHead?
     var body = Data()
     var chunks = 0
 }
@@ -47,7 +47,7 @@ func startedServer() throws -> LoopbackServer {
 
 /// What one subscriber of a coalesced download saw.
 struct CollectedDownload {
-    var head: DataResponseHead?
+    var head: HTTPResponseHead?
     var chunks = Data()
     var completed: Data?
     var progress: [Int64] = []

@@ -50,7 +50,7 @@ struct OriginCacheability: Sendable, Hashable {
     }
 
     /// Reads the cache-related fields of `head`, received at `responseTime`.
-    init(head: DataResponseHead, responseTime: Date) {
+    init(head: HTTPResponseHead, responseTime: Date) {
         self.init(fields: head.headers, responseTime: responseTime)
     }
 

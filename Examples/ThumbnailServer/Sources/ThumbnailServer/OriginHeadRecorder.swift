@@ -28,7 +28,7 @@ final class OriginHeadRecorder: Sendable {
     /// What the origin said in this load, if a head was seen.
     var cacheability: OriginCacheability? { seen.withLockedValue { $0 } }
 
-    func modifiedResponse(for head: DataResponseHead) -> DataResponseHead? {
+    func modifiedResponse(for head: HTTPResponseHead) -> HTTPResponseHead? {
         let now = Date()
         let value: OriginCacheability
         if head.statusCode == 304 {

@@ -11,7 +11,7 @@ struct Thumbnail: Sendable {
     let entityTag: EntityTag
     /// `X-Cache`: `hit-result-memory`, `-disk` or `-redis` (the encoded
     /// response was stored), else where the pixels came from: `miss` (the
-    /// upstream), `hit-memory` or `hit-disk` (disk or the fleet's Redis).
+    /// upstream), `hit-memory`, `hit-disk`, `hit-shared` (the fleet's Redis), `hit-revalidated` (a 304) or `hit-stale` (the upstream failed).
     let cacheStatus: String
     /// `Cache-Control` of the answer (``ThumbnailCachePolicy``).
     let cacheControl: String

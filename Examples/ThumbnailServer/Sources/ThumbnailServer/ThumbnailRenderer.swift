@@ -157,10 +157,10 @@ final class ThumbnailRenderer: Sendable {
     /// Makes and stores a query-form thumbnail (the result cache missed).
     private func make(_ request: ThumbnailRequest, key: String) async throws -> Thumbnail {
         let recorder = OriginHeadRecorder(url: request.url, memo: origins)
-        let (image, cacheType) = try await Self.imageAndSource(of: load(request, recorder: recorder))
+        let (image, source) = try await Self.imageAndSource(of: load(request, recorder: recorder))
         // Through the loader: a CPU permit, and the encode in its metrics and spans.
         let body = try await loader.encode(image, as: request.format, quality: Double(request.quality) / 100)
-        return finish(body, format: request.format, key: key, url: request.url, recorder: recorder, cacheType: cacheType)
+        return finish(body, format: request.format, key: key, url: request.url, recorder: recorder, source: source)
     }
 
     /// The answer for a result hit: its `Cache-Control` counts down to its expiry.
@@ -179,11 +179,11 @@ final class ThumbnailRenderer: Sendable {
     /// loader's cache), else unknown: then nothing is kept and the answer
     /// is `no-cache`.
     private func finish(
-        _ body: Data, format: ImageFormat, key: String, url: URL, recorder: OriginHeadRecorder, cacheType: ImageCacheType
+        _ body: Data, format: ImageFormat, key: String, url: URL, recorder: OriginHeadRecorder, source: ImageSource
     ) -> Thumbnail {
         let now = Date()
         let origin = recorder.cacheability ?? origins.value(forURL: url.absoluteString) ?? .unknown(at: now)
-        let status = cacheType == .none ? "miss" : "hit-\(cacheType)"
+        let status = Self.cacheStatus(of: source)
         switch cachePolicy.decision(for: origin, now: now) {
         case .store(let freshness):
             let entry = results.store(body, format: format, freshness: freshness, forKey: key)
@@ -203,8 +203,23 @@ final class ThumbnailRenderer: Sendable {
     /// largest photo of the bench's corpus), which, kept in the caller's
     /// frame, stayed alive while the encode waited for a CPU permit behind
     /// other requests' decodes.
-    private static func imageAndSource(of response: ImageResponse) throws -> (Image, ImageCacheType) {
-        (response.image, response.cacheType)
+    private static func imageAndSource(of response: ImageResponse) throws -> (Image, ImageSource) {
+        (response.image, response.source)
+    }
+
+    /// The `X-Cache` value of a source image from `source`: `miss` when it
+    /// was downloaded, else `hit-` and the tier (`hit-memory`, `hit-disk`,
+    /// `hit-shared`), or what the origin made of a stored one
+    /// (`hit-revalidated` after a 304, `hit-stale` when the origin failed).
+    static func cacheStatus(of source: ImageSource) -> String {
+        switch source {
+        case .network: "miss"
+        case .memory: "hit-memory"
+        case .disk: "hit-disk"
+        case .sharedTier: "hit-shared"
+        case .revalidated: "hit-revalidated"
+        case .stale: "hit-stale"
+        }
     }
 
     /// The image for an imgproxy-style `request` in `format` (`nil`: JPEG,
@@ -249,8 +264,8 @@ final class ThumbnailRenderer: Sendable {
         let recorder = OriginHeadRecorder(url: request.url, memo: origins)
         var context = Self.decodeContext(for: request, storeCacheType: directStoreCacheType)
         context.responseModifier = recorder.modifier
-        let (image, cacheType) = try await Self.imageAndSource(
-            of: loader.image(request.url, options: animatesAsWebP ? [] : .decodeFirstFrameOnly, context: context)
+        let (image, source) = try await Self.imageAndSource(
+            of: loader.response(request.url, options: animatesAsWebP ? [] : .decodeFirstFrameOnly, context: context)
         )
         // Processing and encoding through the loader: each with a CPU
         // permit, in the loader's metrics and spans.
@@ -264,7 +279,7 @@ final class ThumbnailRenderer: Sendable {
             chosen = format ?? (processed.pixelFormat.hasAlpha ? .png : .jpeg)
             body = try await loader.encode(processed, as: chosen, quality: Double(request.quality ?? Self.defaultQuality(for: chosen)) / 100)
         }
-        return finish(body, format: chosen, key: key, url: request.url, recorder: recorder, cacheType: cacheType)
+        return finish(body, format: chosen, key: key, url: request.url, recorder: recorder, source: source)
     }
 
     /// The smallest decode `request` can be made from, as a decoder's own
@@ -352,6 +367,6 @@ final class ThumbnailRenderer: Sendable {
             context = ImageContext(transformer: resize, thumbnail: ThumbnailOptions(size: request.size, contentMode: .cover))
         }
         context.responseModifier = recorder.modifier
-        return try await loader.image(request.url, options: .decodeFirstFrameOnly, context: context)
+        return try await loader.response(request.url, options: .decodeFirstFrameOnly, context: context)
     }
 }

@@ -43,7 +43,7 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
     }
 
     /// ``value(of:in:)`` in a response head.
-    static func value(of name: HTTPField.Name, in head: DataResponseHead) -> String? {
+    static func value(of name: HTTPField.Name, in head: HTTPResponseHead) -> String? {
         value(of: name, in: head.headers)
     }
 
@@ -89,7 +89,7 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
     ///   - requestTime: When the request was sent; the response time when unknown.
     ///   - responseTime: When the response arrived.
     ///   - mode: The cache's mode (a shared cache keeps no `private="…"` field).
-    init(head: DataResponseHead, request: DataRequest, requestTime: Date? = nil, responseTime: Date, mode: ImageLoader.HTTPCacheMode = .private) {
+    init(head: HTTPResponseHead, request: DataRequest, requestTime: Date? = nil, responseTime: Date, mode: ImageLoader.HTTPCacheMode = .private) {
         etag = Self.value(of: .eTag, in: head)
         lastModified = Self.value(of: .lastModified, in: head)
         var fields: [String: String] = [:]
@@ -222,7 +222,7 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
     /// validators on 304s are common). A 304 that names another
     /// representation refreshes nothing: the stored body is not what the
     /// origin now serves, so the caller fetches it whole.
-    func isSelected(by head: DataResponseHead) -> Bool {
+    func isSelected(by head: HTTPResponseHead) -> Bool {
         // Lines that disagree name no one representation: nothing is refreshed.
         if head.headers.singleton(.eTag) == .conflicting || head.headers.singleton(.lastModified) == .conflicting {
             return false
@@ -246,7 +246,7 @@ struct HTTPCacheMetadata: Codable, Hashable, Sendable {
     ///   - requestTime: When the conditional request was sent; `responseTime` when unknown.
     ///   - responseTime: When the 304 arrived.
     ///   - mode: The cache's mode.
-    func refreshed(by head: DataResponseHead, requestTime: Date? = nil, responseTime: Date, mode: ImageLoader.HTTPCacheMode = .private) -> HTTPCacheMetadata {
+    func refreshed(by head: HTTPResponseHead, requestTime: Date? = nil, responseTime: Date, mode: ImageLoader.HTTPCacheMode = .private) -> HTTPCacheMetadata {
         var copy = self
         if let etag = Self.value(of: .eTag, in: head) { copy.etag = etag }
         if let lastModified = Self.value(of: .lastModified, in: head) { copy.lastModified = lastModified }

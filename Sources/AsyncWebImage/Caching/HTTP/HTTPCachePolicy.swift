@@ -44,7 +44,7 @@ struct HTTPCachePolicy: Hashable, Sendable {
     /// How the response `head` to `request`, sent at `requestTime` and
     /// arriving now, is kept. Ignoring headers stores every response, with
     /// a record that is always fresh (its head and validators only count).
-    func storage(for head: DataResponseHead?, request: DataRequest, requestTime: Date? = nil) -> ResponseStorage {
+    func storage(for head: HTTPResponseHead?, request: DataRequest, requestTime: Date? = nil) -> ResponseStorage {
         guard let head else { return ResponseStorage() }
         let metadata = HTTPCacheMetadata(head: head, request: request, requestTime: requestTime, responseTime: Date(), mode: mode)
         return storage(of: metadata, request: request)

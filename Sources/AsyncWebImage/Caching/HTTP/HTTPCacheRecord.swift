@@ -67,23 +67,21 @@ final class HTTPCacheRecord: Sendable {
         freshness.freshUntil != nil || hasVary
     }
 
-    /// The head the cache returns with the stored response at `now`, from `tier`.
+    /// The head the cache returns with the stored response of `url` at `now`.
     ///
     /// - Parameters:
-    ///   - tier: The tier the content came from.
+    ///   - url: The URL the load asked for.
     ///   - now: The time it is served.
     ///   - validated: The origin confirmed it for this load (a 304): no `Age`
     ///     is added then (§5.1: `Age` means not validated for this request).
-    ///   - staleError: The origin's error it is served in place of, if any.
-    func responseHead(tier: HTTPResponseHead.Tier, at now: Date, validated: Bool = false, staleError: ImageError? = nil) -> HTTPResponseHead {
+    func responseHead(url: URL, at now: Date, validated: Bool = false) -> HTTPResponseHead {
         var headers = metadata.storedHeaders.httpFields
         let age = freshness.currentAge(at: now)
         if !validated, freshness.lifetime != nil {
             headers[.age] = HTTPAge.fieldValue(age)
         }
-        return HTTPResponseHead(
-            statusCode: metadata.statusCode, headers: headers, tier: tier,
-            age: Int(min(max(0, age), 2_147_483_648).rounded(.down)), isValidated: validated, staleError: staleError
-        )
+        var head = HTTPResponseHead(statusCode: metadata.statusCode, headers: headers, expectedContentLength: nil, url: url)
+        head.age = Int(min(max(0, age), 2_147_483_648).rounded(.down))
+        return head
     }
 }

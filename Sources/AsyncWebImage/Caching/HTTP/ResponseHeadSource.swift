@@ -10,22 +10,24 @@ import Foundation
 /// a memory hit moves a small ``ImageResponse`` instead of a large one.
 indirect enum ResponseHeadSource: Sendable {
     /// A response downloaded for the load, as received.
-    case received(DataResponseHead)
-    /// A stored response served at `servedAt` from `tier`.
-    case stored(HTTPCacheRecord, tier: HTTPResponseHead.Tier, servedAt: Date, validated: Bool, staleError: ImageError?)
+    case received(HTTPResponseHead)
+    /// A stored response served at `servedAt`; `validated` when the origin
+    /// confirmed it for this load (a 304), `staleError` the origin's error
+    /// when it stands in for the origin's answer.
+    case stored(HTTPCacheRecord, servedAt: Date, validated: Bool, staleError: ImageError?)
 
     /// A stored response served now.
-    static func stored(_ record: HTTPCacheRecord, tier: HTTPResponseHead.Tier, validated: Bool = false, staleError: ImageError? = nil) -> ResponseHeadSource {
-        .stored(record, tier: tier, servedAt: Date(), validated: validated, staleError: staleError)
+    static func stored(_ record: HTTPCacheRecord, validated: Bool = false, staleError: ImageError? = nil) -> ResponseHeadSource {
+        .stored(record, servedAt: Date(), validated: validated, staleError: staleError)
     }
 
-    /// The head.
-    var head: HTTPResponseHead {
+    /// The head, for a load of `url`.
+    func head(url: URL) -> HTTPResponseHead {
         switch self {
         case .received(let head):
-            return HTTPResponseHead(statusCode: head.statusCode, headers: head.headers, tier: .network)
-        case .stored(let record, let tier, let servedAt, let validated, let staleError):
-            return record.responseHead(tier: tier, at: servedAt, validated: validated, staleError: staleError)
+            return head
+        case .stored(let record, let servedAt, let validated, _):
+            return record.responseHead(url: url, at: servedAt, validated: validated)
         }
     }
 }

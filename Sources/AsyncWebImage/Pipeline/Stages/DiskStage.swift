@@ -9,10 +9,10 @@ struct DiskStage: Sendable {
     /// What the tiers hold for a load.
     enum Found {
         /// The final image, decoded from the transformed entry.
-        case result(Image, data: Data, record: HTTPCacheRecord?, revalidate: Bool)
+        case result(Image, data: Data, record: HTTPCacheRecord?, revalidate: Bool, fromSharedTier: Bool)
         /// The original's bytes, decoded when the load wants pixels; the
         /// transform and the store are still to run.
-        case original(Image?, data: Data, record: HTTPCacheRecord?, revalidate: Bool)
+        case original(Image?, data: Data, record: HTTPCacheRecord?, revalidate: Bool, fromSharedTier: Bool)
         /// Stored, but it must be revalidated before use.
         case stale(StaleEntry)
         /// Stored for other `Vary` values (``CacheLookup/otherVariant(_:)``).
@@ -58,7 +58,7 @@ struct DiskStage: Sendable {
             if let entry = try? await decode.decodeStored(
                 forKey: keys.resultKey, in: cache, options: decodeLimits, readErrorsAreMisses: true, logger: logger
             ) {
-                return .result(entry.image, data: entry.data, record: record, revalidate: revalidate)
+                return .result(entry.image, data: entry.data, record: record, revalidate: revalidate, fromSharedTier: entry.fromSharedTier)
             }
         }
         try Task.checkCancellation()
@@ -66,10 +66,10 @@ struct DiskStage: Sendable {
             guard let entry = try await decode.decodeStored(
                 forKey: keys.dataKey, in: cache, options: request.decodingOptions, readErrorsAreMisses: true, logger: logger
             ) else { return .miss }
-            return .original(entry.image, data: entry.data, record: record, revalidate: revalidate)
+            return .original(entry.image, data: entry.data, record: record, revalidate: revalidate, fromSharedTier: entry.fromSharedTier)
         }
         guard let entry = try await cache.readEntry(forKey: keys.dataKey, readErrorsAreMisses: true) else { return .miss }
-        return .original(nil, data: entry.data, record: record, revalidate: revalidate)
+        return .original(nil, data: entry.data, record: record, revalidate: revalidate, fromSharedTier: entry.fromSharedTier)
     }
 
     /// The HTTP metadata stored with the original's bytes (disk first, then

@@ -77,7 +77,7 @@ struct FetchStage: Sendable {
     func download(
         _ request: ImageLoadRequest, _ dataRequest: DataRequest, through coalescer: DownloadCoalescer,
         handle: ImageTaskCoalescer.Handle, reservation: BodyByteBudget.Reservation?, logger: Logger
-    ) async throws -> (DataResponseHead?, Data) {
+    ) async throws -> (HTTPResponseHead?, Data) {
         let (head, data) = try await telemetry.withChildSpan("image.download") {
             try await telemetry.timed(telemetry.downloadTimer) {
                 try await transfer(
@@ -110,9 +110,9 @@ struct FetchStage: Sendable {
     private func transfer(
         _ request: ImageLoadRequest, _ dataRequest: DataRequest, through coalescer: DownloadCoalescer,
         handle: ImageTaskCoalescer.Handle, reservation: BodyByteBudget.Reservation?
-    ) async throws -> (DataResponseHead?, Data) {
+    ) async throws -> (HTTPResponseHead?, Data) {
         let modifiers = DownloadModifiers(responseModifier: request.context.responseModifier, decryptor: request.context.decryptor)
-        var head: DataResponseHead?
+        var head: HTTPResponseHead?
         var body: Data?
         var throttle: PreviewThrottle?
         var previewsUnavailable = !request.wantsPixels

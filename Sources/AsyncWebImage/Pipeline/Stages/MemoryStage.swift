@@ -32,7 +32,7 @@ struct MemoryStage: Sendable {
             data = try? await disk.data(forKey: request.transformer == nil ? request.keys.dataKey : request.keys.resultKey)
         }
         var response = LoadResult(image: image, data: data, cacheType: .memory, url: request.url)
-        response.headSource = entry.http.map { .stored($0, tier: .memory) }
+        response.headSource = entry.http.map { .stored($0) }
         return .hit(response, revalidate: revalidate)
     }
 

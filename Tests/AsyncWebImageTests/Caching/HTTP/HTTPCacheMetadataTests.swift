@@ -8,7 +8,7 @@ struct HTTPCacheMetadataTests {
     static let request = DataRequest(url: URL(string: "http://127.0.0.1/a.png")!)
 
     static func metadata(_ status: Int, _ headers: HTTPFields, request: DataRequest = request) -> HTTPCacheMetadata {
-        let head = DataResponseHead(statusCode: status, headers: headers, expectedContentLength: nil, url: request.url)
+        let head = HTTPResponseHead(statusCode: status, headers: headers, expectedContentLength: nil, url: request.url)
         return HTTPCacheMetadata(head: head, request: request, responseTime: Date(timeIntervalSince1970: 1_700_000_000))
     }
 

@@ -12,7 +12,7 @@ struct HTTPFreshnessTests {
         var request = DataRequest(url: URL(string: "http://127.0.0.1/a.png")!)
         request.headers = HTTPFields(requestHeaders.map { HTTPField(name: HTTPField.Name($0.key)!, value: $0.value) })
         let fields = HTTPFields(headers.map { HTTPField(name: HTTPField.Name($0.key)!, value: $0.value) })
-        let head = DataResponseHead(statusCode: status, headers: fields, expectedContentLength: nil, url: request.url)
+        let head = HTTPResponseHead(statusCode: status, headers: fields, expectedContentLength: nil, url: request.url)
         return HTTPCacheMetadata(head: head, request: request, responseTime: now)
     }
 
@@ -110,7 +110,7 @@ struct HTTPFreshnessTests {
     func initialAge() {
         var request = DataRequest(url: URL(string: "http://127.0.0.1/a.png")!)
         request.headers = [:]
-        let head = DataResponseHead(
+        let head = HTTPResponseHead(
             statusCode: 200, headers: [.cacheControl: "max-age=100", .age: "30"], expectedContentLength: nil, url: request.url
         )
         let metadata = HTTPCacheMetadata(head: head, request: request, requestTime: Self.now.addingTimeInterval(-5), responseTime: Self.now)
@@ -181,7 +181,7 @@ struct HTTPFreshnessTests {
     func refreshAndEncoding() throws {
         let stored = Self.metadata(["Cache-Control": "max-age=1", "ETag": "\"v1\"", "Age": "1"])
         let later = Self.now.addingTimeInterval(100)
-        let head = DataResponseHead(statusCode: 304, headers: [.cacheControl: "max-age=60"], expectedContentLength: nil, url: URL(string: "http://127.0.0.1/a.png")!)
+        let head = HTTPResponseHead(statusCode: 304, headers: [.cacheControl: "max-age=60"], expectedContentLength: nil, url: URL(string: "http://127.0.0.1/a.png")!)
         let refreshed = stored.refreshed(by: head, responseTime: later)
         #expect(HTTPFreshness(refreshed, policy: .strictPrivate).freshUntil == later.addingTimeInterval(60))
         #expect(refreshed.etag == "\"v1\"")
@@ -193,9 +193,9 @@ struct HTTPFreshnessTests {
 
     @Test("a 304 refreshes the stored response only when its validators describe it (RFC 9111 §4.3.4)")
     func notModifiedSelection() {
-        func head(_ headers: [String: String]) -> DataResponseHead {
+        func head(_ headers: [String: String]) -> HTTPResponseHead {
             let fields = HTTPFields(headers.map { HTTPField(name: HTTPField.Name($0.key)!, value: $0.value) })
-            return DataResponseHead(statusCode: 304, headers: fields, expectedContentLength: nil, url: URL(string: "http://127.0.0.1/a.png")!)
+            return HTTPResponseHead(statusCode: 304, headers: fields, expectedContentLength: nil, url: URL(string: "http://127.0.0.1/a.png")!)
         }
         let strong = Self.metadata(["ETag": "\"v1\"", "Last-Modified": "Tue, 01 Oct 2024 10:00:00 GMT"])
         let weak = Self.metadata(["ETag": "W/\"v1\""])

@@ -36,10 +36,10 @@ struct SingletonFieldTests {
             ("Date", HTTPDate.format(now)), ("Date", HTTPDate.format(now)), ("Expires", expires), ("Expires", expires),
         ])
         // When it is loaded twice
-        _ = try await harness.loader.image(url, options: .waitStoreCache)
-        let second = try await harness.loader.image(url)
+        _ = try await harness.loader.response(url, options: .waitStoreCache)
+        let second = try await harness.loader.response(url)
         // Then the second load is a memory hit and the server saw one request
-        #expect(second.cacheType == .memory)
+        #expect(second.source == .memory)
         #expect(Cache.counts(harness, "/twice.png") == [1, 0, 0])
     }
 
@@ -50,8 +50,8 @@ struct SingletonFieldTests {
         let url = try Cache.serve(harness, "/two.png", [
             ("Expires", HTTPDate.format(now.addingTimeInterval(120))), ("Expires", HTTPDate.format(now.addingTimeInterval(600))),
         ])
-        _ = try await harness.loader.image(url, options: .waitStoreCache)
-        _ = try await harness.loader.image(url)
+        _ = try await harness.loader.response(url, options: .waitStoreCache)
+        _ = try await harness.loader.response(url)
         #expect(Cache.counts(harness, "/two.png") == [2, 1, 1])
     }
 
@@ -65,8 +65,8 @@ struct SingletonFieldTests {
             ("Cache-Control", "max-age=60"),
             ("Date", HTTPDate.format(now.addingTimeInterval(-3600))), ("Date", HTTPDate.format(now.addingTimeInterval(-7200))),
         ])
-        _ = try await harness.loader.image(url, options: .waitStoreCache)
-        #expect(try await harness.loader.image(url).cacheType == .memory)
+        _ = try await harness.loader.response(url, options: .waitStoreCache)
+        #expect(try await harness.loader.response(url).source == .memory)
         #expect(Cache.counts(harness, "/dates.png") == [1, 0, 0])
     }
 
@@ -76,8 +76,8 @@ struct SingletonFieldTests {
         let old = try Cache.serve(harness, "/old.png", [("Cache-Control", "max-age=60"), ("Age", "100"), ("Age", "5")])
         let young = try Cache.serve(harness, "/young.png", [("Cache-Control", "max-age=60"), ("Age", "5"), ("Age", "100")])
         for url in [old, young] {
-            _ = try await harness.loader.image(url, options: .waitStoreCache)
-            _ = try await harness.loader.image(url)
+            _ = try await harness.loader.response(url, options: .waitStoreCache)
+            _ = try await harness.loader.response(url)
         }
         #expect(Cache.counts(harness, "/old.png") == [2, 1, 1])
         #expect(Cache.counts(harness, "/young.png") == [1, 0, 0])
@@ -88,14 +88,14 @@ struct SingletonFieldTests {
         // Given a no-cache response whose ETag line comes twice (the server adds its own)
         let harness = try Cache.harness()
         let url = try Cache.serve(harness, "/etags.png", [("Cache-Control", "no-cache"), ("ETag", Cache.etag)])
-        _ = try await harness.loader.image(url, options: .waitStoreCache)
+        _ = try await harness.loader.response(url, options: .waitStoreCache)
         let decodes = harness.decodes.count
         // When it is used again
-        let second = try await harness.loader.image(url)
+        let second = try await harness.loader.response(url)
         // Then one conditional request with the tag as sent, a 304, the memory image, no decode
         #expect(harness.server.statistics("/etags.png").requestHeaders.last?["if-none-match"] == Cache.etag)
         #expect(Cache.counts(harness, "/etags.png") == [2, 1, 1])
-        #expect(second.cacheType == .memory)
+        #expect(second.source == .revalidated)
         #expect(harness.decodes.count == decodes)
     }
 
@@ -103,8 +103,8 @@ struct SingletonFieldTests {
     func conflictingETags() async throws {
         let harness = try Cache.harness()
         let url = try Cache.serve(harness, "/tags.png", [("Cache-Control", "no-cache"), ("ETag", "\"other\"")])
-        _ = try await harness.loader.image(url, options: .waitStoreCache)
-        _ = try await harness.loader.image(url, options: .waitStoreCache)
+        _ = try await harness.loader.response(url, options: .waitStoreCache)
+        _ = try await harness.loader.response(url, options: .waitStoreCache)
         #expect(harness.server.statistics("/tags.png").requestHeaders.last?["if-none-match"] == nil)
         #expect(Cache.counts(harness, "/tags.png") == [2, 0, 0])
     }

@@ -132,7 +132,7 @@ struct AnimationPlaybackTests {
         let harness = try PipelineHarness(progressiveCoders: true) { $0.cpuLimiter = limiter }
         let frames = (0..<3).map { AnimationFixtures.RawFrame.filled(width: 2, height: 2, color: UInt8($0)) }
         harness.server.route("/a.gif", .ok(AnimationFixtures.rawGIF(screen: (2, 2), frames: frames), contentType: "image/gif"))
-        let response = try await harness.loader.image(harness.server.url("/a.gif"))
+        let response = try await harness.loader.response(harness.server.url("/a.gif"))
         let animation = try #require(response.image.animation)
         #expect(animation.limiter === limiter)
         #expect(try animation.applyingToFrames { $0 }.limiter === limiter)

@@ -99,10 +99,10 @@ struct HEIFEmbeddedThumbnailTests {
         let reference = try HEIFFixture.reference("embedded-thumbnail.thumbnail.ref.png")
         let context = ImageContext(thumbnail: ThumbnailOptions(size: PixelSize(width: 16, height: 16)))
         let on = try PipelineHarness()
-        let fromThumbnail = try await on.loader.image(on.serve("/e.heic", data, contentType: "image/heic"), context: context).image
+        let fromThumbnail = try await on.loader.response(on.serve("/e.heic", data, contentType: "image/heic"), context: context).image
         #expect(fromThumbnail.hasSamePixels(as: ImageResampler.resample(reference, to: PixelSize(width: 16, height: 12))))
         let off = try PipelineHarness { $0.usesEmbeddedThumbnails = false }
-        let fromFull = try await off.loader.image(off.serve("/e.heic", data, contentType: "image/heic"), context: context).image
+        let fromFull = try await off.loader.response(off.serve("/e.heic", data, contentType: "image/heic"), context: context).image
         #expect(fromFull.hasSamePixels(as: try fullDecode(data, resampledTo: PixelSize(width: 16, height: 12))))
         var options = thumbnailOptions(16)
         let keyOn = options.cacheKeySuffix

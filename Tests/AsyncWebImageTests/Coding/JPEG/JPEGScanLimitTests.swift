@@ -97,9 +97,9 @@ struct JPEGScanLimitTests {
         limited.decodingLimits.maxScanCount = 20
         // Then the limited one refuses it, the default one decodes it
         await #expect(throws: ImageError.tooLarge(.scans, limit: 20, actual: 30)) {
-            try await ImageLoader(configuration: limited).image(server.url("/scans.jpg"))
+            try await ImageLoader(configuration: limited).response(server.url("/scans.jpg"))
         }
         let loader = ImageLoader(configuration: .init(cache: ImageCache(memory: MemoryCache(), disk: nil)))
-        #expect(try await loader.image(server.url("/scans.jpg")).image.width == 64)
+        #expect(try await loader.response(server.url("/scans.jpg")).image.width == 64)
     }
 }

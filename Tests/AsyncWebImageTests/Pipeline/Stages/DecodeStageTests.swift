@@ -17,6 +17,19 @@ struct DecodeStageTests {
         await #expect(throws: ImageError.self) { try await stage.decode(webp, options: ImageDecodingOptions()) }
     }
 
+    @Test("a stored entry in a format no coder of the loader reads is kept, and the load says which product reads it")
+    func unsupportedEntryIsKept() async throws {
+        let fixture = StageFixture()
+        let stage = DecodeStage(coders: .builtIn, limiter: ConcurrencyLimiter(limit: 1), telemetry: fixture.telemetry)
+        let webp = Data("RIFF\u{10}\0\0\0WEBPVP8 ".utf8) + Data(repeating: 0, count: 16)
+        try await fixture.disk.setData(webp, forKey: "webp", extendedData: nil)
+        await #expect(throws: ImageError.unsupportedFormat(.webp)) {
+            try await stage.decodeStored(forKey: "webp", in: fixture.cache, options: ImageDecodingOptions())
+        }
+        #expect(try await fixture.disk.data(forKey: "webp") == webp)
+        #expect(ImageError.unsupportedFormat(.webp).description.contains("AsyncWebImageWebP"))
+    }
+
     @Test("a stored entry that does not decode is removed and is a miss; one over a limit is kept")
     func storedEntries() async throws {
         let fixture = StageFixture()

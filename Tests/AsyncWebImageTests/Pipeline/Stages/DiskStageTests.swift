@@ -25,13 +25,14 @@ struct DiskStageTests {
 
         let fresh = StageFixture.metadata([.cacheControl: "max-age=600", .eTag: "\"v1\""], url: fixture.url)
         try await fixture.disk.setData(StageFixture.png, forKey: request.keys.dataKey, extendedData: fresh.encoded)
-        guard case .original(let image, let data, let record, let revalidate) = try await stage.lookup(request, logger: Self.logger) else {
+        guard case .original(let image, let data, let record, let revalidate, let shared) = try await stage.lookup(request, logger: Self.logger) else {
             Issue.record("expected the original"); return
         }
         #expect(image?.pixels == StageFixture.image.pixels)
         #expect(data == StageFixture.png)
         #expect(record?.metadata.etag == "\"v1\"")
         #expect(!revalidate)
+        #expect(!shared, "read from the disk, not the shared tier")
 
         let stale = StageFixture.metadata([.cacheControl: "max-age=10", .eTag: "\"v0\""], age: 60, url: fixture.url)
         _ = try await fixture.disk.setExtendedData(stale.encoded, forKey: request.keys.dataKey)
@@ -52,13 +53,13 @@ struct DiskStageTests {
         let stage = Self.stage(fixture)
         let request = try await fixture.request(transformer: ImageTransformers.Flip(horizontal: true, vertical: false))
         try await fixture.disk.setData(StageFixture.png, forKey: request.keys.dataKey, extendedData: nil)
-        guard case .original(let original, _, _, _) = try await stage.lookup(request, logger: Self.logger) else {
+        guard case .original(let original, _, _, _, _) = try await stage.lookup(request, logger: Self.logger) else {
             Issue.record("expected the original"); return
         }
         #expect(original?.pixel(x: 0, y: 0) == [0, 0, 7])
         let flipped = try ImageTransformers.Flip(horizontal: true, vertical: false).transform(StageFixture.image)
         try await fixture.disk.setData(try PNGCoder().encode(flipped, as: .png, quality: 1), forKey: request.keys.resultKey, extendedData: nil)
-        guard case .result(let result, _, _, _) = try await stage.lookup(request, logger: Self.logger) else {
+        guard case .result(let result, _, _, _, _) = try await stage.lookup(request, logger: Self.logger) else {
             Issue.record("expected the transformed entry"); return
         }
         #expect(result.pixel(x: 0, y: 0) == [180, 0, 7])
@@ -70,7 +71,7 @@ struct DiskStageTests {
         let stage = Self.stage(fixture)
         let request = try await fixture.request(options: .avoidDecodeImage)
         try await fixture.disk.setData(StageFixture.png, forKey: request.keys.dataKey, extendedData: nil)
-        guard case .original(let image, let data, _, _) = try await stage.lookup(request, logger: Self.logger) else {
+        guard case .original(let image, let data, _, _, _) = try await stage.lookup(request, logger: Self.logger) else {
             Issue.record("expected the bytes"); return
         }
         #expect(image == nil && data == StageFixture.png)

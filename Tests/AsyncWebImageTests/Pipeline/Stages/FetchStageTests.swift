@@ -56,8 +56,8 @@ struct FetchStageTests {
         }
         let result = try #require(finished)
         #expect(result.data == body)
-        #expect(result.headSource?.head.statusCode == 200)
-        #expect(result.headSource?.head.headers[.cacheControl] == "max-age=60")
+        #expect(result.headSource?.head(url: result.url).statusCode == 200)
+        #expect(result.headSource?.head(url: result.url).headers[.cacheControl] == "max-age=60")
         #expect(received == Int64(body.count))
         #expect(server.statistics("/fetch.bin").requests == 1)
     }

@@ -16,8 +16,8 @@ struct MemoryStageTests {
         await fixture.memory.setImage(StageFixture.image, forKey: request.keys.resultKey, http: fresh)
         guard case .hit(let response, let revalidate) = await stage.lookup(request) else { Issue.record("expected a hit"); return }
         #expect(response.image?.pixel(x: 3, y: 1) == [180, 100, 7])
-        #expect(response.cacheType == .memory)
-        #expect(response.headSource?.head.headers[.cacheControl] == "max-age=600")
+        #expect(response.source == .memory)
+        #expect(response.headSource?.head(url: response.url).headers[.cacheControl] == "max-age=600")
         #expect(revalidate == nil)
 
         let stale = StageFixture.record([.cacheControl: "max-age=10"], age: 60, url: fixture.url)
@@ -37,7 +37,7 @@ struct MemoryStageTests {
         await fixture.memory.setImage(StageFixture.image, forKey: request.keys.resultKey, http: record)
         guard case .hit(let response, let revalidate) = await stage.lookup(request) else { Issue.record("expected a hit"); return }
         #expect(response.image != nil)
-        #expect(revalidate?.responseHead(tier: .memory, at: Date()).headers[.cacheControl] == "max-age=10, stale-while-revalidate=600")
+        #expect(revalidate?.responseHead(url: URL(string: "http://127.0.0.1/a.png")!, at: Date()).headers[.cacheControl] == "max-age=10, stale-while-revalidate=600")
     }
 
     @Test("a request that does not query memory, or wants no pixels, never reads it")
@@ -60,7 +60,7 @@ struct MemoryStageTests {
         let validated = StageFixture.record([.cacheControl: "max-age=600"], url: fixture.url)
         let found = try #require(stage.original(of: request, validated: validated))
         #expect(found.image.pixel(x: 0, y: 1) == [0, 100, 7])
-        #expect(found.record?.responseHead(tier: .memory, at: Date()).headers[.cacheControl] == "max-age=600")
+        #expect(found.record?.responseHead(url: URL(string: "http://127.0.0.1/a.png")!, at: Date()).headers[.cacheControl] == "max-age=600")
         // Without a transformer the original is the result: this lookup is not for it.
         #expect(stage.original(of: try await fixture.request(), validated: validated) == nil)
     }

@@ -57,7 +57,7 @@ struct StageFixture {
 
     /// The metadata of a response with `headers`, received `age` seconds ago.
     static func metadata(_ headers: HTTPFields, age: TimeInterval = 0, url: URL) -> HTTPCacheMetadata {
-        let head = DataResponseHead(statusCode: 200, headers: headers, expectedContentLength: nil, url: url)
+        let head = HTTPResponseHead(statusCode: 200, headers: headers, expectedContentLength: nil, url: url)
         let now = Date().addingTimeInterval(-age)
         return HTTPCacheMetadata(head: head, request: DataRequest(url: url), requestTime: now, responseTime: now, mode: .strictPrivate)
     }

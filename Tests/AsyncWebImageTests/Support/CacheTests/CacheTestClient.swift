@@ -37,7 +37,6 @@ struct CacheTestClient: Sendable {
         /// The server request number the image's width names.
         var bodyNumber: Int?
         var error: ImageError?
-        var tier: HTTPResponseHead.Tier?
     }
 
     /// The suite's pause after a request with `pause_after`.
@@ -125,9 +124,9 @@ struct CacheTestClient: Sendable {
         if let filename = request.filename { path += "/\(filename)" }
         if let query = request.queryArg { path += "?\(query)" }
         do {
-            let response = try await loader.image(server.url(path), options: options, context: context)
+            let response = try await loader.response(server.url(path), options: options, context: context)
             let head = response.head
-            return Answer(status: head?.statusCode, headers: head?.headers ?? [:], bodyNumber: response.image.width, tier: head?.tier)
+            return Answer(status: head?.statusCode, headers: head?.headers ?? [:], bodyNumber: response.image.width)
         } catch let error as ImageError {
             if case .httpStatus(let status) = error { return Answer(status: status, headers: [:], error: error) }
             return Answer(headers: [:], error: error)

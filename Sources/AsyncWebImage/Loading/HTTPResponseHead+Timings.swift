@@ -1,4 +1,4 @@
-extension DataResponseHead {
+extension HTTPResponseHead {
     /// How long the phases of one transfer took, as curl measured them
     /// (`CURLINFO_*_TIME_T`), with the HTTP version and whether a connection was
     /// reused. On a response head the phases up to the head; the total
