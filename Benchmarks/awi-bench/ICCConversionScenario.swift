@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import AsyncWebImage
+import AsyncWebImage
 import Foundation
 
 /// What converting to sRGB costs a decode: the 12 MP baseline JPEG (and the

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import AsyncWebImage
+import AsyncWebImage
 import Foundation
 import AsyncWebImageGIF
 import AsyncWebImageAVIF

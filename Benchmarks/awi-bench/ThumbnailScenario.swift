@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import AsyncWebImage
+import AsyncWebImage
 import Foundation
 
 /// A 256-pixel thumbnail of a 12 MP JPEG through `thumbnailPixelSize`

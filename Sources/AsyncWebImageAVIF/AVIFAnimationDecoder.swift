@@ -1,6 +1,6 @@
 import CAvif
-public import Foundation
-public import AsyncWebImage
+package import Foundation
+package import AsyncWebImage
 
 /// The frames of an AVIF image sequence (`avis`), in order.
 ///
@@ -96,7 +96,7 @@ extension AVIFCoder: AnimatedImageDecoding {
     /// that may say otherwise, and browsers loop such sequences.
     ///
     /// - Throws: ``ImageError`` for data libavif cannot parse or over the limits.
-    public func makeAnimatedFrameDecoder(_ data: Data, options: ImageDecodingOptions) throws -> (any AnimatedFrameDecoder)? {
+    package func makeAnimatedFrameDecoder(_ data: Data, options: ImageDecodingOptions) throws -> (any AnimatedFrameDecoder)? {
         try AVIFAnimationDecoder(data, options: options, maxThreads: maxThreads, strictness: strictness)
     }
 }

@@ -1,5 +1,5 @@
-public import Foundation
-public import AsyncWebImage
+package import Foundation
+package import AsyncWebImage
 
 /// The frames of a GIF animation, decoded with giflib one after another and
 /// composited by a `GIFCompositor` (disposal, transparency, clipping).
@@ -78,7 +78,7 @@ extension GIFCoder: AnimatedImageDecoding {
     /// (`Iterations`) read a GIF: the NETSCAPE2.0 value counts repeats
     /// after the first play, so a stored 0 is forever (0), a stored `n` is
     /// `n + 1` plays, and a file without the extension plays once (1).
-    public func makeAnimatedFrameDecoder(_ data: Data, options: ImageDecodingOptions) throws -> (any AnimatedFrameDecoder)? {
+    package func makeAnimatedFrameDecoder(_ data: Data, options: ImageDecodingOptions) throws -> (any AnimatedFrameDecoder)? {
         let scan = try GIFAnimationScan(data)
         guard scan.frames.count > 1 else { return nil }
         guard scan.screen.width > 0, scan.screen.height > 0 else {

@@ -65,7 +65,7 @@ public struct JXLCoder: ImageDecoding, ImageEncoding {
     }
 
     /// A ``JXLProgressiveDecoder`` for a download in progress.
-    public func makeProgressiveDecoder(options: ImageDecodingOptions) -> (any ProgressiveImageDecoding)? {
+    package func makeProgressiveDecoder(options: ImageDecodingOptions) -> (any ProgressiveImageDecoding)? {
         JXLProgressiveDecoder(options: options)
     }
 
@@ -90,3 +90,6 @@ public struct JXLCoder: ImageDecoding, ImageEncoding {
         return Float(6.4 + pow(2.5, (30 - q) / 5) / 6.25)
     }
 }
+
+/// Previews while the bytes arrive (`.progressiveLoad`).
+extension JXLCoder: ProgressiveDecoderProviding {}

@@ -1,5 +1,5 @@
-public import Foundation
-public import AsyncWebImage
+package import Foundation
+package import AsyncWebImage
 
 /// Previews of a JPEG XL download in progress.
 ///
@@ -9,13 +9,13 @@ public import AsyncWebImage
 /// reached that the last preview did not have, and at most once per 25 %
 /// more data, so a slow download does not decode the same prefix again
 /// and again. Previews are not colour managed, as for every format.
-public struct JXLProgressiveDecoder: ProgressiveImageDecoding {
+package struct JXLProgressiveDecoder: ProgressiveImageDecoding {
     private let options: ImageDecodingOptions
     private var steps = 0
     private var lastCount = 0
 
     /// Creates a decoder for one transfer, with `options`' thumbnail size and limits.
-    public init(options: ImageDecodingOptions) {
+    package init(options: ImageDecodingOptions) {
         self.options = options
     }
 
@@ -23,7 +23,7 @@ public struct JXLProgressiveDecoder: ProgressiveImageDecoding {
     ///
     /// - Throws: ``ImageError`` when the data can already be seen to be bad
     ///   or over the limits.
-    public mutating func preview(for data: Data) throws -> Image? {
+    package mutating func preview(for data: Data) throws -> Image? {
         guard data.count >= lastCount + lastCount / 4, !data.isEmpty else { return nil }
         lastCount = data.count
         let after = steps

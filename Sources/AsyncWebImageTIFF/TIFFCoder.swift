@@ -79,7 +79,7 @@ public struct TIFFCoder: ImageDecoding, AnimatedImageDecoding {
     /// are checked before any page is decoded.
     ///
     /// - Throws: ``ImageError`` for data libtiff cannot open or over the limits.
-    public func makeAnimatedFrameDecoder(_ data: Data, options: ImageDecodingOptions) throws -> (any AnimatedFrameDecoder)? {
+    package func makeAnimatedFrameDecoder(_ data: Data, options: ImageDecodingOptions) throws -> (any AnimatedFrameDecoder)? {
         try TIFFPageSequenceDecoder(data, options: options)
     }
 

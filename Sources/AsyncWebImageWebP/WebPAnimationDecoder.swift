@@ -1,6 +1,6 @@
 import CWebP
-public import Foundation
-public import AsyncWebImage
+package import Foundation
+package import AsyncWebImage
 
 /// The frames of an animated WebP, composited by libwebpdemux's
 /// `WebPAnimDecoder` (ANMF offsets, blend and dispose methods, the
@@ -246,7 +246,7 @@ extension WebPCoder: AnimatedImageDecoding {
     ///   ``ImageError/undecodable(_:_:)`` for a bad container. A file cut off
     ///   inside a later frame gives a decoder whose whole frames decode and
     ///   whose first cut-off frame throws.
-    public func makeAnimatedFrameDecoder(_ data: Data, options: ImageDecodingOptions) throws -> (any AnimatedFrameDecoder)? {
+    package func makeAnimatedFrameDecoder(_ data: Data, options: ImageDecodingOptions) throws -> (any AnimatedFrameDecoder)? {
         try data.withUnsafeBytes { webp throws -> (any AnimatedFrameDecoder)? in
             let features = try WebPContainer.features(webp)
             guard features.has_animation != 0 else { return nil }

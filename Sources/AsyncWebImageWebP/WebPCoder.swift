@@ -63,7 +63,7 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
     }
 
     /// A ``WebPProgressiveDecoder`` for a download in progress.
-    public func makeProgressiveDecoder(options: ImageDecodingOptions) -> (any ProgressiveImageDecoding)? {
+    package func makeProgressiveDecoder(options: ImageDecodingOptions) -> (any ProgressiveImageDecoding)? {
         WebPProgressiveDecoder(options: options)
     }
 
@@ -135,3 +135,6 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         return sized.with(orientation: orientation, format: .webp)
     }
 }
+
+/// Previews while the bytes arrive (`.progressiveLoad`).
+extension WebPCoder: ProgressiveDecoderProviding {}

@@ -1,5 +1,5 @@
-public import Foundation
-public import AsyncWebImage
+package import Foundation
+package import AsyncWebImage
 
 /// Makes previews of a WebP while it downloads, with libwebp's incremental
 /// decoder (`WebPIDecoder`).
@@ -17,13 +17,13 @@ public import AsyncWebImage
 ///
 /// - Important: The decoding state is a reference: copies of one decoder
 ///   share it (under a lock), as one download feeds one decoder.
-public struct WebPProgressiveDecoder: ProgressiveImageDecoding {
+package struct WebPProgressiveDecoder: ProgressiveImageDecoding {
     /// The options every preview is decoded with.
-    public let options: ImageDecodingOptions
+    package let options: ImageDecodingOptions
     private let session: WebPIncrementalSession
 
     /// Creates a decoder for one download.
-    public init(options: ImageDecodingOptions = .init()) {
+    package init(options: ImageDecodingOptions = .init()) {
         self.options = options
         self.session = WebPIncrementalSession()
     }
@@ -36,7 +36,7 @@ public struct WebPProgressiveDecoder: ProgressiveImageDecoding {
     ///   ``ImageError/undecodable(_:_:)`` when the bytes received are already
     ///   wrong (not WebP, animated, a corrupt bitstream). Data that merely
     ///   stops is never an error here.
-    public mutating func preview(for data: Data) throws -> Image? {
+    package mutating func preview(for data: Data) throws -> Image? {
         let preview = try data.withUnsafeBytes { bytes in
             try session.preview(for: bytes, options: options)
         }

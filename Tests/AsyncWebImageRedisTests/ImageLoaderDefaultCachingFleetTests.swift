@@ -2,7 +2,7 @@ import AWITestSupport
 import Foundation
 import LoopbackServer
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 @testable import AsyncWebImageRedis
 import AsyncWebImageWebP
 

@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 @testable import AsyncWebImageRedis
 
 /// Loaders of a fleet (here: several loaders in one process, each with its

@@ -3,7 +3,7 @@ import Logging
 import Testing
 import Synchronization
 import AWILocking
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 @testable import AsyncWebImageRedis
 #if canImport(Glibc)
 import Glibc

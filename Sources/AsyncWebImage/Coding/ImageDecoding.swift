@@ -14,10 +14,6 @@ public protocol ImageDecoding: Sendable {
     /// - Throws: ``ImageError`` (`.undecodable`, `.tooLarge`, ...).
     func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image
 
-    /// A decoder for the bytes of a download in progress, or `nil` when this
-    /// format has no useful previews.
-    func makeProgressiveDecoder(options: ImageDecodingOptions) -> (any ProgressiveImageDecoding)?
-
     /// The pixel size `data`'s header declares, read without decoding any
     /// pixels, or `nil` when this decoder cannot tell cheaply.
     ///
@@ -43,9 +39,6 @@ public protocol ImageDecoding: Sendable {
 }
 
 extension ImageDecoding {
-    /// No progressive decoding unless a decoder provides it.
-    public func makeProgressiveDecoder(options: ImageDecodingOptions) -> (any ProgressiveImageDecoding)? { nil }
-
     /// Unknown unless a decoder reads its header.
     public func declaredSize(of data: Data) -> PixelSize? { nil }
 
@@ -68,13 +61,24 @@ public protocol ImageEncoding: Sendable {
     func encode(_ image: Image, as format: ImageFormat, quality: Double) throws -> Data
 }
 
+/// A decoder of the package's own whose format has useful previews: the
+/// loader asks it for a ``ProgressiveImageDecoding`` when a load wants
+/// previews (`.progressiveLoad`). Package-internal: previews are the
+/// loader's business, and the coders that make them (JPEG, PNG, WebP,
+/// JPEG XL) are this package's.
+package protocol ProgressiveDecoderProviding: ImageDecoding {
+    /// A decoder for the bytes of a download in progress, or `nil` when
+    /// these options or this build have no useful previews.
+    func makeProgressiveDecoder(options: ImageDecodingOptions) -> (any ProgressiveImageDecoding)?
+}
+
 /// Makes previews from the bytes of a download in progress.
 ///
 /// Fed the bytes received so far each time more arrive, it returns a preview
 /// only when one is worth making: a new progressive JPEG scan, a new Adam7
 /// pass, or (for sequential images) more rows than the last preview had.
 /// It is a value with its own state; one instance serves one transfer.
-public protocol ProgressiveImageDecoding: Sendable {
+package protocol ProgressiveImageDecoding: Sendable {
     /// Returns a preview for `data` (all bytes received so far, growing from
     /// call to call), or `nil` when nothing new is worth decoding yet.
     ///

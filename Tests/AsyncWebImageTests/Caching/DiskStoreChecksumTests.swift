@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// The checksum in each entry's trailer (issue 12, finding 6): one bit
 /// flipped inside a cached body, length and trailer intact, used to be

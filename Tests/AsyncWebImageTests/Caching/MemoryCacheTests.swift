@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 import AWILocking
 
 @Suite("MemoryCache", .timeLimit(.minutes(1)))

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 import AsyncWebImageAllFormats
 
 /// Header sizes read without decoding, and the decode scheduling that uses

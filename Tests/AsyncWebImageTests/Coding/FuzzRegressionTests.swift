@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// Inputs the libFuzzer targets in `Fuzzing/` found, and what they must
 /// produce now (Fuzzing/README.md: "When a target finds something").

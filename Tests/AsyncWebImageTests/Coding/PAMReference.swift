@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// A reference decode written by another tool as an 8-bit RGBA PAM file
 /// (`dwebp -pam`, ImageMagick `pam:`), and the comparisons the coder

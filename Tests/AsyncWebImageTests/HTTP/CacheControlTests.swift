@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 @Suite("CacheControl", .timeLimit(.minutes(1)))
 struct CacheControlTests {

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// Singleton header fields (`Expires`, `Date`, `Age`, `ETag`,
 /// `Last-Modified`) sent over several lines by a real loopback server: what

@@ -3,7 +3,7 @@ import LoopbackServer
 import Testing
 import Synchronization
 import AWILocking
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// Decompression bombs in flight at once: each transfer's buffered body
 /// stays within the byte limit plus a small constant.

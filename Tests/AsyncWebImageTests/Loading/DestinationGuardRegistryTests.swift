@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// The destination guard against every block of the IANA IPv4 and IPv6
 /// Special-Purpose Address Registries (RFC 6890 and its updates, as of

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// `HTTPFields` as the header type of requests and responses, through real
 /// curl transfers to the loopback server, which records every header line

@@ -3,7 +3,7 @@ import Logging
 import LoopbackServer
 import ServiceLifecycle
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 import AWILocking
 import Synchronization
 

@@ -5,7 +5,7 @@ import LoopbackServer
 import Metrics
 import Testing
 import Tracing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 import AWILocking
 import Synchronization
 

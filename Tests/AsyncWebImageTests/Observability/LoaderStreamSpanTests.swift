@@ -2,7 +2,7 @@ import Foundation
 import LoopbackServer
 import Testing
 import Tracing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// The `image.load` span of the streaming calls (`images()` and `events()`),
 /// seen by the recording tracer passed in the loader's configuration: the

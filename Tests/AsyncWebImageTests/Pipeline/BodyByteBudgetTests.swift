@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 import AsyncWebImageAllFormats
 
 /// The loader's byte budget for downloaded bodies (`bodyBudgetBytes`):

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// Every transition of the event channel's state machine, with plain
 /// values for the waiter (an Int) and the termination action (a String).

@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// Animated GIFs through the loader: the image carries its animation, the
 /// memory cache counts its real cost, and the animation options

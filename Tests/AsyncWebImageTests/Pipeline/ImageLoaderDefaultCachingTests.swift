@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// What users meet: origins that answer as plain file servers do, with a
 /// body and a `Content-Type` and nothing about caching, and the loader in

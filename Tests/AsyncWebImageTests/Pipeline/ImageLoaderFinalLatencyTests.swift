@@ -2,7 +2,7 @@ import Foundation
 import LoopbackServer
 import Testing
 import CTurboJPEG
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 import AsyncWebImageAllFormats
 
 /// The final image never waits for a preview: when the last byte arrives,

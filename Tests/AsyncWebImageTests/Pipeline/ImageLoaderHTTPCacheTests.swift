@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// HTTP caching (RFC 9111) against a real loopback server: every test counts
 /// what the server saw — requests, conditional requests and 304s — and what

@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 import AsyncWebImageAllFormats
 
 @Suite("ImageLoader: progressive previews", .timeLimit(.minutes(2)))

@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// `ImageLoader.removeCachedImage(_:options:context:cacheType:)`: after it,
 /// the same load downloads again; other results of the URL stay cached.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// Client certificates and credentials are part of the request identity.
 @Suite("ImageRequestKeys: client certificates and credentials")

@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// The request value and the calls that take it: identity, thumbnails in
 /// one setting, data without decoding, what is cached, removal.

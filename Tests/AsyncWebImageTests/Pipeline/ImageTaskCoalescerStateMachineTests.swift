@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// Every transition of the task coalescer's table, on plain values: sinks
 /// are names, work is a number, no task or channel is involved.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import AWILocking
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 import AsyncWebImageAllFormats
 
 /// The real progressive JPEG decoder behind a gate: each preview call
@@ -30,7 +30,7 @@ struct PreviewThrottleTests {
     }
 
     func throttle(interval: Duration = .zero) throws -> PreviewThrottle {
-        let base = try #require(ImageCoderRegistry.allFormats.decoder(for: jpeg)?.makeProgressiveDecoder(options: ImageDecodingOptions()))
+        let base = try #require((ImageCoderRegistry.allFormats.decoder(for: jpeg) as? any ProgressiveDecoderProviding)?.makeProgressiveDecoder(options: ImageDecodingOptions()))
         let delivered = delivered
         return PreviewThrottle(
             decoder: GatedProgressiveDecoder(base: base, gate: gate, calls: calls),

@@ -2,7 +2,7 @@ import Foundation
 import LoopbackServer
 import Synchronization
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 #if canImport(Glibc)
 import Glibc
 import AsyncWebImageAllFormats

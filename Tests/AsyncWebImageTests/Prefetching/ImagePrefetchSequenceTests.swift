@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 @Suite("ImageLoader.prefetch", .timeLimit(.minutes(2)))
 struct ImagePrefetchSequenceTests {

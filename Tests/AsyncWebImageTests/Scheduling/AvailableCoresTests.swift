@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// The default CPU limit: the affinity mask and the cgroup CPU quota bound
 /// the machine's processor count.

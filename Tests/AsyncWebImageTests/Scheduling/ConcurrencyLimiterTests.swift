@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 import AWILocking
 
 @Suite("ConcurrencyLimiter", .timeLimit(.minutes(1)))

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// The package's one dedicated-thread primitive: names, order, concurrency,
 /// shutdown and release, late jobs, and cancellation of `run`.

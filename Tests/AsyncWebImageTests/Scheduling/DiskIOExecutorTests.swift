@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// An actor on a `DiskIOExecutor`, reporting the thread its methods run on.
 private actor ThreadReporter {

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 #if canImport(Glibc)
 import Glibc

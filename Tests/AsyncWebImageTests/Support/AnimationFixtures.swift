@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// Animated GIFs for the animation tests: made at test time by ImageMagick
 /// (with its own decoding as the reference) or byte by byte for hostile cases.

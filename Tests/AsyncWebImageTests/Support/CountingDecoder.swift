@@ -3,7 +3,7 @@ import AWILocking
 #if canImport(Glibc)
 import Glibc
 #endif
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 import AsyncWebImageAllFormats
 
 /// A real decoder for a tiny test format, registered through the real

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// Decodes hostile `data` in full and as a 100 px thumbnail (each coder's
 /// second path), expecting `expected` from both, each within `limit`: the

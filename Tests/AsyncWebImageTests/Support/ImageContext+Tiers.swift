@@ -1,4 +1,4 @@
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 extension ImageContext {
     /// A context that sets the given cache tiers (and `base`'s other values):

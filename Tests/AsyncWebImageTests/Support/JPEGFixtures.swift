@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// The committed JPEG fixtures (`Fixtures/jpeg`, made by
 /// `Fixtures/make-jpeg-fixtures.sh`) and their djpeg reference decodes.

@@ -1,6 +1,6 @@
 import Foundation
 import LoopbackServer
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// What a whole transfer produced.
 struct CollectedTransfer {

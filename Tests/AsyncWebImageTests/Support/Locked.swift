@@ -1,5 +1,5 @@
 import Synchronization
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 import AWILocking
 
 /// A value behind a mutex, as a class so escaping closures and tasks can share it.

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// Images built in memory for transformer tests.
 enum TransformImages {

@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// The contract every built-in keeps, checked on all of them at once.
 @Suite("ImageTransformer contract", .timeLimit(.minutes(2)))

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// Decodes the frames of one animation in order, each one composited onto
 /// the full canvas after the previous frame's disposal and with its own
@@ -7,7 +7,7 @@ public import Foundation
 /// It holds the decoding state of one file (the canvas so far, the reader's
 /// position), so it is a reference type used by one task at a time; a frame
 /// buffer owns it and serialises the calls.
-public protocol AnimatedFrameDecoder: AnyObject {
+package protocol AnimatedFrameDecoder: AnyObject {
     /// The canvas, durations and loop count, read when the decoder was made.
     var info: AnimatedImage.Info { get }
 
@@ -26,7 +26,7 @@ public protocol AnimatedFrameDecoder: AnyObject {
 }
 
 /// A decoder that can also read a format's animations frame by frame.
-public protocol AnimatedImageDecoding: ImageDecoding {
+package protocol AnimatedImageDecoding: ImageDecoding {
     /// A frame decoder for `data` when it holds an animation of more than one
     /// frame, or `nil` when it is a still image (decode it with
     /// ``ImageDecoding/decode(_:options:)``).

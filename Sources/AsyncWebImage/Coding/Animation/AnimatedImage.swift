@@ -90,7 +90,7 @@ public final class AnimatedImage: Sendable {
     ///   - frameTransform: Applied to every frame after decoding, or `nil`.
     ///   - limiter: Whose permits playback's frame decodes hold; the
     ///     process-wide ``ConcurrencyLimiter/shared`` by default.
-    public convenience init(
+    package convenience init(
         decoder: sending any AnimatedFrameDecoder,
         makeDecoder: @escaping @Sendable () throws -> any AnimatedFrameDecoder,
         maxBufferBytes: Int = AnimatedImage.defaultMaxBufferBytes,

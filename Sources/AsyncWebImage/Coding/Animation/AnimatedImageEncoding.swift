@@ -46,7 +46,7 @@ extension AnimatedImageEncoding {
     /// time is held.
     ///
     /// - Throws: the decoder's ``ImageError`` for a bad frame, or the encoder's.
-    public func encodeAnimation(from decoder: any AnimatedFrameDecoder) throws -> Data {
+    package func encodeAnimation(from decoder: any AnimatedFrameDecoder) throws -> Data {
         let durations = decoder.info.frameDurations
         return try encodeAnimation(loopCount: decoder.info.loopCount) {
             let index = decoder.nextFrameIndex

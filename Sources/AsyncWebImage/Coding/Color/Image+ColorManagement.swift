@@ -14,13 +14,13 @@ extension Image {
         convertedToSRGB(usingFastPath: true)
     }
 
-    /// SPI for the benchmark (`@_spi(Benchmarks) import AsyncWebImage`):
+    /// SPI for the benchmark (`import AsyncWebImage`):
     /// ``convertedToSRGB()``, or with `usingFastPath: false` the same
     /// conversion through lcms2's transform even where the library's
     /// matrix/TRC fast path would take over, to compare the two; with
     /// `vectorized: false` the fast path keeps to its scalar loop on CPUs
     /// that have its AVX-512 path (to measure the one against the other).
-    @_spi(Benchmarks) public func convertedToSRGB(usingFastPath: Bool, vectorized: Bool = true) -> Image {
+    package func convertedToSRGB(usingFastPath: Bool, vectorized: Bool = true) -> Image {
         guard let iccProfile else { return self }
         let plain = with(colorProfile: nil, conversion: .none)
         return ColorManager.manage(

@@ -17,10 +17,10 @@ extension JPEGCoder {
     /// precede it. `false` when no frame header comes before the first scan
     /// or the end of the data.
     ///
-    /// SPI for the benchmark (`@_spi(Benchmarks) import AsyncWebImage`): its
+    /// SPI for the benchmark (`import AsyncWebImage`): its
     /// corpus classes files as the decoder will see them, with the decoder's
     /// own walk rather than a second one.
-    @_spi(Benchmarks) public static func isProgressive(_ data: Data) -> Bool {
+    package static func isProgressive(_ data: Data) -> Bool {
         data.withUnsafeBytes { bytes -> Bool in
             var scanner = JPEGMarkerScanner()
             _ = try? scanner.advance(bytes, stopAtFirstScan: true)

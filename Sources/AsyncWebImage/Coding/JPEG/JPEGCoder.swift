@@ -99,7 +99,7 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
 
     /// A progressive decoder for a download of JPEG data: previews from
     /// libjpeg's buffered-image mode as scans arrive.
-    public func makeProgressiveDecoder(options: ImageDecodingOptions) -> (any ProgressiveImageDecoding)? {
+    package func makeProgressiveDecoder(options: ImageDecodingOptions) -> (any ProgressiveImageDecoding)? {
         JPEGProgressiveDecoder(options: options)
     }
 
@@ -128,3 +128,6 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
         return try Self.encodeImage(image, quality: quality)
     }
 }
+
+/// Previews while the bytes arrive (`.progressiveLoad`).
+extension JPEGCoder: ProgressiveDecoderProviding {}

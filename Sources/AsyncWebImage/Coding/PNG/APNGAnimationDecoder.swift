@@ -1,5 +1,5 @@
 import CSpng
-public import Foundation
+package import Foundation
 
 /// The frames of an APNG, composited on the canvas as the APNG
 /// specification says: each frame's `dispose_op` (none, background —
@@ -239,7 +239,7 @@ extension PNGCoder: AnimatedImageDecoding {
     ///
     /// - Throws: ``ImageError/tooLarge(_:limit:actual:)`` over the limits;
     ///   ``ImageError/undecodable(_:_:)`` for data that is not PNG.
-    public func makeAnimatedFrameDecoder(_ data: Data, options: ImageDecodingOptions) throws -> (any AnimatedFrameDecoder)? {
+    package func makeAnimatedFrameDecoder(_ data: Data, options: ImageDecodingOptions) throws -> (any AnimatedFrameDecoder)? {
         guard canDecode(data) else { throw ImageError.undecodable(.png, "not a PNG") }
         guard let container = Self.animation(in: data), APNGAnimationDecoder.durations(of: container).count > 1 else { return nil }
         return try APNGAnimationDecoder(data, container: container, options: options)

@@ -197,10 +197,13 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
 
     /// A progressive decoder for a download in progress: previews of the
     /// rows (or Adam7 passes) decoded so far.
-    public func makeProgressiveDecoder(options: ImageDecodingOptions) -> (any ProgressiveImageDecoding)? {
+    package func makeProgressiveDecoder(options: ImageDecodingOptions) -> (any ProgressiveImageDecoding)? {
         PNGProgressiveDecoder(options: options)
     }
 
     /// Whether `format` is `.png`.
     public func canEncode(_ format: ImageFormat) -> Bool { format == .png }
 }
+
+/// Previews while the bytes arrive (`.progressiveLoad`).
+extension PNGCoder: ProgressiveDecoderProviding {}

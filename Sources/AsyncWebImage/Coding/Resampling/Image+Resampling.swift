@@ -1,13 +1,13 @@
-public import Foundation
+package import Foundation
 
 extension Image {
     /// This image resampled to `size` with the library's own resampler.
     ///
-    /// SPI for the benchmark (`@_spi(Benchmarks) import AsyncWebImage`): its
+    /// SPI for the benchmark (`import AsyncWebImage`): its
     /// "full decode then resize" baseline must resize exactly as the
     /// thumbnail path it is compared with does. Not public API; the public
     /// way to resize is a transformer.
-    @_spi(Benchmarks) public func resampled(to size: PixelSize, filter: ImageTransformers.Resize.Filter = .lanczos3) -> Image {
+    package func resampled(to size: PixelSize, filter: ImageTransformers.Resize.Filter = .lanczos3) -> Image {
         ImageResampler.resample(self, to: size, filter: filter, light: ImageResampler.light(for: filter))
     }
 }
@@ -17,8 +17,8 @@ extension ImageDecodingOptions {
     /// label ("DCT 2/8", "box ÷3", "direct"): the per-scale breakdown of
     /// `awi-bench --scenario thumbnail-quality`.
     ///
-    /// SPI for the benchmark (`@_spi(Benchmarks) import AsyncWebImage`); JPEG and PNG only.
-    @_spi(Benchmarks) public func thumbnailReductionLabel(of data: Data) -> String? {
+    /// SPI for the benchmark (`import AsyncWebImage`); JPEG and PNG only.
+    package func thumbnailReductionLabel(of data: Data) -> String? {
         guard thumbnailPixelSize != nil || scaleDownLargeImages else { return nil }
         switch ImageFormat.detect(data) {
         case .jpeg:

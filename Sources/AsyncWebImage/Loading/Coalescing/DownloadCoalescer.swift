@@ -25,7 +25,7 @@
 /// - Important: The actor only keeps the table; events flow from the
 ///   transfer to subscribers without hopping onto it, and decryption runs
 ///   on the subscriber's task.
-@_spi(Benchmarks) public actor DownloadCoalescer {
+package actor DownloadCoalescer {
     /// The loader transfers run on.
     public nonisolated let loader: any DataLoading
     /// The coalescer's configuration.

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// What a subscriber of ``DownloadCoalescer`` receives, in order: one
 /// ``head(_:)``, then pairs of ``chunk(_:accumulated:)`` and
@@ -13,7 +13,7 @@ public import Foundation
 /// mid-body and resumed got another representation (or an answer that
 /// could not be spliced to the bytes so far), so what follows is a new body
 /// from its first byte, and ``chunk(_:accumulated:)``'s `accumulated` restarts too.
-@_spi(Benchmarks) public enum DownloadEvent: Sendable {
+package enum DownloadEvent: Sendable {
     /// The response head (after the subscriber's response modifier).
     case head(HTTPResponseHead)
     /// Bytes received so far and the expected total, if announced.

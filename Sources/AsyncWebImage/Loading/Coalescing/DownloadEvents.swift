@@ -6,7 +6,7 @@ import HTTPTypes
 ///
 /// Iterate it once. Cancelling the iterating task, or releasing the
 /// iterator early, makes the subscriber leave the transfer.
-@_spi(Benchmarks) public struct DownloadEvents: AsyncSequence, Sendable {
+package struct DownloadEvents: AsyncSequence, Sendable {
     public typealias Element = DownloadEvent
     public typealias Failure = any Error
 

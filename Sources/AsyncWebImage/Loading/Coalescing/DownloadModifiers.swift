@@ -3,7 +3,7 @@
 /// ``DownloadCoalescer/Configuration/modifiers`` holds the loader-wide
 /// defaults; the modifiers given to ``DownloadCoalescer/download(_:modifiers:)``
 /// replace them field by field (a nil field keeps the default).
-@_spi(Benchmarks) public struct DownloadModifiers: Sendable {
+package struct DownloadModifiers: Sendable {
     /// Changes or refuses the request before it is keyed and sent.
     public var requestModifier: RequestModifier?
     /// Sees (and may reject) the response head, per subscriber.

@@ -245,40 +245,15 @@ extension ImageLoader {
         primaryDataKey: String, handle: ImageTaskCoalescer.Handle
     ) async throws -> (LoadResult?, LoaderTelemetry.Outcome) {
         let logger = logger(for: request.context)
-        var dataRequest = request.dataRequest
-        // RFC 9111 §4.3.1: ask with the stored validators; without any this
-        // is a plain request.
-        entry?.record.metadata.validators?.apply(to: &dataRequest)
-        if !candidates.isEmpty, !dataRequest.headers.contains(.ifNoneMatch) {
-            // No stored response for this variant, but others: name them, so
-            // that a 304 can select one (§4.3.1, §4.3.4).
-            dataRequest.headers[.ifNoneMatch] = candidates.map(\.etag).joined(separator: ", ")
-        }
-        if request.options.contains(.refreshCached), !dataRequest.headers.contains(.cacheControl) {
-            // `.refreshCached` asks the origin, not a cache on the way: as
-            // Fetch's "no-cache" mode (and a browser's reload) does, tell any
-            // intermediary to revalidate too (RFC 9111 §5.2.1.1).
-            dataRequest.headers[.cacheControl] = "max-age=0"
-        }
-        if case .revalidation(_?) = work { dataRequest.priority = .low }
+        let dataRequest = conditionalRequest(request, revalidating: entry, candidates: candidates, work: work)
         // Counted from before the download (waiting here while the bodies
         // held fill the budget) until this load's processing is done.
         let reservation = try await bodyBudget?.reserve()
         defer { if let reservation { bodyBudget?.release(reservation) } }
-        var lease: FetchStage.HeldLease?
-        switch try await fetchStage.fleetLease(for: request, revalidating: entry != nil) {
-        case .leader(let taken):
-            lease = taken
-        case .storedByOther:
-            // Read through the cache: the disk fill and the decode rules of a disk hit.
-            if let response = try await storedResponse(for: request) {
-                logger.debug("served by the shared tier", metadata: ["awi.id": request.logID])
-                return (response, .shared)
-            }
-        case .revalidatedByOther:
-            if let entry, let served = try await servedAfterPeerRevalidation(request, entry, work: work) { return served }
-        case .alone:
-            break
+        let lease: FetchStage.HeldLease?
+        switch try await fleetTurn(request, revalidating: entry, work: work) {
+        case .served(let served): return served
+        case .fetch(let held): lease = held
         }
         let (head, data): (HTTPResponseHead?, Data)
         let requestTime = Date()
@@ -330,6 +305,59 @@ extension ImageLoader {
             await listStoredVariant(request, primaryDataKey: primaryDataKey, etag: etag)
         }
         return (response, .network)
+    }
+
+    /// The request the fetch sends: with the stored entry's validators
+    /// (RFC 9111 §4.3.1; without any, a plain request), naming the other
+    /// stored variants a `304` may select, asking intermediaries to
+    /// revalidate for `.refreshCached`, and at low priority for a
+    /// background revalidation.
+    private func conditionalRequest(
+        _ request: ImageLoadRequest, revalidating entry: StaleEntry?, candidates: [VariantCandidate], work: Work
+    ) -> DataRequest {
+        var dataRequest = request.dataRequest
+        entry?.record.metadata.validators?.apply(to: &dataRequest)
+        if !candidates.isEmpty, !dataRequest.headers.contains(.ifNoneMatch) {
+            // No stored response for this variant, but others: name them, so
+            // that a 304 can select one (§4.3.1, §4.3.4).
+            dataRequest.headers[.ifNoneMatch] = candidates.map(\.etag).joined(separator: ", ")
+        }
+        if request.options.contains(.refreshCached), !dataRequest.headers.contains(.cacheControl) {
+            // `.refreshCached` asks the origin, not a cache on the way: as
+            // Fetch's "no-cache" mode (and a browser's reload) does, tell any
+            // intermediary to revalidate too (RFC 9111 §5.2.1.1).
+            dataRequest.headers[.cacheControl] = "max-age=0"
+        }
+        if case .revalidation(_?) = work { dataRequest.priority = .low }
+        return dataRequest
+    }
+
+    /// What the fleet's lease made of a fetch: this server fetches (holding
+    /// the lease, or alone), or another server's work already answered it.
+    private enum FleetTurn {
+        case fetch(FetchStage.HeldLease?)
+        case served((LoadResult?, LoaderTelemetry.Outcome))
+    }
+
+    /// Asks the fleet whose turn it is to fetch: this server's (with the
+    /// lease), or another's, whose stored result then serves this load — the
+    /// entry it fetched, or the entry it revalidated.
+    private func fleetTurn(_ request: ImageLoadRequest, revalidating entry: StaleEntry?, work: Work) async throws -> FleetTurn {
+        switch try await fetchStage.fleetLease(for: request, revalidating: entry != nil) {
+        case .leader(let taken):
+            return .fetch(taken)
+        case .storedByOther:
+            // Read through the cache: the disk fill and the decode rules of a disk hit.
+            if let response = try await storedResponse(for: request) {
+                logger(for: request.context).debug("served by the shared tier", metadata: ["awi.id": request.logID])
+                return .served((response, .shared))
+            }
+        case .revalidatedByOther:
+            if let entry, let served = try await servedAfterPeerRevalidation(request, entry, work: work) { return .served(served) }
+        case .alone:
+            break
+        }
+        return .fetch(nil)
     }
 
     /// After another server of the fleet held the revalidation lease of

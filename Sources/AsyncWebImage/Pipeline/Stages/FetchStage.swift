@@ -138,7 +138,7 @@ struct FetchStage: Sendable {
                     if throttle == nil {
                         // Enough bytes to recognise the format by its magic numbers.
                         guard accumulated.count >= 64 else { break }
-                        guard let decoder = coders.decoder(for: accumulated)?
+                        guard let decoder = (coders.decoder(for: accumulated) as? any ProgressiveDecoderProviding)?
                             .makeProgressiveDecoder(options: request.decodingOptions) else {
                             previewsUnavailable = true
                             break

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 @testable import AsyncWebImageAVIF
 
 /// AVIF thumbnails converted from YUV a band of rows at a time, each band

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// Hostile variants of a real AVIF or HEIC file, made by editing its boxes,
 /// and the checks every such variant must pass.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// The APNG fixtures of `Fixtures/make-animation-fixtures.sh` (apngasm's
 /// files and one written field by field with every dispose_op and blend_op)

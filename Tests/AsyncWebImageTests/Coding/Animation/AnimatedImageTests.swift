@@ -2,7 +2,7 @@ import AWILocking
 import Foundation
 import Synchronization
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 @testable import AsyncWebImageGIF
 
 /// The animated image model: lazy frames, the bounded buffer, preloading,

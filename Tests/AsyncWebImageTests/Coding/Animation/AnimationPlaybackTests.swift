@@ -3,7 +3,7 @@ import Foundation
 import LoopbackServer
 import Synchronization
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// Playback's frame decodes under the CPU limiter: counted in the frame
 /// decoders themselves, not timed.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 @testable import AsyncWebImageWebP
 
 /// Animation frames get the colour management still images get: an APNG

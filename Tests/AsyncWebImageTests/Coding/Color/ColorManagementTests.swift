@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// Decodes of files carrying colour profiles, against ImageMagick's own lcms
 /// conversion to sRGB (`Fixtures/icc/make-icc-fixtures.sh`).

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// Profiles that cannot be used: the image decodes unconverted and says why.
 @Suite("Colour profile failures", .timeLimit(.minutes(2)))

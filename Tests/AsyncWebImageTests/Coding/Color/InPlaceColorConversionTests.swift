@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// Converting a decoder's fresh image to sRGB rewrites its own buffer (no
 /// second one as large as the image), by every route (the matrix/TRC fast

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import AsyncWebImageWebP
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// The matrix/TRC fast path against lcms2's own 8-bit transform, on real
 /// profiles (icc-profiles-free's Adobe RGB, the fixtures' Display P3 v4) and

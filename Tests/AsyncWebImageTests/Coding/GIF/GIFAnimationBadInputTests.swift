@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 @testable import AsyncWebImageGIF
 
 /// Hostile GIF animations: typed errors, bounded work, earlier frames usable.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import CHeif
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 @testable import AsyncWebImageHEIF
 
 /// Thumbnails of HEIC files that carry an embedded thumbnail: the 64×48

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// Time per decode of the hostile many-scan JPEGs, with the default limits
 /// and with the limits lifted (what every decode cost before them). Not a

@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// JPEGs with more scans, or more scan work, than the limits (issue 12,
 /// finding 3): refused from the marker scan before libjpeg decodes, for

@@ -1,7 +1,7 @@
 import CTurboJPEG
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 @Suite("JPEGScanPruner", .timeLimit(.minutes(1)))
 struct JPEGScanPrunerTests {

@@ -2,7 +2,7 @@ import AWITestSupport
 import CTurboJPEG
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// A 256 px thumbnail of a 17.9-megapixel progressive JPEG, the size of the
 /// photo whose whole-image coefficient arrays (70 MiB) once made it the one

@@ -1,7 +1,7 @@
 import CTurboJPEG
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 @Suite("TurboJPEGHandle", .timeLimit(.minutes(1)))
 struct TurboJPEGHandleTests {

@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 @Suite("CRC32", .timeLimit(.minutes(1)))
 struct CRC32Tests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 @Suite("PNGCoder shrink-on-load", .timeLimit(.minutes(2)))
 struct PNGCoderShrinkingTests {

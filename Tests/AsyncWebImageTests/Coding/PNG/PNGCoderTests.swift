@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 import AsyncWebImageAllFormats
 
 /// The PNG fixtures made by `Fixtures/make-png-fixtures.sh`, and their
@@ -196,7 +196,7 @@ struct PNGCoderTests {
         #expect(!coder.canDecode(Data("<html>".utf8)))
         let image = try ImageCoderRegistry.allFormats.decode(data)
         #expect(image.size == PixelSize(width: 37, height: 23))
-        let decoder = try #require(ImageCoderRegistry.allFormats.decoder(for: data))
+        let decoder = try #require(ImageCoderRegistry.allFormats.decoder(for: data) as? any ProgressiveDecoderProviding)
         #expect(decoder.makeProgressiveDecoder(options: .init()) is PNGProgressiveDecoder)
     }
 

@@ -1,6 +1,6 @@
 import CSpng
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 @Suite("PNGDecodePlan", .timeLimit(.minutes(1)))
 struct PNGDecodePlanTests {

@@ -1,7 +1,7 @@
 import CSpng
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// PNGCoder's encoder (adaptive filters, libdeflate) against libspng, which
 /// no one here wrote: libspng decodes our output to the original pixels,

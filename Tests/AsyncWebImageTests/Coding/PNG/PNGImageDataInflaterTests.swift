@@ -2,7 +2,7 @@ import CDeflate
 import CSpng
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// ISA-L's streamed inflate of a thumbnail's image data on its own: a good
 /// stream in any IDAT split gives libspng's pixels, and every kind of bad

@@ -1,7 +1,7 @@
 import CSpng
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// The libdeflate path against libspng's own `spng_decode_image`, byte for
 /// byte: every PNG fixture, and noise images libspng encodes with each of

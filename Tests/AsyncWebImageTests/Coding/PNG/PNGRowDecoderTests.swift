@@ -1,7 +1,7 @@
 import CSpng
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 @Suite("PNGRowDecoder", .timeLimit(.minutes(1)))
 struct PNGRowDecoderTests {

@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 @Suite("ScatteredBoxReducer", .timeLimit(.minutes(1)))
 struct ScatteredBoxReducerTests {

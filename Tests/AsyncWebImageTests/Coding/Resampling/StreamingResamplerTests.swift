@@ -1,7 +1,7 @@
 import CSpng
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 @Suite("StreamingResampler and the PNG decode budget", .timeLimit(.minutes(2)))
 struct StreamingResamplerTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 @testable import AsyncWebImageWebP
 
 /// Hostile and broken WebP data: always a typed ``ImageError``, never a

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 @testable import AsyncWebImageWebP
 
 @Suite("WebPProgressiveDecoder: previews from libwebp's incremental decoder", .timeLimit(.minutes(1)))

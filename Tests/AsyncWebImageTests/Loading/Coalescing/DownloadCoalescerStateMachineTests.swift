@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 @Suite("DownloadCoalescerStateMachine", .timeLimit(.minutes(1)))
 struct DownloadCoalescerStateMachineTests {

@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// Priority follows the task: a shared download waiting for a slot is
 /// promoted when a higher-priority task waits on it, or when the waiting

@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// HTTP basic, digest and bearer credentials on a request, against the
 /// loopback server checking `Authorization` (and challenging with `401`).

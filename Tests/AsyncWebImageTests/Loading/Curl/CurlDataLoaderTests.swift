@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 @Suite("CurlDataLoader", .timeLimit(.minutes(3)))
 struct CurlDataLoaderTests {

@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// Each way a curl transfer can end badly, mapped to the `ImageError` a
 /// caller (and the thumbnail server's status) needs: a broken upstream, a

@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// Proxy settings against a real `tinyproxy` on 127.0.0.1.
 @Suite("Proxies through tinyproxy", .timeLimit(.minutes(1)))

@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// TLS settings, typed TLS failures and HTTP/2 multiplexing, against a real
 /// `nghttpd` with certificates `openssl` makes for each test.

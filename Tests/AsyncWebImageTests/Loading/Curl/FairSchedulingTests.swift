@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// A per-host limit and a queue that takes turns between hosts: one stalled
 /// origin cannot hold every transfer slot.

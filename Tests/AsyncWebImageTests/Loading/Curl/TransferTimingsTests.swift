@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// curl's per-transfer timings, HTTP version and connection reuse on the head.
 @Suite("Transfer timings", .timeLimit(.minutes(1)))

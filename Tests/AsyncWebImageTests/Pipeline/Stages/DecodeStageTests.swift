@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 @Suite("DecodeStage", .timeLimit(.minutes(1)))
 struct DecodeStageTests {

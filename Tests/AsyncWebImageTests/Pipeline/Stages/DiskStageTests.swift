@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 @Suite("DiskStage", .timeLimit(.minutes(1)))
 struct DiskStageTests {

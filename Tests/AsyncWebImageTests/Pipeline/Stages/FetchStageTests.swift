@@ -2,7 +2,7 @@ import Foundation
 import LoopbackServer
 import Logging
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 @Suite("FetchStage", .timeLimit(.minutes(1)))
 struct FetchStageTests {

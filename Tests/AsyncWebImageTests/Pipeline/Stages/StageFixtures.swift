@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Logging
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 /// What the stage suites share: a loader only to resolve requests (the
 /// stages under test are built by hand), real caches in a temporary

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 @Suite("TransformStage", .timeLimit(.minutes(1)))
 struct TransformStageTests {
