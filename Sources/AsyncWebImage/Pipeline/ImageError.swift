@@ -63,6 +63,16 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible, Loca
         case scanBlocks
         /// Pixels of all an animation's frames together (``ImageDecodingOptions/maxAnimationPixelCount``).
         case animationPixels
+        /// Elements a vector document draws, each element a reference
+        /// (`<use>`, a pattern, a filter) brings in counted again (`SVGCoder`).
+        case renderedElements
+        /// References followed one inside another (`<use>` of a `<use>`…; `SVGCoder`).
+        case referenceDepth
+        /// Filter primitives a vector document applies, each application
+        /// counted, weighted by its cost (`SVGCoder`).
+        case filterPrimitives
+        /// Pixels filter primitives would process: their applications times the raster's pixels (`SVGCoder`).
+        case filterPixels
     }
 
     /// A failure of the transfer itself, below HTTP.
