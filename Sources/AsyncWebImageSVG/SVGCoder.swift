@@ -125,10 +125,10 @@ public struct SVGCoder: ImageDecoding, SelfSchedulingImageDecoding {
     /// calling thread (which waits for the worker; see the type's discussion).
     ///
     /// - Throws: ``ImageError/invalidImage(_:)`` past the element count or
-    ///   nesting, or for references that form a cycle;
-    ///   ``ImageError/tooLarge(_:limit:actual:)`` past the other limits or
+    ///   nesting; ``ImageError/tooLarge(_:limit:actual:)`` past the other limits or
     ///   for a raster over the options' limits; ``ImageError/timeout(_:)``;
-    ///   ``ImageError/undecodable(_:_:)`` with librsvg's message.
+    ///   ``ImageError/undecodable(_:_:)`` with librsvg's message, or for
+    ///   references that form a cycle.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         try renderer.render(job(data, options: options), cancellation: nil)
     }

@@ -71,9 +71,9 @@ struct SVGStructureScan {
 
     /// Scans `bytes`.
     ///
-    /// - Throws: ``ImageError/undecodable(_:_:)`` for an entity declaration;
-    ///   ``ImageError/invalidImage(_:)`` past the element count or nesting,
-    ///   or for a reference cycle; ``ImageError/tooLarge(_:limit:actual:)``
+    /// - Throws: ``ImageError/undecodable(_:_:)`` for an entity declaration
+    ///   or a reference cycle; ``ImageError/invalidImage(_:)`` past the
+    ///   element count or nesting; ``ImageError/tooLarge(_:limit:actual:)``
     ///   past the rendered elements, the reference depth or the filter primitives.
     init(_ bytes: UnsafeRawBufferPointer, limits: Limits) throws(ImageError) {
         let text = String(decoding: bytes, as: UTF8.self)
@@ -359,7 +359,7 @@ struct SVGStructureScan {
         func targets(_ element: Int) -> [Int] {
             elements[element].references.compactMap { ids[$0] }
         }
-        let cycle = ImageError.invalidImage("an SVG whose references form a cycle")
+        let cycle = ImageError.undecodable(.svg, "references that form a cycle")
         for root in elements.indices where elements[root].parent < 0 && state[root] == 0 {
             // The walk's path: each element with its edges (children, then targets) and the next to follow.
             var path: [(element: Int, edges: [Int], next: Int)] = [(root, elements[root].children + targets(root), 0)]
@@ -397,15 +397,8 @@ struct SVGStructureScan {
                 rendered[element] = elementCount
                 depth[element] = elementDepth
                 work[element] = elementWork
-                guard elementCount <= limits.renderedElements else {
-                    throw .tooLarge(.renderedElements, limit: Int64(limits.renderedElements), actual: nil)
-                }
-                guard elementDepth <= limits.referenceDepth else {
-                    throw .tooLarge(.referenceDepth, limit: Int64(limits.referenceDepth), actual: Int64(elementDepth))
-                }
-                guard elementWork <= limits.filterPrimitives else {
-                    throw .tooLarge(.filterPrimitives, limit: Int64(limits.filterPrimitives), actual: nil)
-                }
+                // Checked as each element is done: a product past a limit stops the walk at once.
+                try Self.check(rendered: elementCount, depth: elementDepth, work: elementWork, limits: limits)
                 state[element] = 2
                 path.removeLast()
             }
@@ -421,13 +414,18 @@ struct SVGStructureScan {
             referenceDepth = max(referenceDepth, depth[target] + 1)
             filterWork = Self.add(filterWork, Self.multiply(elementCount, work[target]))
         }
-        guard renderedElementCount <= limits.renderedElements else {
+        try Self.check(rendered: renderedElementCount, depth: referenceDepth, work: filterWork, limits: limits)
+    }
+
+    /// Refuses figures past `limits`.
+    private static func check(rendered: Int, depth: Int, work: Int, limits: Limits) throws(ImageError) {
+        guard rendered <= limits.renderedElements else {
             throw .tooLarge(.renderedElements, limit: Int64(limits.renderedElements), actual: nil)
         }
-        guard referenceDepth <= limits.referenceDepth else {
-            throw .tooLarge(.referenceDepth, limit: Int64(limits.referenceDepth), actual: Int64(referenceDepth))
+        guard depth <= limits.referenceDepth else {
+            throw .tooLarge(.referenceDepth, limit: Int64(limits.referenceDepth), actual: Int64(depth))
         }
-        guard filterWork <= limits.filterPrimitives else {
+        guard work <= limits.filterPrimitives else {
             throw .tooLarge(.filterPrimitives, limit: Int64(limits.filterPrimitives), actual: nil)
         }
     }
