@@ -40,7 +40,10 @@ public import AsyncWebImage
 /// librsvg 2.54 cannot stop a render once it has started. So each render
 /// runs in a worker process — this same executable started again, before
 /// its `main`; an application needs no helper binary and no set-up — at
-/// nice 10, with a CPU time and memory limit; a render past
+/// nice 10, with a CPU time limit and a memory budget (16 rasters, at least
+/// 256 MiB, at most twice ``ImageDecodingOptions/maxDecodeMemoryBytes``;
+/// past it the render fails with ``ImageError/tooLarge(_:limit:actual:)``
+/// of decoded bytes); a render past
 /// ``renderTimeout`` (counted from the call, waiting included) or whose
 /// task is cancelled has its worker killed, its CPU free at once, and fails
 /// with ``ImageError/timeout(_:)``. The loader awaits

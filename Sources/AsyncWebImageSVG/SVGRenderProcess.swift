@@ -46,7 +46,7 @@ struct SVGRenderProcess: Sendable {
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &sockets) == 0 else {
             throw ImageError.undecodable(.svg, "cannot start the SVG render process: socketpair failed (errno \(errno))")
         }
-        var environment = ["AWI_SVG_RENDER_WORKER=3", "AWI_SVG_RENDER_PARENT=\(getpid())", "AWI_SVG_RENDER_NICE=\(nice)"]
+        var environment = ["AWI_SVG_RENDER_WORKER=3", "AWI_SVG_RENDER_NICE=\(nice)"]
         for name in inherited {
             if let value = getenv(name) { environment.append("\(name)=\(String(cString: value))") }
         }

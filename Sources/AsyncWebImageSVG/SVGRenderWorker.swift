@@ -14,10 +14,10 @@ public func _awiSVGRenderWorkerMain(_ socket: Int32) {
 
 /// A child process that renders documents for the decodes of its parent,
 /// one at a time, over a socket (``SVGRenderFrame``), until the socket
-/// closes or nothing comes for ``idleTimeout``. Its parent kills it when a
-/// render passes its deadline; its CPU time per render is also limited
-/// (RLIMIT_CPU), and so is the memory a render may take (RLIMIT_DATA), in
-/// case the parent cannot act. It dies with the thread that started it.
+/// closes (its parent's exit closes it too) or nothing comes for
+/// ``idleTimeout``. Its parent kills it when a render passes its deadline;
+/// its CPU time per render is also limited (RLIMIT_CPU), and so is the
+/// memory a render may take (RLIMIT_DATA), in case the parent cannot act.
 struct SVGRenderWorker {
     let socket: Int32
 

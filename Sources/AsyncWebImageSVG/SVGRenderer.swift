@@ -141,8 +141,13 @@ final class SVGRenderer: Sendable {
         try process.send(.render, render, deadline: job.deadline, cancellation: cancellation)
         let pixelsHeader = try process.receiveHeader(deadline: job.deadline, cancellation: cancellation)
         if pixelsHeader.kind == .failure {
-            let message = try process.receive(count: pixelsHeader.length, deadline: job.deadline, cancellation: cancellation)
-            throw RenderRefusal(error: .undecodable(.svg, String(decoding: message, as: UTF8.self)))
+            let message = String(decoding: try process.receive(count: pixelsHeader.length, deadline: job.deadline, cancellation: cancellation), as: UTF8.self)
+            // cairo's NO_MEMORY, as librsvg names it: the render's memory limit, not a broken document.
+            if message.contains("NoMemory") || message.contains("out of memory") {
+                let budget = Self.memoryBudget(for: size, options: job.options)
+                throw RenderRefusal(error: .tooLarge(.decodedBytes, limit: Int64(budget), actual: nil))
+            }
+            throw RenderRefusal(error: .undecodable(.svg, message))
         }
         guard pixelsHeader.kind == .pixels, pixelsHeader.length == size.pixelCount * 4 else { throw SVGRenderProcess.Interruption.closed }
         return try Image.make(width: size.width, height: size.height, pixelFormat: .rgba8, format: .svg) { output in
@@ -180,13 +185,15 @@ final class SVGRenderer: Sendable {
         return size
     }
 
-    /// The memory a worker may add for one render: room for librsvg's
-    /// intermediate surfaces (a blur of a 4000 × 4000 raster peaked at
-    /// about 4.4 rasters), at least 256 MiB, and no more than twice the
-    /// decode memory limit. Past it an allocation fails and the render with it.
+    /// The memory a worker may add for one render (address space, which
+    /// cairo's surfaces take whole before they are drawn on): room for
+    /// librsvg's intermediate surfaces, 16 rasters, at least 256 MiB, and no
+    /// more than twice the decode memory limit. Past it an allocation fails
+    /// and the render with it (librsvg says `NoMemory`: a
+    /// ``ImageError/tooLarge(_:limit:actual:)`` of decoded bytes).
     static func memoryBudget(for size: PixelSize, options: ImageDecodingOptions) -> Int {
         let raster = size.pixelCount * 4
-        return min(max(256 << 20, 8 * raster), max(256 << 20, 2 * options.maxDecodeMemoryBytes))
+        return min(max(256 << 20, 16 * raster), max(256 << 20, 2 * options.maxDecodeMemoryBytes))
     }
 
     private static func timedOut(_ job: Job) -> ImageError {

@@ -23,15 +23,15 @@ extern void awi_svg_render_worker_main(int fd);
 
 /// Before main, in every process of an executable that links the SVG
 /// product: nothing unless the variable says this process is a worker. Then
-/// it dies with its parent (PR_SET_PDEATHSIG), serves renders and exits
-/// without running the application's main.
+/// it serves renders and exits without running the application's main.
+///
+/// No PR_SET_PDEATHSIG: it fires when the *thread* that started the child
+/// ends, and a worker is reused by other threads. A worker whose parent has
+/// gone finds its socket closed when it next reads or writes, and its CPU
+/// limit bounds the render it is in until then.
 __attribute__((constructor)) static void awi_svg_worker_entry(void) {
     const char *fd = getenv("AWI_SVG_RENDER_WORKER");
     if (fd == NULL) return;
-    const char *parent = getenv("AWI_SVG_RENDER_PARENT");
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    // The parent may have gone before the line above: then nobody reads.
-    if (parent == NULL || getppid() != (pid_t)atol(parent)) _exit(0);
     prctl(PR_SET_NAME, "awi-svg-render", 0, 0, 0);
     prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
     awi_svg_render_worker_main(atoi(fd));

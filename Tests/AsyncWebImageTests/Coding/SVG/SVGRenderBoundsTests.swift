@@ -91,6 +91,16 @@ struct SVGRenderBoundsTests {
         #expect(WorkerProbe.workers(nice: 19).count == 1)
     }
 
+    @Test("a render past its memory budget: too large (a 413 in the server), after a fraction of the memory; the worker stays for the next render")
+    func memoryBudget() throws {
+        // 300 flood results kept to the filter's end: 1.2 GB at 1000 × 1000, over the 256 MiB budget
+        let floods = (0..<300).map { ##"<feFlood flood-color="#\##(String(format: "%06x", $0 * 1000))" result="r\##($0)"/>"## }.joined()
+        let svg = Data(##"<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="1000"><filter id="f">\##(floods)</filter><rect width="1000" height="1000" filter="url(#f)"/></svg>"##.utf8)
+        let coder = Self.unlimited(timeout: .seconds(20), nice: 16)
+        #expect(throws: ImageError.tooLarge(.decodedBytes, limit: 256 << 20, actual: nil)) { try coder.decode(svg, options: .init()) }
+        #expect(WorkerProbe.workers(nice: 16).count == 1)
+    }
+
     @Test("renders through the loader's scheduling: at most maxConcurrentRenders workers, no cooperative thread held, every deadline counted from the call")
     func scheduledRenders() async throws {
         let coder = Self.unlimited(timeout: .seconds(1), renders: 2, nice: 18)
