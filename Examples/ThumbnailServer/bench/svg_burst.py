@@ -15,7 +15,6 @@ memory (VmRSS, VmHWM) at the peak and at the end.
 
 Everything runs on 127.0.0.1 and is stopped by PID; every wait is bounded.
 """
-import http.server
 import os
 import socket
 import subprocess
@@ -35,7 +34,7 @@ def documents():
     for level in range(1, 10):
         uses.append('<g id="l%d">' % level + "".join('<use xlink:href="#l%d" x="%d"/>' % (level - 1, j) for j in range(10)) + "</g>")
     uses.append('</defs><use xlink:href="#l9"/></svg>')
-    million = '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100">' + '<rect width="1" height="1"/>' * 1_000_000 + "</svg>"
+    million = '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100">' + "<g/>" * 1_000_000 + "</svg>"
     return {
         "uses.svg": ("".join(uses), 64),
         "million.svg": (million, 64),
@@ -107,16 +106,10 @@ def main():
             f.write(text)
     subprocess.run(["convert", "-size", "1600x1200", "plasma:fractal", "-quality", "90", os.path.join(root, "photo.jpg")], check=True)
 
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, directory=root, **kwargs)
-
-        def log_message(self, *args):
-            pass
-
-    origin = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
-    threading.Thread(target=origin.serve_forever, daemon=True).start()
-    upstream = "http://127.0.0.1:%d" % origin.server_address[1]
+    # The benchmark's upstream (sendfile, its own process): the origin must not be the bottleneck.
+    origin = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "upstream.py"),
+                               "--directory", root, "--seconds", "600"], stdout=subprocess.PIPE, text=True)
+    upstream = "http://127.0.0.1:%s" % origin.stdout.readline().split()[1]
     port = free_port()
     server = subprocess.Popen([binary, "--port", str(port), "--allow-loopback", "--allow-unsigned", "--cache-mib", "0"],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -188,7 +181,8 @@ def main():
     finally:
         server.terminate()
         server.wait(timeout=20)
-        origin.shutdown()
+        origin.terminate()
+        origin.wait(timeout=20)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import Tracing
 
 /// Keeps secrets out of the request's span: Hummingbird's
 /// `TracingMiddleware` records the path and query as sent (`url.path`,
@@ -13,7 +14,12 @@ enum SpanTargetRedaction {
     struct Hide: RouterMiddleware {
         typealias Context = ThumbnailRequestContext
 
+        /// Whether a tracer was bootstrapped (`--otel-endpoint`): without one
+        /// no span records anything, and no request pays for the redaction.
+        let isTracing = !(InstrumentationSystem.tracer is NoOpTracer)
+
         func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+            guard isTracing else { return try await next(request, context) }
             let target = request.head.path ?? ""
             let redacted = LoggedTarget.redacted(target)
             guard redacted != target else { return try await next(request, context) }
