@@ -228,9 +228,15 @@ let package = Package(
             dependencies: ["AsyncWebImage"],
             swiftSettings: swiftSettings
         ),
+        // Our own C, not a library's: the SVG product's render workers. Each
+        // render runs in a child process its deadline can kill (librsvg 2.54
+        // cannot stop a render): this same executable, started again, whose
+        // constructor serves renders before `main` — no helper binary, no
+        // set-up for an application (see SVGRenderer.swift).
+        .target(name: "CSVGRenderProcess"),
         .target(
             name: "AsyncWebImageSVG",
-            dependencies: ["AsyncWebImage", "CRsvg"],
+            dependencies: ["AsyncWebImage", "AWILocking", "CRsvg", "CSVGRenderProcess"],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -61,11 +61,11 @@ struct SharedTierScenario: Scenario {
         var random = SplitMix64(seed: 29)
         let image = Data((0..<Self.entryBytes).map { _ in UInt8(truncatingIfNeeded: random.next()) })
         let extended = Data("etag: \"v1\"".utf8)
-        let store = RedisStore(configuration: configuration)
+        let store = try RedisStore(configuration: configuration)
         try await store.checkConnection()
         try await store.setData(image, forKey: key, extendedData: extended)
         // The baseline reads the same value, written under the same name on the plain server.
-        let baselineStore = RedisStore(configuration: Self.configuration([.init(host: "127.0.0.1", port: hiredisPort)]))
+        let baselineStore = try RedisStore(configuration: Self.configuration([.init(host: "127.0.0.1", port: hiredisPort)]))
         try await baselineStore.setData(image, forKey: key, extendedData: extended)
         let valueName = Array("bench:{\(SHA256.hexDigest(key))}:v".utf8)
         // The library's shared tier before issue 29: hiredis's synchronous

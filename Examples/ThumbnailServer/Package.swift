@@ -43,14 +43,13 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // Runs the server and the loader as services, shut down in order on SIGTERM.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        // Settings from flags, the environment and an optional JSON file
-        // (Hummingbird reads it too); the command-line provider is a trait.
-        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["CommandLineArguments", "JSON"]),
+        // Settings from flags and the environment (Hummingbird reads it
+        // too); the command-line provider is a trait. The optional JSON file
+        // is read with JSONDecoder, keeping each value's JSON kind.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["CommandLineArguments"]),
         // OpenTelemetry export of the spans and metrics (--otel-endpoint),
         // over OTLP/HTTP only: the gRPC exporter's packages are not built.
         .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
-        // FilePath, for the configuration file's provider.
-        .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
     ],
     targets: [
         .executableTarget(
@@ -72,7 +71,6 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OpenTelemetry"])),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "CCrypto",

@@ -20,7 +20,7 @@ struct RESPDecoder: NIOSingleStepByteToMessageDecoder {
     typealias InboundOut = RedisReply
 
     /// Why a reply was refused. The connection cannot be used afterwards.
-    enum Refusal: Error, Equatable {
+    enum Refusal: Error, Equatable, CustomStringConvertible {
         /// A bulk string longer than the bound (its declared length).
         case bulkTooLarge(Int)
         /// An array with more elements than the bound, or nested too deeply.
@@ -29,6 +29,16 @@ struct RESPDecoder: NIOSingleStepByteToMessageDecoder {
         case lineTooLong
         /// Bytes that are not RESP2.
         case malformed(String)
+
+        /// What is wrong with the reply, in words (the text of a protocol-violation error).
+        var description: String {
+            switch self {
+            case .bulkTooLarge(let count): "a bulk string of \(count) bytes, over the bound"
+            case .arrayTooLarge(let count): "an array of \(count) elements, or nested too deeply"
+            case .lineTooLong: "a reply line over the bound"
+            case .malformed(let what): "not RESP: \(what)"
+            }
+        }
     }
 
     /// The longest bulk string accepted, in bytes.

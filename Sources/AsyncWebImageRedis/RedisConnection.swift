@@ -107,7 +107,7 @@ final class RedisConnection: Sendable {
         for (index, reply) in replies.enumerated() {
             guard case .error(let message) = reply else { continue }
             connection.close()
-            if index == 0 && !settings.authArguments.isEmpty { throw .authentication(message) }
+            if index == 0 && !settings.authArguments.isEmpty { throw .authentication(RedisAuthenticationRefusal(reply: message)) }
             throw .setup(message)
         }
         return connection

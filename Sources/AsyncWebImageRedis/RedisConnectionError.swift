@@ -2,7 +2,10 @@
 /// typed error a server reports at start-up. At run time the same troubles
 /// are misses, never errors of a load.
 public enum RedisConnectionError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// `AUTH` was refused: a wrong password, an unknown or disabled ACL user.
+    /// `AUTH` was refused: a wrong password, an unknown or disabled ACL user,
+    /// a renamed `AUTH`. `message` names the failure by the reply's error
+    /// code (`WRONGPASS: …`) and never holds the reply's text, which may
+    /// quote the password.
     case authenticationFailed(endpoint: String, message: String)
     /// The TLS handshake failed: an untrusted or expired certificate, a
     /// name that does not match, a client certificate the server refused,
@@ -37,12 +40,14 @@ public enum RedisConnectionError: Error, Sendable, Hashable, CustomStringConvert
     /// The error a failed check of `endpoint` stands for.
     init(_ failure: RedisFailure, endpoint: String) {
         switch failure {
-        case .authentication(let message): self = .authenticationFailed(endpoint: endpoint, message: message)
+        case .authentication(let refusal): self = .authenticationFailed(endpoint: endpoint, message: refusal.description)
         case .tls(let message): self = .tlsFailed(endpoint: endpoint, message: message)
         case .unreachable(let message), .link(let message): self = .unreachable(endpoint: endpoint, message: message)
         case .timedOut, .cancelled, .expired: self = .timedOut(endpoint: endpoint)
         case .setup(let message): self = .refused(endpoint: endpoint, message: message)
-        case .valueTooLarge, .protocolViolation: self = .protocolViolation(endpoint: endpoint, message: failure.description)
+        // The case's own message: its description would say "protocol violation" a second time.
+        case .protocolViolation(let message): self = .protocolViolation(endpoint: endpoint, message: message)
+        case .valueTooLarge: self = .protocolViolation(endpoint: endpoint, message: failure.description)
         case .shutDown, .breakerOpen: self = .unreachable(endpoint: endpoint, message: failure.description)
         }
     }

@@ -10,8 +10,8 @@ enum RedisFailure: Error, Sendable, Equatable, CustomStringConvertible {
     case unreachable(String)
     /// The connection failed or closed mid-command.
     case link(String)
-    /// `AUTH` was refused: a wrong password or ACL user.
-    case authentication(String)
+    /// `AUTH` was refused: a wrong password or ACL user (named without the reply's text).
+    case authentication(RedisAuthenticationRefusal)
     /// The TLS handshake or the server's certificate failed.
     case tls(String)
     /// A set-up command other than `AUTH` was refused (`SELECT`, `READONLY`).
@@ -34,7 +34,7 @@ enum RedisFailure: Error, Sendable, Equatable, CustomStringConvertible {
         case .cancelled: "cancelled"
         case .unreachable(let message): "unreachable: \(message)"
         case .link(let message): "connection failed: \(message)"
-        case .authentication(let message): "authentication refused: \(message)"
+        case .authentication(let refusal): "authentication refused: \(refusal)"
         case .tls(let message): "TLS: \(message)"
         case .setup(let message): "connection set-up refused: \(message)"
         case .valueTooLarge(let count): "reply of \(count) bytes over the bound"

@@ -15,7 +15,7 @@ import AWILocking
 /// var redis = RedisStore.Configuration(endpoints: [.init(host: "10.0.0.5", port: 6379)])
 /// redis.topology = .cluster
 /// redis.credentials = .init(username: "thumbs", password: password)
-/// let store = RedisStore(configuration: redis)
+/// let store = try RedisStore(configuration: redis)   // a typed error for a setting it cannot use
 /// try await store.checkConnection()          // a typed error at start-up, not misses later
 /// let cache = ImageCache(memory: MemoryCache(), disk: DiskStore(name: "images"), sharedTier: store)
 /// ```
@@ -74,10 +74,12 @@ public final class RedisStore: DataCaching {
 
     /// Creates a store over `configuration.endpoints` (at least one). No
     /// connection is made until the first request (or ``checkConnection()``).
-    public init(configuration: Configuration) {
-        precondition(!configuration.endpoints.isEmpty, "RedisStore needs at least one endpoint")
-        precondition(!configuration.keyPrefix.contains("{") && !configuration.keyPrefix.contains("}"),
-                     "RedisStore's keyPrefix must not contain { or }: they would move its keys' cluster slots")
+    ///
+    /// - Throws: ``ConfigurationError`` for a setting the store cannot work
+    ///   with (``Configuration/validate()``): no endpoint, a key prefix with
+    ///   `{` or `}`, a port out of range, a duration that is not positive…
+    public init(configuration: Configuration) throws(ConfigurationError) {
+        try configuration.validate()
         self.configuration = configuration
         let counters = RedisCounters()
         self.counters = counters
@@ -119,8 +121,10 @@ public final class RedisStore: DataCaching {
     }
 
     /// Creates a store over one node.
-    public convenience init(host: String = "127.0.0.1", port: Int = 6379) {
-        self.init(configuration: Configuration(endpoints: [Endpoint(host: host, port: port)]))
+    ///
+    /// - Throws: ``ConfigurationError`` for an empty host or a port outside 1…65535.
+    public convenience init(host: String = "127.0.0.1", port: Int = 6379) throws(ConfigurationError) {
+        try self.init(configuration: Configuration(endpoints: [Endpoint(host: host, port: port)]))
     }
 
     /// What the store has done so far.

@@ -1,4 +1,3 @@
-import CRsvg
 public import Foundation
 public import AsyncWebImage
 
@@ -24,97 +23,154 @@ public import AsyncWebImage
 /// or name files) fail the decode before librsvg sees the document.
 ///
 /// ## Limits
-/// Before librsvg parses anything, a pass over the markup counts elements
-/// and their nesting (``maxElementCount``, ``maxNestingDepth``); the
-/// raster's size is checked against ``ImageDecodingOptions/maxPixelCount``
-/// and ``ImageDecodingOptions/maxDecodeMemoryBytes``; librsvg keeps its own
-/// limits on references (`use` chains) and element counts. The render
-/// runs on a thread of its own, and the decode gives up after
-/// ``renderTimeout`` with ``ImageError/timeout(_:)`` (librsvg 2.54 cannot
-/// cancel a render: that thread finishes it and drops the result).
-public struct SVGCoder: ImageDecoding {
-    /// The most elements a document may have; 100,000 by default.
+/// Before librsvg sees anything, a pass over the markup measures what the
+/// render would cost and refuses what is over a limit: elements and their
+/// nesting as written (``maxElementCount``, ``maxNestingDepth``), elements
+/// drawn once every `<use>`, pattern, marker, mask and filter reference is
+/// expanded (``maxRenderedElementCount``: the fan-out of references to
+/// references multiplies), the depth of references
+/// (``maxReferenceDepth``), and filter primitives applied, weighted by
+/// their cost (``maxFilterPrimitiveCount``: a turbulence counts its octaves).
+/// Once the raster's size is known it is checked against
+/// ``ImageDecodingOptions/maxPixelCount`` and
+/// ``ImageDecodingOptions/maxDecodeMemoryBytes``, and the pixels the
+/// filters would process against ``maxFilterPixelCount``.
+///
+/// ## A render that stops
+/// librsvg 2.54 cannot stop a render once it has started. So each render
+/// runs in a worker process — this same executable started again, before
+/// its `main`; an application needs no helper binary and no set-up — at
+/// nice 10, with a CPU time limit and a memory budget (16 rasters, at least
+/// 256 MiB, at most twice ``ImageDecodingOptions/maxDecodeMemoryBytes``;
+/// past it the render fails with ``ImageError/tooLarge(_:limit:actual:)``
+/// of decoded bytes); a render past
+/// ``renderTimeout`` (counted from the call, waiting included) or whose
+/// task is cancelled has its worker killed, its CPU free at once, and fails
+/// with ``ImageError/timeout(_:)``. The loader awaits
+/// ``decodeScheduled(_:options:)`` (``SelfSchedulingImageDecoding``):
+/// renders wait for one of ``maxConcurrentRenders`` dedicated threads
+/// (``DedicatedThreadPool``), each of which waits on its worker's socket,
+/// and hold none of the loader's CPU permits. ``decode(_:options:)`` runs
+/// the same render on the caller's thread. Workers are kept for the next
+/// render and end after 20 idle seconds.
+///
+/// Where the coder is not part of the main executable (built into a shared
+/// library that a program loads), no worker can be started: renders run on
+/// the dedicated threads in the process itself, and one past its time limit
+/// runs to its end, its result dropped.
+public struct SVGCoder: ImageDecoding, SelfSchedulingImageDecoding {
+    /// The most elements a document may have, as written; 100,000 by default.
     public var maxElementCount: Int
-    /// The deepest elements may nest; 256 by default.
+    /// The deepest elements may nest, as written; 256 by default.
     public var maxNestingDepth: Int
-    /// How long a render may take before the decode fails; 5 s by default.
+    /// The most elements a render may draw, each reference's target
+    /// (`<use>`, a pattern, a filter…) counted again each time it is
+    /// referenced; 200,000 by default.
+    public var maxRenderedElementCount: Int
+    /// The longest chain of references, one inside another; 16 by default.
+    public var maxReferenceDepth: Int
+    /// The most filter primitives a render may apply, each application
+    /// counted and weighted by its cost per pixel (a blend 1, a blur 2, a
+    /// turbulence 4 and one per octave, a convolution one per nine kernel
+    /// entries); 1,000 by default.
+    public var maxFilterPrimitiveCount: Int
+    /// The most pixels the filters of one render may process: the weighted
+    /// primitive applications times the raster's pixels; 64 Mi by default
+    /// (a drop shadow on 20 elements of a 1024 × 1024 raster).
+    public var maxFilterPixelCount: Int
+    /// How long a render may take, counted from the decode's call (waiting
+    /// for a thread included), before its worker is killed and the decode
+    /// fails; 5 s by default.
     public var renderTimeout: Duration
+    /// The most renders running at once (the dedicated threads, and the
+    /// workers alive).
+    public var maxConcurrentRenders: Int { renderer.maxConcurrentRenders }
+
+    /// The threads and workers of this coder and its copies.
+    let renderer: SVGRenderer
 
     /// Creates the coder.
     ///
     /// - Parameters:
     ///   - maxElementCount: at least 1; 100,000 by default.
     ///   - maxNestingDepth: at least 1; 256 by default.
+    ///   - maxRenderedElementCount: at least 1; 200,000 by default.
+    ///   - maxReferenceDepth: at least 1; 16 by default.
+    ///   - maxFilterPrimitiveCount: 1,000 by default.
+    ///   - maxFilterPixelCount: 64 Mi by default.
     ///   - renderTimeout: 5 seconds by default.
-    public init(maxElementCount: Int = 100_000, maxNestingDepth: Int = 256, renderTimeout: Duration = .seconds(5)) {
+    ///   - maxConcurrentRenders: at least 1; by default, the cores this
+    ///     process may use (``ConcurrencyLimiter/shared``'s limit).
+    ///   - renderNice: the workers' nice value, 0 to 19; 10 by default, so
+    ///     that other work of the machine goes first.
+    public init(
+        maxElementCount: Int = 100_000, maxNestingDepth: Int = 256, maxRenderedElementCount: Int = 200_000,
+        maxReferenceDepth: Int = 16, maxFilterPrimitiveCount: Int = 1_000, maxFilterPixelCount: Int = 64 << 20,
+        renderTimeout: Duration = .seconds(5), maxConcurrentRenders: Int? = nil, renderNice: Int = 10
+    ) {
         self.maxElementCount = max(1, maxElementCount)
         self.maxNestingDepth = max(1, maxNestingDepth)
+        self.maxRenderedElementCount = max(1, maxRenderedElementCount)
+        self.maxReferenceDepth = max(1, maxReferenceDepth)
+        self.maxFilterPrimitiveCount = max(0, maxFilterPrimitiveCount)
+        self.maxFilterPixelCount = max(0, maxFilterPixelCount)
         self.renderTimeout = renderTimeout
+        renderer = SVGRenderer(
+            maxConcurrentRenders: maxConcurrentRenders ?? ConcurrencyLimiter.shared.limit,
+            nice: Int32(clamping: renderNice)
+        )
     }
 
     /// Whether `data` starts like an SVG document (see ``ImageFormat/svg``).
     public func canDecode(_ data: Data) -> Bool { ImageFormat.detect(data) == .svg }
 
-    /// Renders the document at the size the options ask for.
+    /// Renders the document at the size the options ask for, on the
+    /// calling thread (which waits for the worker; see the type's discussion).
     ///
-    /// - Throws: ``ImageError/invalidImage(_:)`` past the element limits;
-    ///   ``ImageError/tooLarge(_:limit:actual:)`` for a raster over the limits;
-    ///   ``ImageError/timeout(_:)``; ``ImageError/undecodable(_:_:)`` with
-    ///   librsvg's message.
+    /// - Throws: ``ImageError/invalidImage(_:)`` past the element count or
+    ///   nesting; ``ImageError/tooLarge(_:limit:actual:)`` past the other limits or
+    ///   for a raster over the options' limits; ``ImageError/timeout(_:)``;
+    ///   ``ImageError/undecodable(_:_:)`` with librsvg's message, or for
+    ///   references that form a cycle.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
-        let handle = try data.withUnsafeBytes { bytes throws(ImageError) -> OpaquePointer in
-            _ = try SVGStructureScan(bytes, maxElements: maxElementCount, maxDepth: maxNestingDepth)
-            var error: UnsafeMutablePointer<CRsvgError>?
-            guard let handle = rsvg_handle_new_from_data(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, &error) else {
-                let message = error.flatMap { $0.pointee.message.map { String(cString: $0) } } ?? "librsvg could not read the document"
-                if let error { g_error_free(error) }
-                throw .undecodable(.svg, message)
-            }
-            return handle
-        }
-        var owned = true
-        defer { if owned { g_object_unref(UnsafeMutableRawPointer(handle)) } }
-        rsvg_handle_set_dpi(handle, 96)
-        let intrinsic = Self.intrinsicSize(handle)
-        let size = Self.rasterSize(intrinsic: intrinsic, options: options)
-        try options.checkPixelLimit(size)
-        try options.checkDecodeMemory(bytes: size.pixelCount * 8)
-        let job = SVGRenderJob(
-            handle: handle, size: size,
-            viewport: CRsvgRectangle(x: 0, y: 0, width: Double(size.width), height: Double(size.height))
+        try renderer.render(job(data, options: options), cancellation: nil)
+    }
+
+    /// Renders the document on one of the coder's dedicated threads, in a
+    /// worker process (see the type's discussion); cancelling the task
+    /// kills the worker.
+    ///
+    /// - Throws: As ``decode(_:options:)``, and `CancellationError`.
+    public func decodeScheduled(_ data: Data, options: ImageDecodingOptions) async throws -> Image {
+        try await renderer.renderScheduled(job(data, options: options))
+    }
+
+    /// The structure check, then what the render needs; the deadline starts now.
+    private func job(_ data: Data, options: ImageDecodingOptions) throws -> SVGRenderer.Job {
+        let deadline = ContinuousClock.now + renderTimeout
+        let scan = try data.withUnsafeBytes { try SVGStructureScan($0, limits: limits) }
+        return SVGRenderer.Job(
+            data: data, options: options, filterWork: scan.filterWork, maxFilterPixelCount: maxFilterPixelCount,
+            timeout: renderTimeout, deadline: deadline
         )
-        owned = false
-        let rgba = try job.run(timeout: renderTimeout)
-        return Image.make(width: size.width, height: size.height, pixelFormat: .rgba8, format: .svg) { out in
-            rgba.withUnsafeBytes { out.copyMemory(from: $0) }
-        }
     }
 
-    /// The intrinsic size, at 96 dpi (see the type's discussion).
+    private var limits: SVGStructureScan.Limits {
+        SVGStructureScan.Limits(
+            elements: maxElementCount, depth: maxNestingDepth, renderedElements: maxRenderedElementCount,
+            referenceDepth: maxReferenceDepth, filterPrimitives: maxFilterPrimitiveCount
+        )
+    }
+
+    /// The intrinsic size, at 96 dpi (see the type's discussion), read from
+    /// the root element's `width`, `height` and `viewBox` by the structure
+    /// pass: librsvg is not asked, so this stays a cheap header read.
     public func declaredSize(of data: Data) -> PixelSize? {
-        data.withUnsafeBytes { bytes -> PixelSize? in
-            guard (try? SVGStructureScan(bytes, maxElements: maxElementCount, maxDepth: maxNestingDepth)) != nil,
-                  let handle = rsvg_handle_new_from_data(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, nil)
-            else { return nil }
-            defer { g_object_unref(UnsafeMutableRawPointer(handle)) }
-            rsvg_handle_set_dpi(handle, 96)
-            let size = Self.intrinsicSize(handle)
-            return PixelSize(width: Self.side(size.width), height: Self.side(size.height))
-        }
-    }
-
-    /// The document's size in pixels: width and height, else the viewBox's, else 300×150.
-    static func intrinsicSize(_ handle: OpaquePointer) -> (width: Double, height: Double) {
-        var width = 0.0, height = 0.0
-        if rsvg_handle_get_intrinsic_size_in_pixels(handle, &width, &height) != 0, width > 0, height > 0 {
-            return (width, height)
-        }
-        var hasWidth: Int32 = 0, hasHeight: Int32 = 0, hasViewBox: Int32 = 0
-        var lengthW = CRsvgLength(), lengthH = CRsvgLength()
-        var viewBox = CRsvgRectangle()
-        rsvg_handle_get_intrinsic_dimensions(handle, &hasWidth, &lengthW, &hasHeight, &lengthH, &hasViewBox, &viewBox)
-        if hasViewBox != 0, viewBox.width > 0, viewBox.height > 0 { return (viewBox.width, viewBox.height) }
-        return (300, 150)
+        guard let scan = data.withUnsafeBytes({ try? SVGStructureScan($0, limits: limits) }), scan.elementCount > 0 else { return nil }
+        let size: (width: Double, height: Double) =
+            if let width = scan.declaredWidth, let height = scan.declaredHeight, width > 0, height > 0 { (width, height) }
+            else { scan.viewBoxSize ?? (300, 150) }
+        return PixelSize(width: Self.side(size.width), height: Self.side(size.height))
     }
 
     /// A length in pixels as a side of at least 1, bounded before it is

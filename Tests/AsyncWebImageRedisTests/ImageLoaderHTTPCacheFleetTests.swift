@@ -9,7 +9,7 @@ import Testing
 @Suite("ImageLoader: HTTP caching across a shared tier", .serialized, .timeLimit(.minutes(2)))
 struct ImageLoaderHTTPCacheFleetTests {
     private func node(_ redis: RedisServer) throws -> FleetNode {
-        try FleetFixture.loader(shared: RedisStore(configuration: RedisStore.Configuration(endpoints: [redis.endpoint])), httpCacheMode: .shared)
+        try FleetFixture.loader(shared: try RedisStore(configuration: RedisStore.Configuration(endpoints: [redis.endpoint])), httpCacheMode: .shared)
     }
 
     @Test("no-store and private are not written to the shared tier; a max-age entry is, with its freshness, and serves the other node")

@@ -11,7 +11,7 @@ struct ImageLoaderSharedTierTests {
     private func node(_ redis: RedisServer, configure: (inout RedisStore.Configuration) -> Void = { _ in }) throws -> FleetNode {
         var redisConfiguration = RedisStore.Configuration(endpoints: [redis.endpoint])
         configure(&redisConfiguration)
-        return try FleetFixture.loader(shared: RedisStore(configuration: redisConfiguration))
+        return try FleetFixture.loader(shared: try RedisStore(configuration: redisConfiguration))
     }
 
     private func png() throws -> Data {
@@ -77,7 +77,7 @@ struct ImageLoaderSharedTierTests {
         let survivor = try node(redis) { $0.leasePollInterval = .milliseconds(10) }
         defer { survivor.removeDirectory() }
         // Given another server took the lease for the image and died
-        let dead = RedisStore(configuration: RedisStore.Configuration(endpoints: [redis.endpoint]))
+        let dead = try RedisStore(configuration: RedisStore.Configuration(endpoints: [redis.endpoint]))
         let url = server.url("/b.png")
         guard case .acquired = await dead.acquireLease(forKey: url.absoluteString, duration: .milliseconds(400)) else {
             Issue.record("could not take the lease")

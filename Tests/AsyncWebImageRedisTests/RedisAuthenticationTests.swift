@@ -18,19 +18,19 @@ struct RedisAuthenticationTests {
         ], adminPassword: "admin-secret")
     }
 
-    private func store(_ server: RedisServer, _ credentials: RedisStore.Credentials?, prefix: String) -> RedisStore {
+    private func store(_ server: RedisServer, _ credentials: RedisStore.Credentials?, prefix: String) throws -> RedisStore {
         var configuration = RedisStore.Configuration(endpoints: [server.endpoint])
         configuration.credentials = credentials
         configuration.keyPrefix = prefix
-        return RedisStore(configuration: configuration)
+        return try RedisStore(configuration: configuration)
     }
 
     @Test("requirepass and an ACL user: round trips, leases and the start-up check pass")
     func rightCredentials() async throws {
         let server = try await server()
         for store in [
-            store(server, .init(password: "admin-secret"), prefix: "admin:"),
-            store(server, .init(username: "tenant-a", password: "a-secret"), prefix: "tenant-a:"),
+            try store(server, .init(password: "admin-secret"), prefix: "admin:"),
+            try store(server, .init(username: "tenant-a", password: "a-secret"), prefix: "tenant-a:"),
         ] {
             try await store.checkConnection()
             try await store.setData(Data("pixels".utf8), forKey: "k", extendedData: Data("etag".utf8))
@@ -57,7 +57,7 @@ struct RedisAuthenticationTests {
             RedisStore.Credentials(username: "nobody", password: "a-secret"),
             nil,
         ] {
-            let store = store(server, credentials, prefix: "tenant-a:")
+            let store = try store(server, credentials, prefix: "tenant-a:")
             let clock = ContinuousClock()
             let started = clock.now
             let error = await #expect(throws: RedisConnectionError.self) { try await store.checkConnection() }
@@ -80,10 +80,10 @@ struct RedisAuthenticationTests {
     @Test("tenant isolation: the ACL user of one tenant cannot read or write another tenant's prefix (NOPERM is a miss)")
     func aclKeepsTenantsApart() async throws {
         let server = try await server()
-        let admin = store(server, .init(password: "admin-secret"), prefix: "tenant-b:")
+        let admin = try store(server, .init(password: "admin-secret"), prefix: "tenant-b:")
         try await admin.setData(Data("b's image".utf8), forKey: "shared-url", extendedData: nil)
         // tenant-a, pointed at tenant-b's prefix, is refused by Redis itself
-        let intruder = store(server, .init(username: "tenant-a", password: "a-secret"), prefix: "tenant-b:")
+        let intruder = try store(server, .init(username: "tenant-a", password: "a-secret"), prefix: "tenant-b:")
         #expect(await intruder.data(forKey: "shared-url") == nil)
         await #expect(throws: ImageError.self) { try await intruder.setData(Data("forged".utf8), forKey: "shared-url", extendedData: nil) }
         #expect(await admin.data(forKey: "shared-url") == Data("b's image".utf8))
@@ -106,7 +106,7 @@ struct RedisAuthenticationTests {
         var configuration = RedisStore.Configuration(endpoints: [server.endpoint])
         configuration.credentials = .init(username: "tenant-a", password: "s3cr3t-password")
         configuration.logger = logs.logger()
-        let store = RedisStore(configuration: configuration)
+        let store = try RedisStore(configuration: configuration)
         for _ in 0..<4 { _ = await store.data(forKey: "k") }
         #expect(!logs.lines.isEmpty)
         for line in logs.lines {

@@ -18,7 +18,7 @@ struct RedisBoundedReadTests {
         // reply (it copies the value); past the default budget that read
         // would be a timeout, and this test is about the bound, not the time.
         configuration.lookupBudget = .seconds(5)
-        let store = RedisStore(configuration: configuration)
+        let store = try RedisStore(configuration: configuration)
         try await store.setData(Data([1, 2, 3]), forKey: "small", extendedData: nil)
         let name = "big:{" + SHA256.hexDigest("huge") + "}:v"
         #expect(try await server.command(["SETRANGE", name, String((256 << 20) - 1), "x"]) == .integer(256 << 20))
@@ -44,7 +44,7 @@ struct RedisBoundedReadTests {
         let server = try await RedisServer()
         var configuration = RedisStore.Configuration(endpoints: [server.endpoint])
         configuration.maxValueBytes = 2 << 20
-        let store = RedisStore(configuration: configuration)
+        let store = try RedisStore(configuration: configuration)
         // An entry whose value is exactly the bound
         let key = "edge"
         let count = configuration.maxValueBytes - RedisCacheEntry.encodedCount(key: key, data: Data(), extendedData: nil)

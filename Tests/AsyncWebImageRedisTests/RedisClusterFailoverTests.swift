@@ -21,7 +21,7 @@ struct RedisClusterFailoverTests {
         configuration.lookupBudget = .milliseconds(200)
         configuration.commandTimeout = .milliseconds(200)
         configuration.breakerCoolDown = .milliseconds(500)
-        let store = RedisStore(configuration: configuration)
+        let store = try RedisStore(configuration: configuration)
         try await store.checkConnection()
         let node = try FleetFixture.loader(shared: store)
         defer { node.removeDirectory() }

@@ -8,18 +8,18 @@ import Testing
 /// `redis-cli --cluster create` and stopped by PID when the test ends.
 @Suite("RedisStore on a Redis Cluster", .serialized, .timeLimit(.minutes(2)))
 struct RedisClusterTests {
-    private func store(_ cluster: RedisCluster, prefix: String, configure: (inout RedisStore.Configuration) -> Void = { _ in }) -> RedisStore {
+    private func store(_ cluster: RedisCluster, prefix: String, configure: (inout RedisStore.Configuration) -> Void = { _ in }) throws -> RedisStore {
         var configuration = RedisStore.Configuration(endpoints: [cluster.endpoints[0]])
         configuration.topology = .cluster
         configuration.keyPrefix = prefix
         configure(&configuration)
-        return RedisStore(configuration: configuration)
+        return try RedisStore(configuration: configuration)
     }
 
     @Test("routing by slot: 300 keys over the 3 masters from one seed, each read back from any store; removeAll empties every master")
     func routing() async throws {
         let cluster = try await RedisCluster()
-        let writer = store(cluster, prefix: "route:")
+        let writer = try store(cluster, prefix: "route:")
         try await writer.checkConnection()
         for index in 0..<300 {
             try await writer.setData(Data([UInt8(index % 256)]), forKey: "key-\(index)", extendedData: nil)
@@ -37,7 +37,7 @@ struct RedisClusterTests {
         var configuration = RedisStore.Configuration(endpoints: [cluster.endpoints[5]])
         configuration.topology = .cluster
         configuration.keyPrefix = "route:"
-        let reader = RedisStore(configuration: configuration)
+        let reader = try RedisStore(configuration: configuration)
         for index in stride(from: 0, to: 300, by: 7) {
             #expect(await reader.data(forKey: "key-\(index)") == Data([UInt8(index % 256)]))
         }
@@ -52,7 +52,7 @@ struct RedisClusterTests {
     @Test("a value and its lease share a slot (one hash tag), so the lease's MGET and script run on one node")
     func valueAndLeaseShareASlot() async throws {
         let cluster = try await RedisCluster()
-        let store = store(cluster, prefix: "slot:")
+        let store = try store(cluster, prefix: "slot:")
         for key in ["https://a.example/1.jpg", "b", "ü/🙂"] {
             let placement = store.placement(for: key)
             let slots = try await [placement.valueName, placement.leaseName].asyncMap {
@@ -78,7 +78,7 @@ struct RedisClusterTests {
     @Test("MOVED: a slot resharded after the map was read is followed, the map patched (later reads go straight) and read again")
     func movedAfterResharding() async throws {
         let cluster = try await RedisCluster()
-        let store = store(cluster, prefix: "moved:")
+        let store = try store(cluster, prefix: "moved:")
         try await store.setData(Data("v".utf8), forKey: "k", extendedData: nil)
         let placement = store.placement(for: "k")
         // Given the key's slot moves to another master (as redis-cli --cluster reshard does)
@@ -98,7 +98,7 @@ struct RedisClusterTests {
     @Test("ASK: a key already migrated out of a slot still migrating is read from the importing node after ASKING")
     func askDuringMigration() async throws {
         let cluster = try await RedisCluster()
-        let store = store(cluster, prefix: "ask:")
+        let store = try store(cluster, prefix: "ask:")
         try await store.setData(Data("a".utf8), forKey: "k", extendedData: nil)
         let placement = store.placement(for: "k")
         let map = try #require(try await cluster.map())
@@ -128,7 +128,7 @@ struct RedisClusterTests {
     @Test("reads from replicas: lookups go to the replicas (INFO commandstats), writes and leases to the masters")
     func replicaReads() async throws {
         let cluster = try await RedisCluster()
-        let store = store(cluster, prefix: "replica:") { $0.topology = .cluster(readsFromReplicas: true) }
+        let store = try store(cluster, prefix: "replica:") { $0.topology = .cluster(readsFromReplicas: true) }
         for index in 0..<30 { try await store.setData(Data([UInt8(index)]), forKey: "r\(index)", extendedData: nil) }
         let map = try #require(try await cluster.map())
         let masters = map.shards.compactMap { cluster.node(at: $0.master) }
@@ -158,7 +158,7 @@ struct RedisClusterTests {
         let image = try FleetFixture.png()
         origin.route("/slow.png", FleetFixture.trickled(image, pieces: 8, every: .milliseconds(40)))
         let fleet = try (0..<2).map { _ in
-            try FleetFixture.loader(shared: store(cluster, prefix: "fleet:") { $0.leasePollInterval = .milliseconds(10) })
+            try FleetFixture.loader(shared: try store(cluster, prefix: "fleet:") { $0.leasePollInterval = .milliseconds(10) })
         }
         defer { for node in fleet { node.removeDirectory() } }
         let url = origin.url("/slow.png")

@@ -11,7 +11,7 @@ struct RedisConnectionOptionsTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("awi-redis-\(UUID().uuidString.prefix(8)).sock").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let server = try await RedisServer(arguments: ["--unixsocket", path, "--unixsocketperm", "700"])
-        let store = RedisStore(configuration: .init(endpoints: [.init(unixSocketPath: path)]))
+        let store = try RedisStore(configuration: .init(endpoints: [.init(unixSocketPath: path)]))
         try await store.checkConnection()
         try await store.setData(Data("over a socket".utf8), forKey: "k", extendedData: nil)
         #expect(await store.data(forKey: "k") == Data("over a socket".utf8))
@@ -27,16 +27,16 @@ struct RedisConnectionOptionsTests {
         let server = try await RedisServer()
         var configuration = RedisStore.Configuration(endpoints: [server.endpoint])
         configuration.database = 3
-        let store = RedisStore(configuration: configuration)
+        let store = try RedisStore(configuration: configuration)
         try await store.checkConnection()
         try await store.setData(Data([3]), forKey: "k", extendedData: nil)
         #expect(await store.data(forKey: "k") == Data([3]))
         // Database 0 (the admin connection's, and a default store's) has nothing
         #expect(try await server.command(["DBSIZE"]) == .integer(0))
-        #expect(await RedisStore(configuration: .init(endpoints: [server.endpoint])).data(forKey: "k") == nil)
+        #expect(try await RedisStore(configuration: .init(endpoints: [server.endpoint])).data(forKey: "k") == nil)
         // Database 99 of 16
         configuration.database = 99
-        let outOfRange = RedisStore(configuration: configuration)
+        let outOfRange = try RedisStore(configuration: configuration)
         let error = await #expect(throws: RedisConnectionError.self) { try await outOfRange.checkConnection() }
         guard case .refused(_, let message)? = error else { Issue.record("expected refused, got \(String(describing: error))"); return }
         #expect(message.contains("DB index is out of range"))

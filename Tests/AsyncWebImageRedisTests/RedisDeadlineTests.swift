@@ -16,7 +16,7 @@ struct RedisDeadlineTests {
         configuration.lookupBudget = .milliseconds(150)
         configuration.failureThreshold = 3
         configuration.breakerCoolDown = .seconds(60)
-        let store = RedisStore(configuration: configuration)
+        let store = try RedisStore(configuration: configuration)
         let clock = ContinuousClock()
         // When 40 lookups run at once
         let durations = await withTaskGroup(of: (Data?, Duration).self) { group in
@@ -54,7 +54,7 @@ struct RedisDeadlineTests {
         var configuration = RedisStore.Configuration(endpoints: [.init(host: "127.0.0.1", port: fake.port)])
         configuration.commandTimeout = .milliseconds(120)
         configuration.lookupBudget = .milliseconds(120)
-        let store = RedisStore(configuration: configuration)
+        let store = try RedisStore(configuration: configuration)
         let clock = ContinuousClock()
         let write = await clock.measure {
             await #expect(throws: ImageError.self) { try await store.setData(Data([1]), forKey: "k", extendedData: nil) }
@@ -73,7 +73,7 @@ struct RedisDeadlineTests {
         let server = try await RedisServer()
         var configuration = RedisStore.Configuration(endpoints: [server.endpoint])
         configuration.lookupBudget = .seconds(30)
-        let store = RedisStore(configuration: configuration)
+        let store = try RedisStore(configuration: configuration)
         try await store.setData(Data([1]), forKey: "k", extendedData: nil)
         // Given Redis holds every command (reads too; and every client's,
         // so the pause is short and left to end by itself)
@@ -100,7 +100,7 @@ struct RedisDeadlineTests {
         configuration.lookupBudget = .milliseconds(150)
         configuration.connectionsPerEndpoint = 1
         configuration.failureThreshold = 100
-        let store = RedisStore(configuration: configuration)
+        let store = try RedisStore(configuration: configuration)
         _ = await store.data(forKey: "warm")
         #expect(try await server.command(["CLIENT", "PAUSE", "600", "ALL"]) == .status("OK"))
         let clock = ContinuousClock()

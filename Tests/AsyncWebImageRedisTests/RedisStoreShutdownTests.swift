@@ -20,7 +20,7 @@ struct RedisStoreShutdownTests {
         let server = try await RedisServer()
         var configuration = RedisStore.Configuration(endpoints: [server.endpoint])
         configuration.keyPrefix = "shutdown:"
-        let store = RedisStore(configuration: configuration)
+        let store = try RedisStore(configuration: configuration)
         let cache = ImageCache(memory: MemoryCache(), disk: nil, sharedTier: store)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<8 {

@@ -25,7 +25,7 @@ struct RedisStoreTests {
     func roundTrip() async throws {
         // Given a real Redis and a store on it
         let server = try await RedisServer()
-        let store = RedisStore(configuration: configuration(server))
+        let store = try RedisStore(configuration: configuration(server))
         let image = bytes(100_000, seed: 7)
         // When entries are written with, without and with empty extended data
         try await store.setData(image, forKey: "https://a.example/1.jpg", extendedData: Data("etag-1".utf8))
@@ -53,8 +53,8 @@ struct RedisStoreTests {
     @Test("a second store (another server of the fleet) reads what the first wrote")
     func sharedBetweenStores() async throws {
         let server = try await RedisServer()
-        let first = RedisStore(configuration: configuration(server))
-        let second = RedisStore(configuration: configuration(server))
+        let first = try RedisStore(configuration: configuration(server))
+        let second = try RedisStore(configuration: configuration(server))
         try await first.setData(bytes(5000, seed: 1), forKey: "shared", extendedData: nil)
         #expect(await second.data(forKey: "shared") == bytes(5000, seed: 1))
         #expect(second.statistics.hits == 1)
@@ -65,7 +65,7 @@ struct RedisStoreTests {
         let server = try await RedisServer()
         var configuration = configuration(server)
         configuration.maxValueBytes = 4096
-        let store = RedisStore(configuration: configuration)
+        let store = try RedisStore(configuration: configuration)
         try await store.setData(bytes(5000, seed: 2), forKey: "big", extendedData: nil)
         try await store.setData(bytes(3000, seed: 2), forKey: "small", extendedData: nil)
         #expect(await !store.contains("big"))
@@ -79,7 +79,7 @@ struct RedisStoreTests {
         let server = try await RedisServer()
         var configuration = configuration(server)
         configuration.timeToLive = .milliseconds(300)
-        let store = RedisStore(configuration: configuration)
+        let store = try RedisStore(configuration: configuration)
         try await store.setData(Data([9]), forKey: "short", extendedData: nil)
         #expect(await store.contains("short"))
         #expect(try await eventually(attempts: 300) {
@@ -91,7 +91,7 @@ struct RedisStoreTests {
     @Test("a value that is not a whole entry of the key asked for is a miss: garbage, a truncated entry, another key's entry")
     func integrity() async throws {
         let server = try await RedisServer()
-        let store = RedisStore(configuration: configuration(server))
+        let store = try RedisStore(configuration: configuration(server))
         try await store.setData(bytes(1000, seed: 3), forKey: "a", extendedData: Data("x".utf8))
         let nameA = "t:{" + SHA256.hexDigest("a") + "}:v"
         let nameB = "t:{" + SHA256.hexDigest("b") + "}:v"
@@ -119,7 +119,7 @@ struct RedisStoreTests {
         var configuration = configuration(server)
         configuration.connectionsPerEndpoint = 1
         configuration.commandTimeout = .seconds(30)
-        let store = RedisStore(configuration: configuration)
+        let store = try RedisStore(configuration: configuration)
         let node = try #require(store.independentNodes.first)
         #expect(try await server.command(["CLIENT", "PAUSE", "60000", "WRITE"]) == .status("OK"))
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -154,7 +154,7 @@ struct RedisStoreTests {
         configuration.breakerCoolDown = .milliseconds(300)
         let logs = RecordingLogHandlerStore()
         configuration.logger = logs.logger()
-        let store = RedisStore(configuration: configuration)
+        let store = try RedisStore(configuration: configuration)
         try await store.setData(Data([1]), forKey: "before", extendedData: nil)
         server.stop()
         // When: reads and a write against the dead node
@@ -192,7 +192,7 @@ struct RedisStoreTests {
         configuration.lookupBudget = .milliseconds(100)
         configuration.failureThreshold = 2
         configuration.breakerCoolDown = .seconds(60)
-        let store = RedisStore(configuration: configuration)
+        let store = try RedisStore(configuration: configuration)
         let clock = ContinuousClock()
         let first = await clock.measure { #expect(await store.data(forKey: "x") == nil) }
         #expect(first >= .milliseconds(90) && first < .milliseconds(100) + .seconds(1).scaled)
@@ -213,7 +213,7 @@ struct RedisStoreTests {
         configuration.connectionsPerEndpoint = 2
         configuration.failureThreshold = 2
         configuration.breakerCoolDown = .seconds(60)
-        let store = RedisStore(configuration: configuration)
+        let store = try RedisStore(configuration: configuration)
         let clock = ContinuousClock()
         // 40 reads at once: 20 rounds of two timeouts (2 s) if each queued
         // read went out in its turn.
@@ -245,7 +245,7 @@ struct RedisStoreTests {
     func twoNodes() async throws {
         let one = try await RedisServer()
         let two = try await RedisServer()
-        let writer = RedisStore(configuration: configuration(one, two))
+        let writer = try RedisStore(configuration: configuration(one, two))
         for index in 0..<200 {
             try await writer.setData(Data([UInt8(index % 256)]), forKey: "key-\(index)", extendedData: nil)
         }
@@ -255,7 +255,7 @@ struct RedisStoreTests {
         }
         #expect(onOne + onTwo == 200)
         #expect(onOne > 60 && onTwo > 60)
-        let reader = RedisStore(configuration: configuration(two, one))
+        let reader = try RedisStore(configuration: configuration(two, one))
         for index in stride(from: 0, to: 200, by: 7) {
             #expect(await reader.data(forKey: "key-\(index)") == Data([UInt8(index % 256)]))
         }
@@ -267,8 +267,8 @@ struct RedisStoreTests {
     @Test("leases: one holder at a time; a waiter gets the holder's entry; an expired lease is taken over")
     func leases() async throws {
         let server = try await RedisServer()
-        let nodeA = RedisStore(configuration: configuration(server))
-        let nodeB = RedisStore(configuration: configuration(server))
+        let nodeA = try RedisStore(configuration: configuration(server))
+        let nodeB = try RedisStore(configuration: configuration(server))
         // Given A holds the lease for the key
         guard case .acquired(let lease) = await nodeA.acquireLease(forKey: "img", duration: .seconds(10)) else {
             Issue.record("A did not get the lease")
@@ -305,7 +305,7 @@ struct RedisStoreTests {
     @Test("a wait for another server's fetch ends on cancellation")
     func waitCancellation() async throws {
         let server = try await RedisServer()
-        let store = RedisStore(configuration: configuration(server))
+        let store = try RedisStore(configuration: configuration(server))
         guard case .acquired = await store.acquireLease(forKey: "slow", duration: .seconds(30)) else {
             Issue.record("no lease")
             return

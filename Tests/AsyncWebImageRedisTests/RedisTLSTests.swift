@@ -7,11 +7,11 @@ import Testing
 /// certificates required), with certificates `openssl` makes in the test.
 @Suite("RedisStore: TLS", .serialized, .timeLimit(.minutes(1)))
 struct RedisTLSTests {
-    private func store(_ server: RedisServer, host: String = "127.0.0.1", _ tls: RedisStore.TLS) -> RedisStore {
+    private func store(_ server: RedisServer, host: String = "127.0.0.1", _ tls: RedisStore.TLS) throws -> RedisStore {
         var configuration = RedisStore.Configuration(endpoints: [.init(host: host, port: server.port)])
         configuration.tls = tls
         configuration.keyPrefix = "tls:"
-        return RedisStore(configuration: configuration)
+        return try RedisStore(configuration: configuration)
     }
 
     @Test("the CA, a client certificate and the name checked: round trips by IP address, by host name and with a server name")
@@ -21,7 +21,7 @@ struct RedisTLSTests {
         let trusted = RedisStore.TLS(caFile: certificates.caBundle, certificateFile: certificates.clientCertificate, privateKeyFile: certificates.clientKey)
         var named = trusted
         named.serverName = "localhost"
-        for store in [store(server, trusted), store(server, host: "localhost", trusted), store(server, named)] {
+        for store in [try store(server, trusted), try store(server, host: "localhost", trusted), try store(server, named)] {
             try await store.checkConnection()
             try await store.setData(Data(repeating: 7, count: 200_000), forKey: "k", extendedData: nil)
             #expect(await store.data(forKey: "k") == Data(repeating: 7, count: 200_000))
@@ -49,7 +49,7 @@ struct RedisTLSTests {
             ("missing CA file", .init(caFile: certificates.directory + "/absent.pem")),
         ]
         for (name, tls) in cases {
-            let store = store(server, tls)
+            let store = try store(server, tls)
             let clock = ContinuousClock()
             let started = clock.now
             let error = await #expect(throws: RedisConnectionError.self, "\(name)") { try await store.checkConnection() }
@@ -68,7 +68,7 @@ struct RedisTLSTests {
         // The name is checked even when the certificate also lists the
         // address connected to (OpenSSL's SSL_set1_host)
         let full = try await RedisServer(tls: certificates)
-        let named = store(full, .init(caFile: certificates.caBundle, certificateFile: client.certificate, privateKeyFile: client.key, serverName: "redis.example.com"))
+        let named = try store(full, .init(caFile: certificates.caBundle, certificateFile: client.certificate, privateKeyFile: client.key, serverName: "redis.example.com"))
         let error = await #expect(throws: RedisConnectionError.self) { try await named.checkConnection() }
         guard case .tlsFailed(_, let message)? = error else { Issue.record("expected tlsFailed, got \(String(describing: error))"); return }
         #expect(message.contains("hostname mismatch"))
@@ -80,7 +80,7 @@ struct RedisTLSTests {
         let server = try await RedisServer(tls: certificates)
         var configuration = RedisStore.Configuration(endpoints: [server.endpoint])
         configuration.lookupBudget = .milliseconds(200)
-        let store = RedisStore(configuration: configuration)
+        let store = try RedisStore(configuration: configuration)
         let clock = ContinuousClock()
         let elapsed = await clock.measure { #expect(await store.data(forKey: "k") == nil) }
         #expect(elapsed < .milliseconds(200) + .milliseconds(300).scaled)

@@ -6,10 +6,15 @@ extension ImageCoderRegistry {
     ///
     /// The header decides the limiter's lane before any pixel work: a huge
     /// image waits for a heavy permit, not in front of small ones, and what
-    /// its header or structure alone breaks is refused before it waits.
+    /// its header or structure alone breaks is refused before it waits. A
+    /// ``SelfSchedulingImageDecoding`` decoder takes no permit: it runs under
+    /// its own bound, away from the cooperative pool.
     @concurrent
     func decode(_ data: Data, options: ImageDecodingOptions, limiter: ConcurrencyLimiter) async throws -> Image {
         let decoder = decoder(for: data)
+        if let scheduling = decoder as? any SelfSchedulingImageDecoding {
+            return try await scheduling.decodeScheduled(data, options: options)
+        }
         let declared = decoder?.declaredSize(of: data)
         let heavy = limiter.isHeavy(declared)
         if heavy, let decoder, let declared {

@@ -67,9 +67,9 @@ extension RequestModifier {
         } catch let error as CancellationError {
             throw error
         } catch {
-            throw ImageError.requestRejected("\(request.url.absoluteString): \(error)")
+            throw ImageError.requestRejected("\(RedactedURL(request.url)): \(error)")
         }
-        guard let modified else { throw ImageError.requestRejected(request.url.absoluteString) }
+        guard let modified else { throw ImageError.requestRejected(RedactedURL(request.url).description) }
         return modified
     }
 }

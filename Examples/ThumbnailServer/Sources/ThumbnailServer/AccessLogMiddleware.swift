@@ -1,15 +1,19 @@
+import AsyncWebImage
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
 
 /// One line per request at `info`, on every route (404s, 414s and the
-/// operator's routes included): method, path (signature elided), status,
-/// body bytes, duration, where the answer came from and why it failed.
+/// operator's routes included): method, path (secrets replaced: signatures,
+/// a source URL's userinfo), status, body bytes, duration, where the answer
+/// came from and why it failed (redacted too). The server's log handler
+/// (``EscapingLogHandler``) escapes every field, so no byte a client sent
+/// can end the record or reach a terminal.
 ///
 /// ```
 /// info thumbnail-server: bytes=2811 cache=miss duration_ms=41.2 status=200 GET /-/rs:fit:64:64/plain/http://…/a.jpg@png
-/// info thumbnail-server: bytes=67 cache=- duration_ms=3.0 error="upstream: HTTP 404" status=502 GET /thumbnail?url=…&signature=-
+/// info thumbnail-server: bytes=67 cache=- duration_ms=3.0 error="HTTP status 404" status=502 GET /thumbnail?url=…&signature=-
 /// ```
 ///
 /// First in the chain after the metrics, so even a request refused for its
@@ -46,25 +50,16 @@ struct AccessLogMiddleware: RouterMiddleware {
             "duration_ms": .string(String(format: "%.1f", milliseconds)),
             "cache": .string(context.outcome.cacheStatus ?? "-"),
         ]
-        if let reason = context.outcome.errorReason { metadata["error"] = .string(reason) }
+        // The reason may name the source URL; the log handler escapes it (EscapingLogHandler).
+        if let reason = context.outcome.errorReason { metadata["error"] = .string(RedactedURL(reason).description) }
         logger.info("\(request.method) \(Self.loggedPath(request.head.path ?? ""))", metadata: metadata)
     }
 
-    /// `target` with its signature elided: the first segment of an
-    /// imgproxy-style path (unless `insecure`), the `signature` parameter of
-    /// the query form; cut at ``maxLoggedPath`` bytes.
+    /// `target` with its secrets replaced (``LoggedTarget``: the signature
+    /// of either URL form, the source URL's userinfo), cut at
+    /// ``maxLoggedPath`` bytes.
     static func loggedPath(_ target: String) -> String {
-        var path = target
-        if let (signed, _) = SignaturePolicy.querySignature(in: path[...]) {
-            path = String(signed) + (signed.contains("?") ? "&" : "?") + SignaturePolicy.queryParameter + "=-"
-        } else if path.hasPrefix("/"), !path.hasPrefix("/thumbnail") {
-            let rest = path.dropFirst()
-            let slash = rest.firstIndex(of: "/") ?? rest.endIndex
-            let first = rest[..<slash]
-            if first != "insecure", slash < rest.endIndex, SignaturePolicy.isSignatureShaped(first) {
-                path = "/-" + rest[slash...]
-            }
-        }
+        let path = LoggedTarget.redacted(target)
         guard path.utf8.count > maxLoggedPath else { return path }
         return String(decoding: path.utf8.prefix(maxLoggedPath), as: UTF8.self) + "… (\(path.utf8.count) bytes)"
     }

@@ -25,8 +25,9 @@ struct Observability {
     ///
     /// - Throws: swift-otel's configuration errors for an endpoint it cannot use.
     static func bootstrap(_ options: ServerOptions) throws -> Observability {
-        // Logs on standard error: standard output carries the "listening on" lines.
-        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        // Logs on standard error (standard output carries the "listening on"
+        // lines), every field escaped: no byte a client sent ends a record.
+        LoggingSystem.bootstrap { label in EscapingLogHandler(wrapping: StreamLogHandler.standardError(label: label)) }
         let registry = PrometheusCollectorRegistry()
         let prometheus = PrometheusMetricsFactory(registry: registry)
         #if OpenTelemetry

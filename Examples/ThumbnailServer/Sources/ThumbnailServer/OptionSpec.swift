@@ -7,17 +7,23 @@ struct OptionSpec: Sendable {
     enum Kind: Sendable, Equatable {
         /// One value (`--port 8080`), shown as `placeholder`.
         case value(_ placeholder: String)
-        /// A switch: `--allow-loopback`, `THUMBNAIL_ALLOW_LOOPBACK=1`, `"allowLoopback": true`.
+        /// A switch: `--allow-loopback`, `THUMBNAIL_ALLOW_LOOPBACK=1`, `"allowLoopback": true`;
+        /// `true`, `false`, `1`, `0`, `yes` or `no` from every source, and nothing else.
         case flag
         /// Values that add up: the flag repeated, or a comma-separated list
         /// in the environment, or a JSON array.
         case list(_ placeholder: String)
     }
 
-    /// What a source gave for a setting.
+    /// What a source gave for a setting: the words it holds, which the
+    /// setting's one parser reads whatever the source.
     enum Value: Sendable {
+        /// One value as text: a flag's value, a variable, a file's string,
+        /// number or Boolean written as text.
         case text(String)
-        case flag(Bool)
+        /// A switch given bare on the command line (`--allow-loopback`).
+        case present
+        /// Values given one by one: a repeated flag, a file's array.
         case list([String])
     }
 

@@ -67,7 +67,8 @@ struct RedisOptions: Sendable, CustomReflectable {
         return configuration
     }
 
-    /// Checks what single flags cannot: a user needs a password, a client certificate its key.
+    /// Checks what single flags cannot: a user needs a password, a client
+    /// certificate its key, and what the store refuses (a cluster has database 0 only).
     func validate() throws(UsageError) {
         if user != nil && password == nil {
             throw UsageError("--redis-user needs a password (THUMBNAIL_REDIS_PASSWORD or --redis-password-file)")
@@ -75,6 +76,19 @@ struct RedisOptions: Sendable, CustomReflectable {
         if (certificateFile == nil) != (privateKeyFile == nil) {
             throw UsageError("--redis-tls-cert and --redis-tls-key go together")
         }
-        if isCluster && database != 0 { throw UsageError("--redis-db: a Redis Cluster has database 0 only") }
+        // The rest is the store's own check (RedisStore.Configuration.validate),
+        // so that the server and the library read a setting one way.
+        guard let configuration = configuration() else { return }
+        do {
+            try configuration.validate()
+        } catch {
+            throw UsageError("\(Self.flags[error.setting] ?? "Redis"): expects \(error.expected)")
+        }
     }
+
+    /// The flag that sets each ``RedisStore/Configuration`` property the server exposes.
+    private static let flags = [
+        "endpoints": "--redis", "keyPrefix": "--redis-prefix", "database": "--redis-db",
+        "commandTimeout": "--redis-timeout-ms", "lookupBudget": "--redis-budget-ms",
+    ]
 }

@@ -1,6 +1,5 @@
 import Configuration
 import Foundation
-import SystemPackage
 
 extension ServerOptions {
     /// What a command line asks for.
@@ -15,8 +14,11 @@ extension ServerOptions {
 
     /// Reads the settings from `arguments` (without the program name), then
     /// `environment`, then the JSON file named by `--config` or
-    /// `THUMBNAIL_CONFIG` (if any): the first that gives a setting wins, each
-    /// read by swift-configuration's provider for it.
+    /// `THUMBNAIL_CONFIG` (if any): the first that gives a setting wins. The
+    /// command line and the environment are read by swift-configuration's
+    /// providers, the file by `JSONDecoder`; every source hands the words it
+    /// holds to the one parser of the setting's kind (``OptionSpec/apply``),
+    /// so a value means the same wherever it is written.
     ///
     /// - Throws: ``UsageError`` naming the flag, variable or file key of an
     ///   unknown setting or of a value the setting does not take.
@@ -32,7 +34,7 @@ extension ServerOptions {
         var sources: [Source] = [.commandLine(commandLine), .environment(variables)]
         if let configSpec = table.first(where: { $0.key == "config" }), let found = try lookUp(configSpec, in: sources),
            case .text(let path) = found.value {
-            sources.append(.file(try await configurationFile(at: path), path: path))
+            sources.append(.file(try configurationFile(at: path), path: path))
         }
         var options = ServerOptions()
         for spec in table where spec.key != "config" {
@@ -62,7 +64,7 @@ extension ServerOptions {
     private enum Source {
         case commandLine(CommandLineArgumentsProvider)
         case environment(EnvironmentVariablesProvider)
-        case file(FileProvider<JSONSnapshot>, path: String)
+        case file([String: ConfigurationFileValue], path: String)
     }
 
     /// The first value `sources` give for `spec`, and how it was spelled there.
@@ -71,57 +73,53 @@ extension ServerOptions {
             switch source {
             case .commandLine(let provider):
                 guard spec.onCommandLine else { continue }
-                if let value = try read(spec, from: provider, key: [spec.key], named: spec.flag) { return (spec.flag, value) }
+                if let value = try read(spec, fromCommandLine: provider) { return (spec.flag, value) }
             case .environment(let provider):
                 for name in spec.environment {
-                    if let value = try read(spec, from: provider, key: [name], named: name) { return (name, value) }
+                    if let value = try read(name, from: provider) { return (name, value) }
                 }
-            case .file(let provider, let path):
+            case .file(let settings, let path):
                 let name = "\(path): \(spec.key)"
-                if let value = try read(spec, from: provider, key: [spec.key], named: name) { return (name, value) }
+                if let value = try settings[spec.key]?.optionValue(named: name) { return (name, value) }
             }
         }
         return nil
     }
 
-    /// `spec`'s value in `provider` under `key` (spelled `name` there), or
-    /// `nil` when it has none. A value is read as text, or as a JSON number
-    /// turned to text; a switch as a Boolean; a list as text values.
-    private static func read(
-        _ spec: OptionSpec, from provider: some ConfigProvider, key: [String], named name: String
-    ) throws(UsageError) -> OptionSpec.Value? {
-        let absolute = AbsoluteConfigKey(key)
+    /// `spec`'s value on the command line: its text, the values of a
+    /// repeated list flag, or ``OptionSpec/Value/present`` for a bare switch.
+    /// Only the words are read here; what they mean is the setting's one
+    /// parser's to say, as for every other source.
+    private static func read(_ spec: OptionSpec, fromCommandLine provider: CommandLineArgumentsProvider) throws(UsageError) -> OptionSpec.Value? {
+        let values: [String]
+        do {
+            guard let value = try provider.value(forKey: AbsoluteConfigKey([spec.key]), type: .stringArray).value,
+                  case .stringArray(let words) = value.content else { return nil }
+            values = words
+        } catch {
+            throw UsageError("\(spec.flag): expects a value")
+        }
         switch spec.kind {
-        case .value:
-            if let result = try? provider.value(forKey: absolute, type: .string) {
-                guard let value = result.value else { return nil }
-                if case .string(let text) = value.content { return .text(text) }
-            }
-            if let result = try? provider.value(forKey: absolute, type: .int), let value = result.value,
-               case .int(let number) = value.content {
-                return .text(String(number))
-            }
-            throw UsageError("\(name): expects one value")
         case .flag:
-            do {
-                guard let value = try provider.value(forKey: absolute, type: .bool).value else { return nil }
-                guard case .bool(let on) = value.content else { throw UsageError("\(name): expects true or false") }
-                return .flag(on)
-            } catch let error as UsageError {
-                throw error
-            } catch {
-                throw UsageError("\(name): expects true or false (1 or 0), or nothing on the command line")
-            }
+            // A switch takes no value (``checkCommandLine(_:)`` refused `--flag=value`).
+            return .present
+        case .value:
+            guard values.count == 1 else { throw UsageError("\(spec.flag): expects one value") }
+            return .text(values[0])
         case .list:
-            do {
-                guard let value = try provider.value(forKey: absolute, type: .stringArray).value else { return nil }
-                guard case .stringArray(let values) = value.content else { throw UsageError("\(name): expects values") }
-                return .list(values)
-            } catch let error as UsageError {
-                throw error
-            } catch {
-                throw UsageError("\(name): expects a list of values")
-            }
+            return .list(values)
+        }
+    }
+
+    /// The variable `name`'s text, whatever the setting's kind: a list is
+    /// comma-separated, a switch is read by the switch's parser.
+    private static func read(_ name: String, from provider: EnvironmentVariablesProvider) throws(UsageError) -> OptionSpec.Value? {
+        do {
+            guard let value = try provider.value(forKey: AbsoluteConfigKey([name]), type: .string).value,
+                  case .string(let text) = value.content else { return nil }
+            return .text(text)
+        } catch {
+            throw UsageError("\(name): expects a value")
         }
     }
 
@@ -167,20 +165,17 @@ extension ServerOptions {
         try close()
     }
 
-    /// The JSON configuration file at `path`, its keys checked against the table.
-    private static func configurationFile(at path: String) async throws(UsageError) -> FileProvider<JSONSnapshot> {
+    /// The JSON configuration file at `path`, its keys checked against the
+    /// table, each value as the words the setting's parser reads.
+    private static func configurationFile(at path: String) throws(UsageError) -> [String: ConfigurationFileValue] {
         guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("\(path): cannot be read") }
-        guard let object = try? JSONSerialization.jsonObject(with: data), let settings = object as? [String: Any] else {
+        guard let settings = try? JSONDecoder().decode([String: ConfigurationFileValue].self, from: data) else {
             throw UsageError("\(path): is not a JSON object of settings")
         }
         let known = Set(table.map(\.key)).subtracting(["config"])
         if let unknown = settings.keys.sorted().first(where: { !known.contains($0) }) {
             throw UsageError("\(path): unknown setting \(unknown)")
         }
-        do {
-            return try await FileProvider<JSONSnapshot>(filePath: FilePath(path))
-        } catch {
-            throw UsageError("\(path): \(error)")
-        }
+        return settings
     }
 }

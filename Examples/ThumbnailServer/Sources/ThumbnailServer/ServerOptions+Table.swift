@@ -238,13 +238,34 @@ extension ServerOptions {
         return number
     }
 
+    /// A switch: on when given bare on the command line; from a variable or
+    /// the file, exactly `true` or `false` (or `1`, `0`, `yes`, `no`, as the
+    /// environment has always taken), in any case. A number (`-1`, `0.5`, `2`)
+    /// is no switch.
     private static func flag(_ value: OptionSpec.Value) throws(OptionValueError) -> Bool {
-        guard case .flag(let on) = value else { throw OptionValueError("no value (a switch)") }
-        return on
+        switch value {
+        case .present:
+            return true
+        case .text(let text):
+            switch text.lowercased() {
+            case "true", "1", "yes": return true
+            case "false", "0", "no": return false
+            default: throw OptionValueError("true or false (or 1, 0, yes, no)")
+            }
+        case .list:
+            throw OptionValueError("true or false (or 1, 0, yes, no)")
+        }
     }
 
+    /// Values: a repeated flag or a file's array, or one text of
+    /// comma-separated values (a variable, `THUMBNAIL_ALLOW_HOSTS=a.com,b.com`).
     private static func list(_ value: OptionSpec.Value) throws(OptionValueError) -> [String] {
-        guard case .list(let values) = value else { throw OptionValueError("values") }
+        let values: [String]
+        switch value {
+        case .list(let given): values = given
+        case .text(let text): values = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        case .present: throw OptionValueError("values")
+        }
         let trimmed = values.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         guard !trimmed.isEmpty else { throw OptionValueError("at least one value") }
         return trimmed

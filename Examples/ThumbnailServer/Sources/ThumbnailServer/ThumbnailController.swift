@@ -155,7 +155,8 @@ struct ThumbnailController: Sendable {
         return Response(
             status: HTTPResponse.Status(code: failure.status),
             headers: headers,
-            body: ResponseBody(byteBuffer: ByteBuffer(string: failure.message + "\n"))
+            // One line, whatever the reason holds (a host decoded from the URL, an upstream's text).
+            body: ResponseBody(byteBuffer: ByteBuffer(string: LogText.escaped(failure.message) + "\n"))
         )
     }
 }

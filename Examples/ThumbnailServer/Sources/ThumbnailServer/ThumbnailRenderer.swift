@@ -37,7 +37,10 @@ final class ThumbnailRenderer: Sendable {
     static let memoryEntryOverhead = 1024
 
     /// Creates the loader and its parts from the server's options.
-    init(options: ServerOptions) {
+    ///
+    /// - Throws: ``RedisStore/ConfigurationError`` for Redis settings the
+    ///   store refuses (``ServerOptions/parse(_:environment:)`` checks them first).
+    init(options: ServerOptions) throws(RedisStore.ConfigurationError) {
         var transfer = CurlDataLoader.Configuration()
         transfer.maxConcurrentDownloads = options.maxConcurrentDownloads
         transfer.timeout = options.timeout
@@ -69,7 +72,9 @@ final class ThumbnailRenderer: Sendable {
         let disk = directory.map { DiskStore(directory: $0.appendingPathComponent("originals")) }
         // The fleet's tier: originals (with one origin fetch per image across
         // the fleet, by leases) and encoded responses under their own keys.
-        let redis = options.redis.configuration().map(RedisStore.init(configuration:))
+        let redis = try options.redis.configuration().map { configuration throws(RedisStore.ConfigurationError) in
+            try RedisStore(configuration: configuration)
+        }
         // One CPU limiter for the loader and the cache: one decode, resize or
         // encode per core the process may use (its affinity mask and CPU
         // quota, not the host's core count: under `taskset -c 0` two decodes

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import NIOCore
 
@@ -10,6 +11,9 @@ struct ThumbnailRequestContext: RequestContext {
     let channel: any Channel
     /// What the handler reports to the access log.
     let outcome = RequestOutcome()
+    /// The request head as sent while the tracing middleware sees it
+    /// redacted (``SpanTargetRedaction``); `nil` otherwise.
+    var targetAsSent: HTTPRequest?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -65,7 +65,12 @@ struct ThumbnailServer {
             logger.warning("no THUMBNAIL_KEY: /thumbnail?url=… fetches any allowed URL unsigned (imgproxy-style URLs are refused unless --allow-unsigned)")
         }
 
-        let renderer = ThumbnailRenderer(options: options)
+        let renderer: ThumbnailRenderer
+        do {
+            renderer = try ThumbnailRenderer(options: options)
+        } catch {
+            fail("\(error)", status: UsageError.exitCode)
+        }
         if let redis = renderer.redis {
             // A wrong password, certificate or database is a configuration
             // error: refuse to start rather than run with a tier that only
@@ -76,8 +81,7 @@ struct ThumbnailServer {
             } catch {
                 switch error {
                 case .authenticationFailed, .tlsFailed, .refused, .protocolViolation:
-                    FileHandle.standardError.write(Data("thumbnail-server: \(error)\n".utf8))
-                    exit(1)
+                    fail("\(error)", status: 1)
                 case .unreachable, .timedOut, .clusterUnavailable:
                     logger.warning("Redis not reachable at start-up; its lookups are misses until it is", metadata: ["error": "\(error)"])
                 }
@@ -159,17 +163,22 @@ struct ThumbnailServer {
     /// The middleware of both listeners, in this order: requests counted
     /// and timed by route and status; one access-log line per request at
     /// info; every route's target length checked (414) before it is traced;
-    /// one span per request (exported with --otel-endpoint).
+    /// one span per request (exported with --otel-endpoint), which records
+    /// the target with its secrets replaced.
     private static func addMiddleware(to router: Router<ThumbnailRequestContext>, options: ServerOptions, logger: Logger) {
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: AccessLogMiddleware(logger: logger))
         router.add(middleware: RequestTargetLimitMiddleware(maxLength: options.maxURILength))
+        router.add(middleware: SpanTargetRedaction.hide)
         router.add(middleware: TracingMiddleware())
+        router.add(middleware: SpanTargetRedaction.restore)
     }
 
-    /// Writes `message` on standard error and exits with `status`.
+    /// Writes `message` on standard error, its lines kept and anything else
+    /// escaped (a Redis reply, a file's name), and exits with `status`.
     private static func fail(_ message: String, status: Int32) -> Never {
-        FileHandle.standardError.write(Data("thumbnail-server: \(message)\n".utf8))
+        let lines = message.split(separator: "\n", omittingEmptySubsequences: false).map(LogText.escaped)
+        FileHandle.standardError.write(Data("thumbnail-server: \(lines.joined(separator: "\n"))\n".utf8))
         exit(status)
     }
 }

@@ -19,11 +19,11 @@ struct BodyBudgetOptionTests {
 
     @Test("the renderer's loader gets the budget in bytes; 0 leaves the loader without one")
     func loaderConfiguration() async throws {
-        let bounded = ThumbnailRenderer(options: try await ServerOptions.parsed(["--body-budget-mib", "16"], environment: [:]))
+        let bounded = try ThumbnailRenderer(options: try await ServerOptions.parsed(["--body-budget-mib", "16"], environment: [:]))
         #expect(bounded.loader.configuration.bodyBudgetBytes == 16 * 1024 * 1024)
-        let unbounded = ThumbnailRenderer(options: try await ServerOptions.parsed(["--body-budget-mib", "0"], environment: [:]))
+        let unbounded = try ThumbnailRenderer(options: try await ServerOptions.parsed(["--body-budget-mib", "0"], environment: [:]))
         #expect(unbounded.loader.configuration.bodyBudgetBytes == nil)
-        let automatic = ThumbnailRenderer(options: try await ServerOptions.parsed([], environment: [:]))
+        let automatic = try ThumbnailRenderer(options: try await ServerOptions.parsed([], environment: [:]))
         #expect(automatic.loader.configuration.bodyBudgetBytes == 2 * automatic.cpuLimiter.limit * 1024 * 1024)
     }
 }

@@ -15,6 +15,7 @@ struct OTelExportTests {
             let trace: String
             let id: String
             let parent: String
+            let attributes: [String: String]?
         }
 
         let path: String
@@ -55,16 +56,24 @@ struct OTelExportTests {
             environment: ["OTEL_BSP_SCHEDULE_DELAY": "100", "OTEL_METRIC_EXPORT_INTERVAL": "500"]
         )
 
-        // When a thumbnail is made
+        // When a thumbnail is made, and two requests carry secrets: a signature, a source URL's password
         let reply = try harness.get("/insecure/rs:fit:50:50/plain/\(harness.origin)/photo.jpg@png")
         #expect(reply.status == 200)
+        let signedPath = "/rs:fit:40:40/plain/\(harness.origin)/photo.jpg@png"
+        let signature = try ServerHarness.signature(of: signedPath)
+        #expect(try harness.get("/" + signature + signedPath).status == 200)
+        let credentialed = harness.origin.replacingOccurrences(of: "http://", with: "http://tenant:pw-secret@") + "/photo.jpg"
+        let encoded = credentialed.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? credentialed
+        #expect(try harness.get("/thumbnail?url=\(encoded)&width=8&height=8").status == 400)
 
         // Then (within 20 s) the receiver has its spans and the metrics
         var exports: [Export] = []
         let deadline = Date().addingTimeInterval(20)
         func spans() -> [Export.Span] { exports.flatMap { $0.spans ?? [] } }
         func metrics() -> Set<String> { Set(exports.flatMap { $0.metrics ?? [] }) }
-        while Date() < deadline, !(spans().contains { $0.name == "image.encode" } && metrics().contains("awi_encode_duration_seconds")) {
+        func targets() -> [String] { spans().compactMap { $0.attributes?["url.path"] } }
+        while Date() < deadline,
+              !(spans().contains { $0.name == "image.encode" } && metrics().contains("awi_encode_duration_seconds") && targets().count >= 3) {
             Thread.sleep(forTimeInterval: 0.1)
             exports = Self.exports(in: receiverLog)
         }
@@ -78,6 +87,13 @@ struct OTelExportTests {
         #expect(load.trace == request.trace && encode.trace == request.trace)
         #expect(all.contains { $0.name == "image.decode" && $0.trace == request.trace })
         #expect(metrics().isSuperset(of: ["awi_encode_duration_seconds", "awi_decode_duration_seconds", "hb.requests"]), "\(metrics())")
+        // The request spans record each target with its secrets replaced (SpanTargetRedaction)
+        let recorded = all.compactMap(\.attributes).flatMap { [$0["url.path"], $0["url.query"]].compactMap { $0 } }
+        #expect(recorded.contains("/-" + signedPath), "\(recorded)")
+        #expect(recorded.contains { $0.contains("url=http%3A%2F%2F***%40127") }, "\(recorded)")
+        for secret in [signature, "pw-secret", "pw%2Dsecret"] {
+            #expect(!recorded.contains { $0.contains(secret) }, "\(secret) in \(recorded)")
+        }
     }
 }
 #endif

@@ -91,4 +91,22 @@ struct RedisTenantTests {
         #expect(output.contains("authentication failed"))
         #expect(!output.contains("not-the-password"))
     }
+
+    @Test("a Redis that does not know AUTH (renamed): the server stops naming the failure; the password, from the environment or a file, nowhere")
+    func renamedAuth() throws {
+        let harness = try ServerHarness()
+        // Redis 7 answers with the command's arguments quoted: ERR unknown command 'AUTH', with args beginning with: 'tenant' 'hunter2secret'
+        try harness.startRedis(["--rename-command", "AUTH", ""])
+        let passwordFile = harness.root.appendingPathComponent("tenant.password")
+        try "hunter2secret\n".write(to: passwordFile, atomically: true, encoding: .utf8)
+        let redis = ["--redis", "127.0.0.1:\(harness.redisPort)", "--redis-user", "tenant"]
+        for (arguments, environment) in [
+            (redis, ["THUMBNAIL_REDIS_PASSWORD": "hunter2secret"]), (redis + ["--redis-password-file", passwordFile.path], [:]),
+        ] {
+            let (status, output) = try harness.runServerToExit(arguments, environment: environment, timeout: 10)
+            #expect(status == 1)
+            #expect(output.contains("authentication failed: ERR: the server does not know AUTH"), "\(output)")
+            #expect(!output.contains("hunter2secret") && !output.contains("'tenant'"), "\(output)")
+        }
+    }
 }

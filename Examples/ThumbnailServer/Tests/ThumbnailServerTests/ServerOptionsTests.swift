@@ -57,6 +57,41 @@ struct ServerOptionsTests {
         await #expect(throws: UsageError(message)) { try await ServerOptions.parse(arguments, environment: environment) }
     }
 
+    @Test("a switch means one thing in every source: true or false (or 1, 0, yes, no), anything else refused naming the setting")
+    func switches() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("thumbnail-config-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let expects = "expects true or false (or 1, 0, yes, no)"
+        for value in ["-1", "0.5", "2", "\"maybe\"", "[true]", "null"] {
+            try Data(#"{"allowUnsigned": \#(value)}"#.utf8).write(to: file)
+            let message = value == "[true]" || value == "null"
+                ? "\(file.path): allowUnsigned: expects a string, a number, true or false, or a list of strings"
+                : "\(file.path): allowUnsigned: \(expects)"
+            await #expect(throws: UsageError(message), "\(value)") { try await ServerOptions.parse(["--config", file.path], environment: [:]) }
+        }
+        for (value, on) in [("true", true), ("false", false), ("\"true\"", true), ("1", true), ("0", false), ("\"no\"", false)] {
+            try Data(#"{"allowUnsigned": \#(value), "key": "00ff"}"#.utf8).write(to: file)
+            #expect(try await ServerOptions.parsed(["--config", file.path]).allowsUnsigned == on, "\(value)")
+        }
+        // The environment reads the same words, with the same parser
+        await #expect(throws: UsageError("THUMBNAIL_ALLOW_UNSIGNED: \(expects)")) {
+            try await ServerOptions.parse([], environment: ["THUMBNAIL_ALLOW_UNSIGNED": "2"])
+        }
+        for (value, on) in [("TRUE", true), ("yes", true), ("0", false)] {
+            #expect(try await ServerOptions.parsed([], environment: ["THUMBNAIL_ALLOW_UNSIGNED": value]).allowsUnsigned == on)
+        }
+        // Numbers: a Boolean or a fraction is no port
+        for value in ["true", "80.5"] {
+            try Data(#"{"port": \#(value)}"#.utf8).write(to: file)
+            await #expect(throws: UsageError("\(file.path): port: expects a whole number from 0 to 65535")) {
+                try await ServerOptions.parse(["--config", file.path], environment: [:])
+            }
+        }
+        // A list from the file's string is read as the environment's: comma-separated
+        try Data(#"{"allowHost": "a.example, b.example"}"#.utf8).write(to: file)
+        #expect(try await ServerOptions.parsed(["--config", file.path]).allowedHosts.allows("b.example"))
+    }
+
     #if OpenTelemetry
     @Test("--otel-endpoint takes an http or https URL")
     func otelEndpoint() async throws {

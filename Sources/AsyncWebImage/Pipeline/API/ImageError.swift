@@ -4,7 +4,8 @@ public import Foundation
 ///
 /// Cancellation is not an `ImageError`: a cancelled load throws
 /// `CancellationError`. Descriptions carry the underlying library's own
-/// message (curl's, TurboJPEG's `tjGetErrorStr2`, spng's `spng_strerror`).
+/// message (curl's, TurboJPEG's `tjGetErrorStr2`, spng's `spng_strerror`),
+/// with every URL in them redacted (``RedactedURL``).
 public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// The URL could not be parsed or has no host where one is needed.
     case invalidURL(String)
@@ -66,6 +67,16 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible, Loca
         case scanBlocks
         /// Pixels of all an animation's frames together (``ImageDecodingOptions/maxAnimationPixelCount``).
         case animationPixels
+        /// Elements a vector document draws, each element a reference
+        /// (`<use>`, a pattern, a filter) brings in counted again (`SVGCoder`).
+        case renderedElements
+        /// References followed one inside another (`<use>` of a `<use>`…; `SVGCoder`).
+        case referenceDepth
+        /// Filter primitives a vector document applies, each application
+        /// counted, weighted by its cost (`SVGCoder`).
+        case filterPrimitives
+        /// Pixels filter primitives would process: their applications times the raster's pixels (`SVGCoder`).
+        case filterPixels
     }
 
     /// A failure of the transfer itself, below HTTP.
@@ -158,7 +169,14 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible, Loca
         }
     }
 
+    /// One line saying what went wrong, with every URL in it redacted
+    /// (``RedactedURL``: userinfo, signatures, tokens), so that a log line
+    /// or a span built from an error carries no secret.
     public var description: String {
+        RedactedURL(unredactedDescription).description
+    }
+
+    private var unredactedDescription: String {
         switch self {
         case .invalidURL(let url): "invalid URL: \(url)"
         case .blockedURL(let url): "URL failed before and is blocked until retried with .retryFailed: \(url.absoluteString)"

@@ -52,6 +52,17 @@ def service_name(resource):
     return None
 
 
+def string_attributes(span):
+    """A span's attributes (field 9: KeyValue) whose values are strings (AnyValue field 1)."""
+    attributes = {}
+    for attribute in children(span, 9):
+        key, value = children(attribute, 1), children(attribute, 2)
+        strings = children(value[0], 1) if value else []
+        if key and strings:
+            attributes[key[0].decode()] = strings[0].decode(errors="replace")
+    return attributes
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
@@ -65,7 +76,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     for scope_spans in children(resource_spans, 2):
                         for span in children(scope_spans, 2):
                             get = lambda n: (children(span, n) or [b""])[0]
-                            spans.append({"name": get(5).decode(), "trace": get(1).hex(), "id": get(2).hex(), "parent": get(4).hex()})
+                            spans.append({"name": get(5).decode(), "trace": get(1).hex(), "id": get(2).hex(), "parent": get(4).hex(),
+                                          "attributes": string_attributes(span)})
                 record.update(spans=spans, services=sorted(s for s in services if s))
             elif self.path == "/v1/metrics":
                 names = []
