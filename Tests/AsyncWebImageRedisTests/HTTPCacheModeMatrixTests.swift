@@ -59,7 +59,7 @@ struct HTTPCacheModeMatrixTests {
         let png = try FleetFixture.png()
         // One transfer engine and one Redis client for the 75 loaders.
         let dataLoader = CurlDataLoader()
-        let store = RedisStore(configuration: RedisStore.Configuration(endpoints: [redis.endpoint]))
+        let store = try RedisStore(configuration: RedisStore.Configuration(endpoints: [redis.endpoint]))
         func node(_ mode: ImageLoader.HTTPCacheMode, directory: URL? = nil) throws -> FleetNode {
             try FleetFixture.loader(shared: store, httpCacheMode: mode, directory: directory) { $0.dataLoader = dataLoader }
         }
