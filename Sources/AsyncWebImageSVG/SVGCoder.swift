@@ -100,7 +100,7 @@ public struct SVGCoder: ImageDecoding, SelfSchedulingImageDecoding {
     ///   - maxFilterPixelCount: 64 Mi by default.
     ///   - renderTimeout: 5 seconds by default.
     ///   - maxConcurrentRenders: at least 1; by default, the cores this
-    ///     process may use (``ConcurrencyLimiter/shared``'s limit).
+    ///     process may use (the process-wide CPU limit, ``ImageLoader/CPULimits/maxConcurrentWork``).
     ///   - renderNice: the workers' nice value, 0 to 19; 10 by default, so
     ///     that other work of the machine goes first.
     public init(

@@ -18,9 +18,9 @@ public protocol ImageDecoding: Sendable {
     /// pixels, or `nil` when this decoder cannot tell cheaply.
     ///
     /// The loader schedules a decode by it before the decode starts: images
-    /// declaring more than ``ConcurrencyLimiter/heavyPixelCount`` pixels
+    /// declaring more than ``ImageLoader/CPULimits/heavyPixelCount`` pixels
     /// take the CPU limiter's heavy lane
-    /// (``ConcurrencyLimiter/withPermit(heavy:isolation:_:)``), so a few huge images
+    /// (see ``ImageLoader/CPULimits``), so a few huge images
     /// cannot hold every CPU permit while small ones wait. Must be cheap (a
     /// header read); `nil` schedules the decode as a light one.
     func declaredSize(of data: Data) -> PixelSize?

@@ -6,7 +6,7 @@ public import Foundation
 ///
 /// The loader (and ``ImageCache``) await ``decodeScheduled(_:options:)``
 /// rather than calling ``ImageDecoding/decode(_:options:)`` on the
-/// cooperative pool under a ``ConcurrencyLimiter`` permit: the decode's
+/// cooperative pool under a CPU permit (``ImageLoader/CPULimits``): the decode's
 /// work then waits for, and runs on, whatever the decoder owns, and no
 /// cooperative thread blocks on it. ``ImageDecoding/decode(_:options:)``
 /// stays for synchronous callers (``ImageCoderRegistry/decode(_:options:)``),

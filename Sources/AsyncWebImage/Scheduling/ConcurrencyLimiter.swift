@@ -23,7 +23,7 @@ import AWILocking
 /// images — hostile or not — then take only the CPU that other work leaves,
 /// instead of making small images wait behind seconds of decoding
 /// (``withPermit(heavy:isolation:_:)``).
-public final class ConcurrencyLimiter: Sendable {
+package final class ConcurrencyLimiter: Sendable {
     private struct State {
         var available: Int
         var nextID: UInt64 = 0
@@ -33,25 +33,33 @@ public final class ConcurrencyLimiter: Sendable {
     /// One permit per core the process may use (see ``init(limit:heavyLimit:heavyPixelCount:heavyThreadNice:)``), shared by every loader and cache
     /// that does not set a limiter of its own, so that CPU work stays
     /// bounded by the machine, not by the number of loaders.
-    public static let shared = ConcurrencyLimiter()
+    package static let shared = ConcurrencyLimiter()
 
     /// The most holders at once.
-    public let limit: Int
+    package let limit: Int
     /// The most holders of heavy work at once (each also holds one of the
     /// ``limit`` permits).
-    public let heavyLimit: Int
+    package let heavyLimit: Int
     /// Decodes of images declaring more pixels than this are heavy work.
-    public let heavyPixelCount: Int
+    package let heavyPixelCount: Int
     /// The nice value of the threads heavy work runs on (0 to 19; the
     /// higher, the more other threads go first), or `nil` when heavy work
     /// runs on the cooperative pool holding a normal permit too.
-    public let heavyThreadNice: Int?
+    package let heavyThreadNice: Int?
     /// The permits of heavy work; `nil` when heavy work is not set apart
     /// (``heavyLimit`` is ``limit`` and it has no threads of its own).
     private let heavyLane: ConcurrencyLimiter?
     /// The niced threads heavy bodies run on; `nil` when ``heavyThreadNice`` is.
     let heavyExecutor: HeavyWorkExecutor?
     private let state: Lock<State>
+
+    /// A limiter with `limits`.
+    package convenience init(_ limits: ImageLoader.CPULimits) {
+        self.init(
+            limit: limits.maxConcurrentWork, heavyLimit: limits.maxConcurrentHeavyWork,
+            heavyPixelCount: limits.heavyPixelCount, heavyThreadNice: limits.heavyThreadNice
+        )
+    }
 
     /// Creates a limiter.
     ///
@@ -70,7 +78,7 @@ public final class ConcurrencyLimiter: Sendable {
     ///     thread gets about a tenth of a core that a normal thread also
     ///     wants). `nil` runs heavy bodies on the cooperative pool instead,
     ///     each holding a normal permit besides its heavy one.
-    public init(limit: Int? = nil, heavyLimit: Int? = nil, heavyPixelCount: Int = 20_000_000, heavyThreadNice: Int? = 10) {
+    package init(limit: Int? = nil, heavyLimit: Int? = nil, heavyPixelCount: Int = 20_000_000, heavyThreadNice: Int? = 10) {
         let limit = max(1, limit ?? AvailableCores.count)
         let heavyLimit = min(limit, max(1, heavyLimit ?? limit / 2))
         let nice = heavyThreadNice.map { min(19, max(0, $0)) }
@@ -97,13 +105,13 @@ public final class ConcurrencyLimiter: Sendable {
     }
 
     /// Whether decoding an image of `size` is heavy work (unknown sizes are not).
-    public func isHeavy(_ size: PixelSize?) -> Bool {
+    package func isHeavy(_ size: PixelSize?) -> Bool {
         guard let size else { return false }
         return size.pixelCount > heavyPixelCount
     }
 
     /// Permits free now.
-    public var availablePermits: Int { state.withLock { $0.available } }
+    package var availablePermits: Int { state.withLock { $0.available } }
 
     /// Heavy-lane permits free now (0 when heavy work is not set apart).
     var availableHeavyPermits: Int { heavyLane?.availablePermits ?? 0 }
@@ -112,7 +120,7 @@ public final class ConcurrencyLimiter: Sendable {
     var heavyWaitingCount: Int { heavyLane?.waitingCount ?? 0 }
 
     /// Tasks waiting for a permit now.
-    public var waitingCount: Int { state.withLock { $0.waiters.count } }
+    package var waitingCount: Int { state.withLock { $0.waiters.count } }
 
     /// Waits for a permit, first in first out. Pair every successful call with
     /// one ``release()``; prefer ``withPermit(isolation:_:)``.
@@ -120,7 +128,7 @@ public final class ConcurrencyLimiter: Sendable {
     /// - Throws: `CancellationError` when the task is cancelled before it gets
     ///   a permit, even one that is free (it then holds none): work nobody
     ///   waits for does not start.
-    public func acquire() async throws {
+    package func acquire() async throws {
         try Task.checkCancellation()
         let ticket: UInt64? = state.withLock { state in
             if state.available > 0 && state.waiters.isEmpty {
@@ -151,7 +159,7 @@ public final class ConcurrencyLimiter: Sendable {
     /// Gives a permit back: to the oldest waiter if there is one, otherwise to the pool.
     ///
     /// - Important: call it exactly once per successful ``acquire()``.
-    public func release() {
+    package func release() {
         let waiter: WaiterQueue.Waiter? = state.withLock { state in
             if let oldest = state.waiters.popOldest() { return oldest.waiter }
             precondition(state.available < limit, "ConcurrencyLimiter.release() without a matching acquire()")
@@ -169,7 +177,7 @@ public final class ConcurrencyLimiter: Sendable {
     /// - Throws: `CancellationError` when cancelled while waiting for a
     ///   permit (`body` does not run), or what `body` throws.
     @discardableResult
-    public func withPermit<Result>(
+    package func withPermit<Result>(
         isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws -> Result
     ) async throws -> Result {
@@ -199,7 +207,7 @@ public final class ConcurrencyLimiter: Sendable {
     /// - Throws: `CancellationError` when cancelled while waiting for either
     ///   permit (`body` does not run), or what `body` throws.
     @discardableResult
-    public func withPermit<Result>(
+    package func withPermit<Result>(
         heavy: Bool,
         isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws -> Result

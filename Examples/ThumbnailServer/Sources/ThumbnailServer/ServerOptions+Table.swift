@@ -100,6 +100,9 @@ extension ServerOptions {
         spec("maxAge", .value("SECONDS"), "86400", "longest a thumbnail is kept and answered fresh: its `max-age` when the origin gives no freshness, the cap of the origin's otherwise", .caching) {
             $1.maxAge = try number($0, 0...315_360_000)
         },
+        spec("sourceLifetime", .value("SECONDS"), "604800", "how long a source image whose origin states no freshness (no `max-age`, `s-maxage` or `Expires`) is reused from the caches before it is revalidated; the origin's own headers win", .caching) {
+            $1.sourceLifetime = try number($0, 0...315_360_000)
+        },
         spec("minMaxAge", .value("SECONDS"), "0", "shortest `max-age` of a thumbnail shared caches may keep, even when its original's freshness is shorter (never for `private`, `no-store` or `no-cache` originals)", .caching) {
             $1.minMaxAge = try number($0, 0...315_360_000)
         },

@@ -108,6 +108,12 @@ struct ServerOptions: Sendable {
     /// `Cache-Control: max-age` when the origin gives no freshness, and the
     /// cap of the origin's otherwise. One day by default.
     var maxAge = 86_400
+    /// How long a source image whose origin states no freshness (no
+    /// `max-age`, `s-maxage` or `Expires`) is reused from the loader's tiers
+    /// before it is revalidated, in seconds: the loader's
+    /// `defaultFreshnessLifetime`. A week by default; the origin's own
+    /// headers (`no-store`, `no-cache`, `max-age`, `private`…) win.
+    var sourceLifetime = 604_800
     /// The shortest `max-age` of a thumbnail a shared cache may keep, in
     /// seconds, even when its original's freshness is shorter: the
     /// operator's explicit choice; never for `private`, `no-store` or

@@ -10,7 +10,7 @@ import HTTPTypes
 /// One loader means one curl multi handle (connections reused across
 /// requests), one download per URL however many requests want it at once,
 /// one decode per distinct thumbnail, and one bound on CPU work: the loader's
-/// `cpuLimiter` admits about one decode, resize or encode per core, so a
+/// `cpuLimits` admit about one decode, resize or encode per core, so a
 /// burst queues instead of starving the event loops. Hummingbird runs handlers
 /// as Swift tasks, not on the NIO event loop threads, and the encode here
 /// takes a permit of the same limiter.
@@ -18,7 +18,8 @@ final class ThumbnailRenderer: Sendable {
     /// The loader: upstream fetches, decoding, resizing and caching.
     let loader: ImageLoader
     private let allowedHosts: HostAllowList
-    let cpuLimiter: ConcurrencyLimiter
+    /// The loader's CPU limits (one job per core the process may use).
+    let cpuLimits: ImageLoader.CPULimits
     /// Encoded responses already made.
     let results: ResultCache
     /// The fleet's Redis, when `--redis` is given (its nodes or cluster, this
@@ -75,13 +76,13 @@ final class ThumbnailRenderer: Sendable {
         let redis = try options.redis.configuration().map { configuration throws(RedisStore.ConfigurationError) in
             try RedisStore(configuration: configuration)
         }
-        // One CPU limiter for the loader and the cache: one decode, resize or
-        // encode per core the process may use (its affinity mask and CPU
-        // quota, not the host's core count: under `taskset -c 0` two decodes
-        // on one core would hold two decodes' buffers for no more
+        // One CPU bound for the loader's work and the server's: one decode,
+        // resize or encode per core the process may use (its affinity mask
+        // and CPU quota, not the host's core count: under `taskset -c 0` two
+        // decodes on one core would hold two decodes' buffers for no more
         // throughput); the heavy decodes' threads run at `--heavy-decode-nice`.
-        let cpuLimiter = ConcurrencyLimiter(heavyThreadNice: options.heavyDecodeNice)
-        let cache = ImageCache(memory: memory, disk: disk, sharedTier: redis, decodeLimiter: cpuLimiter)
+        let cpuLimits = ImageLoader.CPULimits(heavyThreadNice: options.heavyDecodeNice)
+        let cache = ImageCache(memory: memory, disk: disk, sharedTier: redis)
         results = ResultCache(
             // --cache-mib 0 keeps its promise that every request does the
             // whole work (the benchmarks rely on it): no result memory either.
@@ -101,13 +102,16 @@ final class ThumbnailRenderer: Sendable {
         // One cache for every client: a `private` response is not stored,
         // `s-maxage` wins over `max-age` (RFC 9111's shared cache).
         configuration.httpCacheMode = .shared
+        // Sources whose origins say nothing about freshness are kept for
+        // the operator's lifetime, then revalidated; explicit headers win.
+        configuration.defaultFreshnessLifetime = .seconds(options.sourceLifetime)
         configuration.dataLoader = CurlDataLoader(configuration: transfer)
-        configuration.cpuLimiter = cpuLimiter
+        configuration.cpuLimits = cpuLimits
         configuration.decodingLimits.maxPixelCount = options.maxInputPixels
         configuration.decodingLimits.maxAnimationPixelCount = options.maxAnimationPixels
         // Under load most requests wait for a CPU permit, each holding its
         // upstream body: bound those bodies in bytes, not by requests.
-        let budgetMiB = options.bodyBudgetMiB ?? 2 * cpuLimiter.limit
+        let budgetMiB = options.bodyBudgetMiB ?? 2 * cpuLimits.maxConcurrentWork
         configuration.bodyBudgetBytes = budgetMiB == 0 ? nil : budgetMiB * 1024 * 1024
         // Encoders write no EXIF here: turn the pixels upright before resizing.
         configuration.appliesOrientation = true
@@ -141,7 +145,7 @@ final class ThumbnailRenderer: Sendable {
         loader = ImageLoader(configuration: configuration)
         allowedHosts = options.allowedHosts
         cachePolicy = ThumbnailCachePolicy(maxAge: options.maxAge, minMaxAge: options.minMaxAge)
-        self.cpuLimiter = cpuLimiter
+        self.cpuLimits = cpuLimits
     }
 
     /// The thumbnail for a query-form `request`: from the encoded-result
@@ -162,10 +166,10 @@ final class ThumbnailRenderer: Sendable {
     /// Makes and stores a query-form thumbnail (the result cache missed).
     private func make(_ request: ThumbnailRequest, key: String) async throws -> Thumbnail {
         let recorder = OriginHeadRecorder(url: request.url, memo: origins)
-        let (image, source) = try await Self.imageAndSource(of: load(request, recorder: recorder))
+        let (image, source, stored) = try await Self.imageAndSource(of: load(request, recorder: recorder))
         // Through the loader: a CPU permit, and the encode in its metrics and spans.
         let body = try await loader.encode(image, as: request.format, quality: Double(request.quality) / 100)
-        return finish(body, format: request.format, key: key, url: request.url, recorder: recorder, source: source)
+        return finish(body, format: request.format, key: key, url: request.url, recorder: recorder, source: source, stored: stored)
     }
 
     /// The answer for a result hit: its `Cache-Control` counts down to its expiry.
@@ -180,14 +184,16 @@ final class ThumbnailRenderer: Sendable {
     /// allows (``ThumbnailCachePolicy``), and returns the answer.
     ///
     /// The cacheability is what the origin said in this load (`recorder`),
-    /// else what it said last for `url` (the original came from the
-    /// loader's cache), else unknown: then nothing is kept and the answer
-    /// is `no-cache`.
+    /// else what it said last for `url`, else what the loader's tier stored
+    /// with the original (`stored`: its fields and age, after a restart or
+    /// from the fleet's Redis), else unknown: then nothing is kept and the
+    /// answer is `no-cache`.
     private func finish(
-        _ body: Data, format: ImageFormat, key: String, url: URL, recorder: OriginHeadRecorder, source: ImageSource
+        _ body: Data, format: ImageFormat, key: String, url: URL, recorder: OriginHeadRecorder, source: ImageSource,
+        stored: OriginCacheability?
     ) -> Thumbnail {
         let now = Date()
-        let origin = recorder.cacheability ?? origins.value(forURL: url.absoluteString) ?? .unknown(at: now)
+        let origin = recorder.cacheability ?? origins.value(forURL: url.absoluteString) ?? stored ?? .unknown(at: now)
         let status = Self.cacheStatus(of: source)
         switch cachePolicy.decision(for: origin, now: now) {
         case .store(let freshness):
@@ -208,8 +214,13 @@ final class ThumbnailRenderer: Sendable {
     /// largest photo of the bench's corpus), which, kept in the caller's
     /// frame, stayed alive while the encode waited for a CPU permit behind
     /// other requests' decodes.
-    private static func imageAndSource(of response: ImageResponse) throws -> (Image, ImageSource) {
-        (response.image, response.source)
+    ///
+    /// With them, for an original a cache tier served, the cacheability the
+    /// head stored with it gives (its `Cache-Control`, `Expires`, `Date`
+    /// and current `Age`).
+    private static func imageAndSource(of response: ImageResponse) throws -> (Image, ImageSource, OriginCacheability?) {
+        let stored = response.source == .network ? nil : response.head.map { OriginCacheability(head: $0, responseTime: Date()) }
+        return (response.image, response.source, stored)
     }
 
     /// The `X-Cache` value of a source image from `source`: `miss` when it
@@ -269,8 +280,8 @@ final class ThumbnailRenderer: Sendable {
         let recorder = OriginHeadRecorder(url: request.url, memo: origins)
         var context = Self.decodeContext(for: request, storeCacheType: directStoreCacheType)
         context.responseModifier = recorder.modifier
-        let (image, source) = try await Self.imageAndSource(
-            of: loader.response(request.url, options: animatesAsWebP ? [] : .decodeFirstFrameOnly, context: context)
+        let (image, source, stored) = try await Self.imageAndSource(
+            of: loader.response(for: ImageRequest(url: request.url, options: animatesAsWebP ? [] : .decodeFirstFrameOnly, context: context))
         )
         // Processing and encoding through the loader: each with a CPU
         // permit, in the loader's metrics and spans.
@@ -284,7 +295,7 @@ final class ThumbnailRenderer: Sendable {
             chosen = format ?? (processed.pixelFormat.hasAlpha ? .png : .jpeg)
             body = try await loader.encode(processed, as: chosen, quality: Double(request.quality ?? Self.defaultQuality(for: chosen)) / 100)
         }
-        return finish(body, format: chosen, key: key, url: request.url, recorder: recorder, source: source)
+        return finish(body, format: chosen, key: key, url: request.url, recorder: recorder, source: source, stored: stored)
     }
 
     /// The smallest decode `request` can be made from, as a decoder's own
@@ -372,6 +383,6 @@ final class ThumbnailRenderer: Sendable {
             context = ImageContext(transformer: resize, thumbnail: ThumbnailOptions(size: request.size, contentMode: .cover))
         }
         context.responseModifier = recorder.modifier
-        return try await loader.response(request.url, options: .decodeFirstFrameOnly, context: context)
+        return try await loader.response(for: ImageRequest(url: request.url, options: .decodeFirstFrameOnly, context: context))
     }
 }

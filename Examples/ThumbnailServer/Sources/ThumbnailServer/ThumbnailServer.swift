@@ -106,7 +106,7 @@ struct ThumbnailServer {
             .init(service: ImageLoader.Service(loader: renderer.loader)),
             .init(service: ResultCacheService(results: renderer.results)),
             // Memory kept for the next decode goes back when decoding stops.
-            .init(service: IdleMemoryRelease(limiter: renderer.cpuLimiter, busy: { [loader = renderer.loader] in loader.loadsHoldingBodies > 0 })),
+            .init(service: IdleMemoryRelease(loader: renderer.loader)),
         ]
         if let operatorPort = options.operatorPort {
             let operatorRouter = Router(context: ThumbnailRequestContext.self, options: .autoGenerateHeadEndpoints)

@@ -24,6 +24,6 @@ struct BodyBudgetOptionTests {
         let unbounded = try ThumbnailRenderer(options: try await ServerOptions.parsed(["--body-budget-mib", "0"], environment: [:]))
         #expect(unbounded.loader.configuration.bodyBudgetBytes == nil)
         let automatic = try ThumbnailRenderer(options: try await ServerOptions.parsed([], environment: [:]))
-        #expect(automatic.loader.configuration.bodyBudgetBytes == 2 * automatic.cpuLimiter.limit * 1024 * 1024)
+        #expect(automatic.loader.configuration.bodyBudgetBytes == 2 * automatic.cpuLimits.maxConcurrentWork * 1024 * 1024)
     }
 }

@@ -1,16 +1,20 @@
 import AsyncWebImage
+import Dispatch
+import Foundation
 import NIOConcurrencyHelpers
 import Testing
 @testable import thumbnail_server
 
 /// The idle release gives memory back once per quiet spell after work, and
-/// never while a permit is held or a request waits for one.
+/// never while the loader's CPU work runs or waits.
 @Suite struct IdleMemoryReleaseTests {
-    @Test("no release before any work; none while a permit is held; exactly one after the work ends")
+    @Test("no release before any work; none while a CPU job of the loader runs; exactly one after the work ends")
     func oncePerQuietSpell() async throws {
-        let limiter = ConcurrencyLimiter(limit: 1, heavyThreadNice: nil)
+        var configuration = ImageLoader.Configuration(cache: ImageCache(memory: MemoryCache(), disk: nil))
+        configuration.cpuLimits = ImageLoader.CPULimits(maxConcurrentWork: 1, heavyThreadNice: nil)
+        let loader = ImageLoader(configuration: configuration)
         let releases = NIOLockedValueBox(0)
-        let service = IdleMemoryRelease(limiter: limiter, interval: .milliseconds(5)) {
+        let service = IdleMemoryRelease(loader: loader, interval: .milliseconds(5)) {
             releases.withLockedValue { $0 += 1 }
         }
         let running = Task { try await service.run() }
@@ -20,22 +24,22 @@ import Testing
         try await Task.sleep(for: .milliseconds(60))
         #expect(releases.withLockedValue { $0 } == 0)
 
-        // A permit held for many polls: still nothing.
-        let (held, hold) = AsyncStream.makeStream(of: Void.self)
-        let (entered, enter) = AsyncStream.makeStream(of: Void.self)
-        let work = Task {
-            try await limiter.withPermit {
-                enter.yield()
-                for await _ in held { break }
-            }
+        // A CPU job of the loader's (an encode of the application's own) held
+        // for many polls: still nothing. It blocks its thread, 10 s at most.
+        let held = DispatchSemaphore(value: 0)
+        let work = Task { try await loader.encode { _ = held.wait(timeout: .now() + 10); return Data() } }
+        var polled = 0
+        while loader.cpuWorkCount == 0, polled < 2_000 {
+            try await Task.sleep(for: .milliseconds(5))
+            polled += 1
         }
-        for await _ in entered { break }
+        #expect(loader.cpuWorkCount == 1)
         try await Task.sleep(for: .milliseconds(60))
         #expect(releases.withLockedValue { $0 } == 0)
 
         // The work ends: one release within a bounded number of polls, and no second one.
-        hold.yield()
-        try await work.value
+        held.signal()
+        _ = try await work.value
         var waited = 0
         while releases.withLockedValue({ $0 }) == 0, waited < 400 {
             try await Task.sleep(for: .milliseconds(5))
@@ -48,12 +52,10 @@ import Testing
 
     @Test("no release while loads hold bodies under the budget (downloading, the limiter idle); one once they end")
     func busyLoadsHoldTheRelease() async throws {
-        let limiter = ConcurrencyLimiter(limit: 1, heavyThreadNice: nil)
         let releases = NIOLockedValueBox(0)
         let busy = NIOLockedValueBox(true)
         let busyChecks = NIOLockedValueBox(0)
         let service = IdleMemoryRelease(
-            limiter: limiter,
             busy: {
                 busyChecks.withLockedValue { $0 += 1 }
                 return busy.withLockedValue { $0 }

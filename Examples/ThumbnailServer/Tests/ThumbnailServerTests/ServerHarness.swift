@@ -99,12 +99,9 @@ final class ServerHarness {
 
     /// A static file server that logs each GET as http.server does, waits
     /// `delay` seconds, then answers with the file (by the path's last
-    /// component, without its query) and the header lines of `NAME.headers`;
-    /// without a `Cache-Control` line there, `Cache-Control: public,
-    /// max-age=86400`, as an image origin's answers say: the loader follows
-    /// RFC 9111, and a response with no freshness information is asked for
-    /// again on every load, so the tests that count origin requests would
-    /// count those.
+    /// component, without its query) and the header lines of `NAME.headers`
+    /// beside it, and nothing else about caching: as a plain file server,
+    /// an app backend or a signed object-store URL answers.
     private static let scriptedOrigin = """
     import http.server, os, sys, time
     root, delay = sys.argv[1], float(sys.argv[2])
@@ -128,8 +125,6 @@ final class ServerHarness {
                 for line in open(path + '.headers').read().splitlines():
                     name, value = line.split(':', 1)
                     fields.append((name.strip(), value.strip()))
-            if not any(name.lower() == 'cache-control' for name, _ in fields):
-                fields.append(('Cache-Control', 'public, max-age=86400'))
             for name, value in fields:
                 self.send_header(name, value)
             self.end_headers()

@@ -14,7 +14,7 @@ extension AnimatedImage {
     ///
     /// A frame that is not in the buffer is decoded holding a permit of the
     /// animation's ``AnimatedImage/limiter`` (a heavy one for a canvas over its
-    /// ``ConcurrencyLimiter/heavyPixelCount``), like any decode of the loader.
+    /// ``ImageLoader/CPULimits/heavyPixelCount``), like any decode of the loader.
     public struct Playback<C: Clock>: AsyncSequence, Sendable where C.Duration == Duration {
         /// One frame as it is shown.
         public typealias Element = AnimatedImage.Frame

@@ -50,9 +50,9 @@ public final class AnimatedImage: Sendable {
     /// is always kept); ignored after ``preloadAllFrames()``.
     public let maxBufferBytes: Int
     /// The limiter whose permits playback's frame decodes hold: the
-    /// loader's ``ImageLoader/Configuration/cpuLimiter`` for an animation it
-    /// loaded, ``ConcurrencyLimiter/shared`` by default.
-    public let limiter: ConcurrencyLimiter
+    /// loader's CPU limit (``ImageLoader/Configuration/cpuLimits``) for an animation it
+    /// loaded, the process-wide one by default.
+    package let limiter: ConcurrencyLimiter
 
     /// The size of the canvas every frame is composited on.
     public var canvasSize: PixelSize { PixelSize(width: info.canvasWidth, height: info.canvasHeight) }
@@ -89,7 +89,7 @@ public final class AnimatedImage: Sendable {
     ///   - maxBufferBytes: The frame buffer's bound in bytes.
     ///   - frameTransform: Applied to every frame after decoding, or `nil`.
     ///   - limiter: Whose permits playback's frame decodes hold; the
-    ///     process-wide ``ConcurrencyLimiter/shared`` by default.
+    ///     process-wide `ConcurrencyLimiter.shared` by default.
     package convenience init(
         decoder: sending any AnimatedFrameDecoder,
         makeDecoder: @escaping @Sendable () throws -> any AnimatedFrameDecoder,

@@ -35,9 +35,17 @@ extension ImageLoader {
 
         /// Bounds the loader's CPU work — decodes, transforms, encodes and
         /// preview decodes — so a burst cannot flood the cooperative thread
-        /// pool. ``ConcurrencyLimiter/shared`` (one permit per core the
-        /// process may use, shared by every loader) by default.
-        public var cpuLimiter: ConcurrencyLimiter = .shared
+        /// pool. `nil` by default: one bound for the whole process, one job
+        /// per core it may use, shared by every loader that sets none, so
+        /// that CPU work stays bounded by the machine, not by the number of
+        /// loaders. Limits of its own give the loader a bound of its own.
+        public var cpuLimits: ImageLoader.CPULimits? {
+            didSet { cpuLimiter = cpuLimits.map(ConcurrencyLimiter.init) ?? .shared }
+        }
+
+        /// The limiter the ``cpuLimits`` make (the process-wide one without
+        /// them); set directly by the package's tests to share one between loaders.
+        package var cpuLimiter: ConcurrencyLimiter = .shared
 
         // MARK: Policy
 
@@ -165,7 +173,7 @@ extension ImageLoader {
         /// (1 MiB at first and at most, 16 KiB at least, so loads of small
         /// images are not held to a few while each waits for its response
         /// head). While fewer loads than
-        /// ``cpuLimiter``'s ``ConcurrencyLimiter/limit`` hold a body, a load
+        /// ``cpuLimits``' ``ImageLoader/CPULimits/maxConcurrentWork`` hold a body, a load
         /// always starts, whatever the bytes: every core has a body to work
         /// on, and an image larger than the budget still loads. Loads served
         /// from a cache tier take nothing from it.

@@ -479,6 +479,17 @@ public final class ImageLoader: Sendable {
     /// for server metrics, and zero when the loader is idle.
     public var activeLoadCount: Int { tasks.count }
 
+    /// CPU jobs of the loader's limit (``Configuration/cpuLimits``) running
+    /// or waiting for their turn now — decodes, transforms, encodes, the
+    /// application's own through ``transform(_:with:)`` and ``encode(_:)``
+    /// — and zero when its CPU is idle. With the process-wide limit, every
+    /// loader sharing it counts. A server deciding whether it is idle (to
+    /// give memory back, say) asks this and ``loadsHoldingBodies``.
+    public var cpuWorkCount: Int {
+        let limiter = configuration.cpuLimiter
+        return limiter.limit - limiter.availablePermits + limiter.waitingCount
+    }
+
     // MARK: Internals
 
     /// The logger of a call: its context's, else the loader's.
