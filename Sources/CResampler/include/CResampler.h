@@ -1,0 +1,30 @@
+#ifndef CRESAMPLER_H
+#define CRESAMPLER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+// The AVX2/FMA loops of AsyncWebImage's SeparableResampler: the same sums
+// as its Swift loops (one multiply-add per tap, taps in order), eight
+// floats a register. The package builds for baseline x86-64, so these are
+// compiled for AVX2 and FMA function by function and chosen at run time.
+
+/// 1 when this CPU and OS run the AVX2/FMA loops (the YMM state enabled by
+/// the OS), else 0. Always 0 off x86-64.
+int cresampler_available(void);
+
+/// The vertical pass: `out[i] = sum over k < taps of rows[k][i] * weights[k]`
+/// for i below `floats` rounded up to a multiple of 8 (each row and `out`
+/// must hold that many floats).
+void cresampler_combine(const float *const *rows, const float *weights, size_t taps, size_t floats, float *out);
+
+/// The horizontal pass over pixels of 3 or 4 floats (`channels`): output
+/// pixel x is the sum over k < taps of the 4 floats at
+/// `line + (starts[x] + k) * channels` times `weights[x * taps + k]`,
+/// stored as 4 floats at `out + x * channels` (for 3 channels the fourth
+/// float is overwritten by the next pixel or lands in slack: `line` needs 4
+/// floats of slack past its last pixel, `out` 1).
+void cresampler_filter(const float *line, const float *weights, const intptr_t *starts, size_t taps, size_t count,
+                       size_t channels, float *out);
+
+#endif
