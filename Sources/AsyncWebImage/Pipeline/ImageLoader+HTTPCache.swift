@@ -13,10 +13,14 @@ extension ImageLoader {
         let metadata = HTTPCacheMetadata(
             head: head, request: request.dataRequest, requestTime: requestTime, responseTime: Date(), mode: mode
         )
+        // The JSON form is what the disk and shared tiers keep beside the
+        // bytes: without either (a thumbnail server with every cache off),
+        // it is not made for every response.
+        let hasLowerTier = request.cache.disk != nil || request.cache.sharedTier != nil
         return ResponseStorage(
             isStorable: metadata.isStorable(mode: mode, request: request.dataRequest),
             record: HTTPCacheRecord(metadata, mode: mode),
-            extendedData: metadata.encoded
+            extendedData: hasLowerTier ? metadata.encoded : nil
         )
     }
 

@@ -29,11 +29,12 @@ struct SeparableResamplerOrderTests {
     /// `image` resampled to `size` by a resampler in `order`, fed row by row.
     static func resample(
         _ image: Image, to size: PixelSize, filter: ImageTransformers.Resize.Filter,
-        light: SeparableResampler.Light, order: SeparableResampler.Order
+        light: ImageTransformers.Resize.Light, order: SeparableResampler.Order, vectorLoops: Bool = SeparableResampler.vectorLoopsAvailable
     ) -> Image {
         var resampler = SeparableResampler(
             sourceWidth: image.width, sourceHeight: image.height, to: size, pixelFormat: image.pixelFormat,
-            filter: filter, light: light, order: order
+            filter: filter, light: ImageResampler.engineLight(light), clamps: ImageResampler.clamps(filter), order: order,
+            vectorLoops: vectorLoops
         )
         #expect(resampler.order == order)
         let bytesPerRow = size.width * image.pixelFormat.bytesPerPixel
@@ -52,9 +53,9 @@ struct SeparableResamplerOrderTests {
         // Given a decoded photo in the format
         let image = try Self.photo(format)
         for (size, filter, light) in [
-            (PixelSize(width: 160, height: 120), ImageTransformers.Resize.Filter.lanczos3, SeparableResampler.Light.linear),
-            (PixelSize(width: 97, height: 61), .mitchell, .gamma),
-            (PixelSize(width: 213, height: 160), .area, .gamma),
+            (PixelSize(width: 160, height: 120), ImageTransformers.Resize.Filter.lanczos3, ImageTransformers.Resize.Light.linear),
+            (PixelSize(width: 97, height: 61), .mitchell, .encoded),
+            (PixelSize(width: 213, height: 160), .area, .encoded),
             (PixelSize(width: 700, height: 90), .triangle, .linear),
         ] {
             // When it is resampled in both orders
