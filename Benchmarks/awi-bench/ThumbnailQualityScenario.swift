@@ -28,6 +28,10 @@ import Foundation
 /// halo pixels at most pyvips's. Speed is measured beside it by
 /// `pyvips-thumbnail` (the same files and classes, pyvips and Pillow).
 ///
+/// HEIC and AVIF are made from the largest baseline JPEGs (minutes of x265
+/// and aom the first time, cached after); `AWI_QUALITY_DERIVED=0` leaves
+/// them out.
+///
 /// With `AWI_QUALITY_CROPS=DIR` in the environment, the helper also writes
 /// each class's worst file under each reference (the library furthest below
 /// pyvips) to DIR as 4× crops side by side, reference, library, pyvips,
@@ -71,8 +75,11 @@ struct ThumbnailQualityScenario: Scenario {
         if classes[3].1.isEmpty {
             classes[3].1 = try PyvipsThumbnailScenario.makeWebP(from: context.corpus, in: folder.appendingPathComponent("webp"))
         }
-        classes.append(("HEIC", try PyvipsThumbnailScenario.makeHEIC(from: context.corpus, count: Self.filesPerClass)))
-        classes.append(("AVIF", try PyvipsThumbnailScenario.makeAVIF(from: context.corpus, count: Self.filesPerClass)))
+        // Encoding them takes minutes the first time (x265, aom), then they are cached.
+        if ProcessInfo.processInfo.environment["AWI_QUALITY_DERIVED"] != "0" {
+            classes.append(("HEIC", try PyvipsThumbnailScenario.makeHEIC(from: context.corpus, count: Self.filesPerClass)))
+            classes.append(("AVIF", try PyvipsThumbnailScenario.makeAVIF(from: context.corpus, count: Self.filesPerClass)))
+        }
         let patterns = try await Self.patterns(in: CorpusGenerator.defaultDirectory() + "/../quality-patterns")
         classes.append(("\(Self.patternClass) (PNG)", patterns.filter { $0.format == .png }))
         classes.append(("\(Self.patternClass) (JPEG)", patterns.filter { $0.format == .jpeg }))

@@ -1,5 +1,40 @@
 #include "CResampler.h"
 
+
+// The clamps: min and max over a few rows or pixels. Plain loops the
+// compiler vectorises for the baseline target; AVX2 below when available.
+static void clampCombinedPortable(const float *const *rows, size_t count, size_t floats, float *out) {
+    size_t padded = (floats + 7) / 8 * 8;
+    for (size_t i = 0; i < padded; i++) {
+        float low = rows[0][i], high = low;
+        for (size_t k = 1; k < count; k++) {
+            float v = rows[k][i];
+            low = v < low ? v : low;
+            high = v > high ? v : high;
+        }
+        float v = out[i];
+        out[i] = v < low ? low : (v > high ? high : v);
+    }
+}
+
+static void clampRowPortable(const float *line, const intptr_t *starts, const intptr_t *offsets, const intptr_t *counts,
+                             size_t count, size_t channels, float *out) {
+    size_t colours = channels == 4 ? 4 : 3;
+    for (size_t x = 0; x < count; x++) {
+        const float *p = line + (starts[x] + offsets[x]) * (intptr_t)channels;
+        for (size_t c = 0; c < colours; c++) {
+            float low = p[c], high = low;
+            for (intptr_t k = 1; k < counts[x]; k++) {
+                float v = p[k * (intptr_t)channels + c];
+                low = v < low ? v : low;
+                high = v > high ? v : high;
+            }
+            float v = out[x * channels + c];
+            out[x * channels + c] = v < low ? low : (v > high ? high : v);
+        }
+    }
+}
+
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 
 #include <cpuid.h>
@@ -77,9 +112,61 @@ VECTOR void cresampler_filter(const float *line, const float *weights, const int
     }
 }
 
+VECTOR static void clampCombinedAVX2(const float *const *rows, size_t count, size_t floats, float *out) {
+    for (size_t i = 0; i < floats; i += 8) {
+        __m256 low = _mm256_loadu_ps(rows[0] + i), high = low;
+        for (size_t k = 1; k < count; k++) {
+            __m256 v = _mm256_loadu_ps(rows[k] + i);
+            low = _mm256_min_ps(low, v);
+            high = _mm256_max_ps(high, v);
+        }
+        _mm256_storeu_ps(out + i, _mm256_min_ps(_mm256_max_ps(_mm256_loadu_ps(out + i), low), high));
+    }
+}
+
+VECTOR static void clampRowAVX2(const float *line, const intptr_t *starts, const intptr_t *offsets, const intptr_t *counts,
+                                size_t count, size_t channels, float *out) {
+    // For 3 channels the fourth lane (the next pixel's red) is kept as it was.
+    __m128 keep = channels == 4 ? _mm_setzero_ps() : _mm_castsi128_ps(_mm_setr_epi32(0, 0, 0, -1));
+    for (size_t x = 0; x < count; x++) {
+        const float *p = line + (starts[x] + offsets[x]) * (intptr_t)channels;
+        __m128 low = _mm_loadu_ps(p), high = low;
+        for (intptr_t k = 1; k < counts[x]; k++) {
+            __m128 v = _mm_loadu_ps(p + k * (intptr_t)channels);
+            low = _mm_min_ps(low, v);
+            high = _mm_max_ps(high, v);
+        }
+        __m128 value = _mm_loadu_ps(out + x * channels);
+        __m128 clamped = _mm_min_ps(_mm_max_ps(value, low), high);
+        _mm_storeu_ps(out + x * channels, _mm_blendv_ps(clamped, value, keep));
+    }
+}
+
+void cresampler_clamp_combined(const float *const *rows, size_t count, size_t floats, float *out, int vector) {
+    if (vector) clampCombinedAVX2(rows, count, floats, out);
+    else clampCombinedPortable(rows, count, floats, out);
+}
+
+void cresampler_clamp_row(const float *line, const intptr_t *starts, const intptr_t *offsets, const intptr_t *counts,
+                          size_t count, size_t channels, float *out, int vector) {
+    if (vector && channels >= 3) clampRowAVX2(line, starts, offsets, counts, count, channels, out);
+    else clampRowPortable(line, starts, offsets, counts, count, channels, out);
+}
+
 #else
 
 int cresampler_available(void) { return 0; }
+
+void cresampler_clamp_combined(const float *const *rows, size_t count, size_t floats, float *out, int vector) {
+    (void)vector;
+    clampCombinedPortable(rows, count, floats, out);
+}
+
+void cresampler_clamp_row(const float *line, const intptr_t *starts, const intptr_t *offsets, const intptr_t *counts,
+                          size_t count, size_t channels, float *out, int vector) {
+    (void)vector;
+    clampRowPortable(line, starts, offsets, counts, count, channels, out);
+}
 
 void cresampler_combine(const float *const *rows, const float *weights, size_t taps, size_t floats, float *out) {
     (void)rows; (void)weights; (void)taps; (void)floats; (void)out;

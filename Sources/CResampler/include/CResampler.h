@@ -27,4 +27,19 @@ void cresampler_combine(const float *const *rows, const float *weights, size_t t
 void cresampler_filter(const float *line, const float *weights, const intptr_t *starts, size_t taps, size_t count,
                        size_t channels, float *out);
 
+/// Anti-ringing of the vertical pass: clamps `out[i]` to the range of
+/// `rows[k][i]` over k < count, for i below `floats` rounded up to a
+/// multiple of 8 (as `cresampler_combine` reads them). With `vector` (only
+/// when `cresampler_available()`), in AVX2; else plain loops, any CPU.
+void cresampler_clamp_combined(const float *const *rows, size_t count, size_t floats, float *out, int vector);
+
+/// Anti-ringing of the horizontal pass over pixels of `channels` floats:
+/// clamps the first 3 or 4 floats of output pixel x to the range of the
+/// `counts[x]` pixels from `line + (starts[x] + offsets[x]) * channels`
+/// (the fourth float of a 3-channel pixel, the next pixel's, is kept).
+/// `vector` as for `cresampler_clamp_combined`; 1 and 2 channels go to the
+/// plain loops whatever it says.
+void cresampler_clamp_row(const float *line, const intptr_t *starts, const intptr_t *offsets, const intptr_t *counts,
+                          size_t count, size_t channels, float *out, int vector);
+
 #endif

@@ -237,7 +237,7 @@ package struct SeparableResampler {
                         if clamps {
                             Self.clampCombined(
                                 ring.baseAddress!, stride: ringStride, first: start + vertical.clampOffsets[y], taps: taps,
-                                count: vertical.clampCounts[y], floats: sourceFloats, into: line.baseAddress!
+                                count: vertical.clampCounts[y], floats: sourceFloats, into: line.baseAddress!, vectorLoops: vectorLoops
                             )
                         }
                         Self.filterRow(L.self, line.baseAddress!, horizontal, into: sums.baseAddress!, clamps: clamps, vectorLoops: vectorLoops)
@@ -280,7 +280,7 @@ package struct SeparableResampler {
                     if clamps {
                         Self.clampCombined(
                             ring.baseAddress!, stride: ringStride, first: start + vertical.clampOffsets[y], taps: taps,
-                            count: vertical.clampCounts[y], floats: rowFloats, into: sums.baseAddress!
+                            count: vertical.clampCounts[y], floats: rowFloats, into: sums.baseAddress!, vectorLoops: vectorLoops
                         )
                     }
                     Self.write(L.self, sums.baseAddress!, pixels: size.width, linear: linear, to: destination)
@@ -353,42 +353,11 @@ package struct SeparableResampler {
                 guard clamps else { return }
                 horizontal.clampOffsets.withUnsafeBufferPointer { offsets in
                     horizontal.clampCounts.withUnsafeBufferPointer { counts in
-                        clampRow(L.self, line, starts.baseAddress!, offsets.baseAddress!, counts.baseAddress!, count: horizontal.count, into: out)
+                        cresampler_clamp_row(
+                            line, starts.baseAddress!, offsets.baseAddress!, counts.baseAddress!, horizontal.count, L.channels, out,
+                            vectorLoops ? 1 : 0
+                        )
                     }
-                }
-            }
-        }
-    }
-
-    /// Clamps each of `count` filtered pixels in `out` to the range of its
-    /// main-lobe source pixels in `line` (`starts[x] + offsets[x]`, `counts[x]` of them).
-    @inline(__always)
-    private static func clampRow<L: Layout>(
-        _: L.Type, _ line: UnsafePointer<Float>, _ starts: UnsafePointer<Int>, _ offsets: UnsafePointer<Int>,
-        _ counts: UnsafePointer<Int>, count: Int, into out: UnsafeMutablePointer<Float>
-    ) {
-        let channels = L.channels
-        for x in 0..<count {
-            let first = line + (starts[x] + offsets[x]) * channels
-            let n = counts[x]
-            if channels == 4 {
-                var low = UnsafeRawPointer(first).loadUnaligned(as: SIMD4<Float>.self), high = low
-                for k in 1..<max(n, 1) {
-                    let value = UnsafeRawPointer(first + k * 4).loadUnaligned(as: SIMD4<Float>.self)
-                    low = pointwiseMin(low, value)
-                    high = pointwiseMax(high, value)
-                }
-                let target = UnsafeMutableRawPointer(out + x * 4)
-                target.storeBytes(of: target.loadUnaligned(as: SIMD4<Float>.self).clamped(lowerBound: low, upperBound: high), as: SIMD4<Float>.self)
-            } else {
-                for c in 0..<channels {
-                    var low = first[c], high = low
-                    for k in 1..<max(n, 1) {
-                        let value = first[k * channels + c]
-                        low = min(low, value)
-                        high = max(high, value)
-                    }
-                    out[x * channels + c] = min(max(out[x * channels + c], low), high)
                 }
             }
         }
@@ -398,22 +367,12 @@ package struct SeparableResampler {
     /// the `count` ring rows from row `first` (the output row's main lobe).
     @inline(__always)
     private static func clampCombined(
-        _ ring: UnsafePointer<Float>, stride: Int, first: Int, taps: Int, count: Int, floats: Int, into sums: UnsafeMutablePointer<Float>
+        _ ring: UnsafePointer<Float>, stride: Int, first: Int, taps: Int, count: Int, floats: Int,
+        into sums: UnsafeMutablePointer<Float>, vectorLoops: Bool
     ) {
-        withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: max(count, 1)) { rows in
+        withUnsafeTemporaryAllocation(of: UnsafePointer<Float>?.self, capacity: max(count, 1)) { rows in
             for k in 0..<count { rows[k] = ring + ((first + k) % taps) * stride }
-            var i = 0
-            while i < floats {
-                var low = UnsafeRawPointer(rows[0] + i).loadUnaligned(as: SIMD8<Float>.self), high = low
-                for k in 1..<max(count, 1) {
-                    let value = UnsafeRawPointer(rows[k] + i).loadUnaligned(as: SIMD8<Float>.self)
-                    low = pointwiseMin(low, value)
-                    high = pointwiseMax(high, value)
-                }
-                let target = UnsafeMutableRawPointer(sums + i)
-                target.storeBytes(of: target.loadUnaligned(as: SIMD8<Float>.self).clamped(lowerBound: low, upperBound: high), as: SIMD8<Float>.self)
-                i += 8
-            }
+            cresampler_clamp_combined(rows.baseAddress!, max(count, 1), floats, sums, vectorLoops ? 1 : 0)
         }
     }
 
