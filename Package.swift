@@ -177,11 +177,12 @@ let package = Package(
         // (the ICC fast path), compiled per function for AVX-512 and chosen
         // at run time, as the package builds for baseline x86-64.
         .target(name: "CMatrixShaper"),
+        .target(name: "CResampler"),
         .target(
             name: "AsyncWebImage",
             dependencies: [
                 "AWILocking", "CCurl", "COpenSSL", "CTurboJPEG", "CSpng", "CXattr",
-                "CDeflate", "CLcms2", "CXXHash", "CMalloc", "CIsal", "CMatrixShaper",
+                "CDeflate", "CLcms2", "CXXHash", "CMalloc", "CIsal", "CMatrixShaper", "CResampler",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

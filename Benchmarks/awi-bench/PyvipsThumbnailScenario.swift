@@ -98,17 +98,39 @@ struct PyvipsThumbnailScenario: Scenario {
     /// `corpus`, encoded once and kept beside the generated corpus (x265
     /// takes seconds per photo).
     static func makeHEIC(from corpus: Corpus, count: Int) throws -> [CorpusImage] {
+        try madeFromLargestJPEGs(of: corpus, count: count, folder: "heic-from-jpeg", format: .heic) { source, path in
+            try RawHeif.encode(rgb: source.pixels, width: source.width, height: source.height, quality: 80, thumbnailBox: 512, to: path)
+        }
+    }
+
+    /// AVIF files (raw libavif, aom speed 10, quantizer 24, 4:2:0, as the
+    /// `avif` scenario makes them) of the `count` largest baseline JPEGs of
+    /// `corpus`, encoded once and kept beside the generated corpus.
+    static func makeAVIF(from corpus: Corpus, count: Int) throws -> [CorpusImage] {
+        try madeFromLargestJPEGs(of: corpus, count: count, folder: "avif-from-jpeg", format: .avif) { source, path in
+            try RawAvif.encode(rgb: source.pixels, width: source.width, height: source.height, quantizer: 24, speed: 10)
+                .write(to: URL(fileURLWithPath: path))
+        }
+    }
+
+    /// Files of `format` made by `encode` (the RGB pixels of a raw TurboJPEG
+    /// decode, the path to write) from the `count` largest baseline JPEGs of
+    /// `corpus`, cached in `folder` beside the generated corpus.
+    private static func madeFromLargestJPEGs(
+        of corpus: Corpus, count: Int, folder: String, format: ImageFormat,
+        encode: (_ source: (pixels: [UInt8], width: Int, height: Int), _ path: String) throws -> Void
+    ) throws -> [CorpusImage] {
         let sources = corpus.images.filter { $0.format == .jpeg && $0.variant == .baseline }
             .sorted { $0.byteCount > $1.byteCount }.prefix(count)
         var made: [CorpusImage] = []
         for jpeg in sources {
-            let name = "heic-from-jpeg/" + (jpeg.name as NSString).deletingPathExtension + "-\(jpeg.byteCount).heic"
+            let name = "\(folder)/" + (jpeg.name as NSString).deletingPathExtension + "-\(jpeg.byteCount).\(format.rawValue)"
             let data = try CorpusGenerator.cachedFile(name) { path in
                 let source = try RawTurboJPEG.Decompressor().decode(try corpus.data(of: jpeg), pixelFormat: TJPF_RGB)
-                try RawHeif.encode(rgb: source.pixels, width: source.width, height: source.height, quality: 80, thumbnailBox: 512, to: path)
+                try encode((source.pixels, source.width, source.height), path)
             }
             made.append(CorpusImage(
-                name: name, path: CorpusGenerator.defaultDirectory() + "/" + name, format: .heic, variant: .plain,
+                name: name, path: CorpusGenerator.defaultDirectory() + "/" + name, format: format, variant: .plain,
                 width: jpeg.width, height: jpeg.height, byteCount: data.count
             ))
         }

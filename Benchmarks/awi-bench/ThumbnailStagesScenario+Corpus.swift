@@ -42,8 +42,7 @@ extension ThumbnailStagesScenario {
         for file in files {
             let data = try context.corpus.data(of: file)
             let thumbnail = try coder.decode(data, options: options)
-            // The scale the library decodes at: at least twice the thumbnail (its Lanczos-3 needs room).
-            let covering = (thumbnail.width * 2, thumbnail.height * 2)
+            let covering = ThumbnailStagesScenario.decodeCovering(thumbnail)
             let scaled = try decompressor.decodeScaled(data, pixelFormat: TJPF_RGB, covering: covering)
             intermediates.append((try Image(width: scaled.width, height: scaled.height, pixelFormat: .rgb8, pixels: scaled.pixels), thumbnail.size))
             work.append((data, covering))

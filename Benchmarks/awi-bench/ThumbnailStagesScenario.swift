@@ -55,6 +55,12 @@ struct ThumbnailStagesScenario: Scenario {
         return rows
     }
 
+    /// The size the library's DCT-scaled decode of `thumbnail` covers: at
+    /// least 1.9 times it (`JPEGScale.thumbnailGap`: its Lanczos-3 needs room).
+    static func decodeCovering(_ thumbnail: Image) -> (Int, Int) {
+        (Int((Double(thumbnail.width) * 1.9).rounded(.up)), Int((Double(thumbnail.height) * 1.9).rounded(.up)))
+    }
+
     /// The library's thumbnail decode vs raw TurboJPEG at the covering DCT
     /// scale (no resample), with the resample alone in the note.
     private func measureDecode(
@@ -62,8 +68,7 @@ struct ThumbnailStagesScenario: Scenario {
     ) async throws -> ResultRow {
         let coder = JPEGCoder()
         let decompressor = try RawTurboJPEG.Decompressor()
-        // The scale the library decodes at: at least twice the thumbnail (its Lanczos-3 needs room).
-        let covering = (thumbnail.width * 2, thumbnail.height * 2)
+        let covering = Self.decodeCovering(thumbnail)
         let scaled = try decompressor.decodeScaled(data, pixelFormat: TJPF_RGB, covering: covering)
         let intermediate = try Image(width: scaled.width, height: scaled.height, pixelFormat: .rgb8, pixels: scaled.pixels)
         let plan = context.plan(warmup: 2, minIterations: 5, maxIterations: 30, budget: 6)

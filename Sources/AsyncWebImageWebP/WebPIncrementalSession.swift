@@ -72,11 +72,8 @@ final class WebPIncrementalSession: Sendable {
         try options.checkPixelLimit(size)
         let orientation = WebPContainer.orientation(in: webp)
         let wanted = options.targetSize(forStored: size, orientation: orientation) ?? size
-        // As WebPCoder decodes a thumbnail: libwebp scales to twice the
-        // target (to the target itself with the `.area` speed option), the
-        // thumbnail filter the rest of the way.
-        let target = wanted == size || options.thumbnailFilter == .area ? wanted
-            : PixelSize(width: min(size.width, wanted.width * 2), height: min(size.height, wanted.height * 2))
+        // As WebPCoder decodes a thumbnail (libwebp's scaling, the thumbnail filter after it in linear light).
+        let target = WebPCoder.scaledDecodeSize(of: size, for: wanted, options: options)
         let config = UnsafeMutablePointer<WebPDecoderConfig>.allocate(capacity: 1)
         config.initialize(to: WebPDecoderConfig())
         guard WebPInitDecoderConfig(config) != 0 else {

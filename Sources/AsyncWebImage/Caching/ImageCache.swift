@@ -49,6 +49,10 @@ public final class ImageCache: Sendable {
     let backgroundWrites: BackgroundWrites
     let sharedWriteFailures = Atomic<Int>(0)
 
+    /// Whether a tier below memory (disk or shared) keeps encoded bytes and
+    /// their metadata: without one, no load makes either's stored form.
+    var keepsEncodedData: Bool { disk != nil || sharedTier != nil }
+
     /// How many writes to the ``sharedTier`` failed since the cache was created.
     public var sharedWriteFailureCount: Int { sharedWriteFailures.load(ordering: .relaxed) }
 

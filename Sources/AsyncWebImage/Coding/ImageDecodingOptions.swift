@@ -12,18 +12,23 @@ public struct ImageDecodingOptions: Sendable, Hashable {
 
     /// The filter that takes a thumbnail from its reduced decode to the
     /// exact size. ``ImageTransformers/Resize/Filter/lanczos3`` by default,
-    /// in linear light: the choice that scored best against a careful
-    /// reference (a full-size decode reduced with Lanczos-3 in linear light;
-    /// `awi-bench --scenario thumbnail-quality`), ahead of libvips's and
-    /// Pillow's thumbnails.
+    /// with anti-ringing, in ``thumbnailLight``: chosen by a panel of
+    /// references (`awi-bench --scenario thumbnail-quality`), with the CPU
+    /// it costs.
     ///
     /// ``ImageTransformers/Resize/Filter/area`` is the speed option: it
-    /// decodes JPEG at the smallest DCT scale covering the target and
-    /// area-averages the stored values, as this library did before; about
-    /// 10–20 % less CPU for a JPEG thumbnail, but visibly softer (fine
-    /// texture such as grass or foliage loses contrast; about 10 points of
-    /// SSIMULACRA 2 on real photos).
+    /// decodes at the smallest reduction covering the target and
+    /// area-averages the rest, softer (fine texture such as grass or
+    /// foliage loses contrast).
     public var thumbnailFilter: ImageTransformers.Resize.Filter = ImageResampler.defaultFilter
+
+    /// The light ``thumbnailFilter`` works in:
+    /// ``ImageTransformers/Resize/Light/encoded`` (the stored sRGB values,
+    /// as libvips and Pillow) by default; ``ImageTransformers/Resize/Light/linear``
+    /// keeps the mean brightness of fine light-on-dark patterns (it also
+    /// box-shrinks PNGs in linear light), with anti-ringing. Its scores
+    /// beside the default's are in the README's "Thumbnails" section.
+    public var thumbnailLight: ImageTransformers.Resize.Light = ImageResampler.defaultLight
 
     /// With a ``thumbnailPixelSize``: keep the aspect ratio and fit inside the
     /// size (`true`, the default), or produce exactly that size (`false`).
@@ -162,10 +167,6 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         self.maxDecodeMemoryBytes = maxDecodeMemoryBytes
     }
 
-    /// Whether thumbnails are filtered in linear light: with every filter but
-    /// the `.area` speed option.
-    var thumbnailLight: SeparableResampler.Light { ImageResampler.light(for: thumbnailFilter) }
-
     /// Resamples a decoded (or partly reduced) image to a thumbnail `size`
     /// with ``thumbnailFilter`` in the light it calls for.
     package func resampleThumbnail(_ image: Image, to size: PixelSize, extent: (width: Double, height: Double)? = nil) -> Image {
@@ -208,6 +209,9 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         if !usesEmbeddedThumbnails && (thumbnailPixelSize != nil || scaleDownLargeImages) { parts.append("noEmbeddedThumbnail") }
         if thumbnailFilter != ImageResampler.defaultFilter && (thumbnailPixelSize != nil || scaleDownLargeImages) {
             parts.append("filter=\(thumbnailFilter.rawValue)")
+        }
+        if thumbnailLight != ImageResampler.defaultLight && (thumbnailPixelSize != nil || scaleDownLargeImages) {
+            parts.append("light=\(thumbnailLight.rawValue)")
         }
         if applyOrientation { parts.append("oriented") }
         if keepsColorProfile { parts.append("keepICC") }

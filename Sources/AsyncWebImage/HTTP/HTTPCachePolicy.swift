@@ -44,18 +44,22 @@ struct HTTPCachePolicy: Hashable, Sendable {
     /// How the response `head` to `request`, sent at `requestTime` and
     /// arriving now, is kept. Ignoring headers stores every response, with
     /// a record that is always fresh (its head and validators only count).
-    func storage(for head: HTTPResponseHead?, request: DataRequest, requestTime: Date? = nil) -> ResponseStorage {
+    ///
+    /// - Parameter encodesMetadata: Whether a disk or shared tier will keep
+    ///   the metadata beside the bytes: its JSON form is made only then (a
+    ///   thumbnail server with every cache off makes none per response).
+    func storage(for head: HTTPResponseHead?, request: DataRequest, requestTime: Date? = nil, encodesMetadata: Bool = true) -> ResponseStorage {
         guard let head else { return ResponseStorage() }
         let metadata = HTTPCacheMetadata(head: head, request: request, requestTime: requestTime, responseTime: Date(), mode: mode)
-        return storage(of: metadata, request: request)
+        return storage(of: metadata, request: request, encodesMetadata: encodesMetadata)
     }
 
     /// How a response with `metadata`, to `request`, is kept.
-    func storage(of metadata: HTTPCacheMetadata, request: DataRequest) -> ResponseStorage {
+    func storage(of metadata: HTTPCacheMetadata, request: DataRequest, encodesMetadata: Bool = true) -> ResponseStorage {
         ResponseStorage(
             isStorable: metadata.isStorable(mode: mode, request: request),
             record: record(metadata),
-            extendedData: metadata.encoded
+            extendedData: encodesMetadata ? metadata.encoded : nil
         )
     }
 }

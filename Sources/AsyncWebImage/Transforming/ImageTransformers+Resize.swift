@@ -3,10 +3,12 @@ extension ImageTransformers {
     /// `SDImageResizingTransformer`, Nuke's `ImageProcessors.Resize`).
     ///
     /// Sizes are in display pixels (the orientation is applied first). The
-    /// filter is ``ImageTransformers/Resize/Filter/lanczos3`` by default, in
-    /// linear light, alpha premultiplied: the sharpest, as thumbnails are
-    /// made; ``ImageTransformers/Resize/Filter/area`` is the faster, softer
-    /// option. The pixel format is kept.
+    /// filter is ``ImageTransformers/Resize/Filter/lanczos3`` by default,
+    /// with anti-ringing, on the stored (sRGB-encoded) values, alpha
+    /// premultiplied, as thumbnails are made;
+    /// ``ImageTransformers/Resize/Filter/area`` is the faster, softer
+    /// option, and ``ImageTransformers/Resize/Light/linear`` filters in
+    /// linear light. The pixel format is kept.
     public struct Resize: ImageTransformer {
         /// How the image's aspect ratio meets the target size.
         public enum Mode: String, Sendable, Hashable, CaseIterable {
@@ -32,25 +34,35 @@ extension ImageTransformers {
         public let upscale: Bool
         /// The resampling filter.
         public let filter: ImageTransformers.Resize.Filter
+        /// The light the filter works in: ``ImageTransformers/Resize/Light/encoded`` by default.
+        public let light: ImageTransformers.Resize.Light
 
         /// Creates a resize to `size`.
-        public init(size: PixelSize, mode: Mode = .fit, upscale: Bool = false, filter: ImageTransformers.Resize.Filter = .lanczos3) {
+        public init(
+            size: PixelSize, mode: Mode = .fit, upscale: Bool = false, filter: ImageTransformers.Resize.Filter = .lanczos3,
+            light: ImageTransformers.Resize.Light = .encoded
+        ) {
             self.size = size
             self.mode = mode
             self.upscale = upscale
             self.filter = filter
+            self.light = light
         }
 
         /// Creates a resize to `width` × `height`.
-        public init(width: Int, height: Int, mode: Mode = .fit, upscale: Bool = false, filter: ImageTransformers.Resize.Filter = .lanczos3) {
-            self.init(size: PixelSize(width: width, height: height), mode: mode, upscale: upscale, filter: filter)
+        public init(
+            width: Int, height: Int, mode: Mode = .fit, upscale: Bool = false, filter: ImageTransformers.Resize.Filter = .lanczos3,
+            light: ImageTransformers.Resize.Light = .encoded
+        ) {
+            self.init(size: PixelSize(width: width, height: height), mode: mode, upscale: upscale, filter: filter, light: light)
         }
 
-        /// `resize(w=…,h=…,mode=…,upscale=…,filter=…)`; an unconstrained side
-        /// (`Int.max`) is written `any`.
+        /// `resize(w=…,h=…,mode=…,upscale=…,filter=…)`, then `,light=linear`
+        /// in linear light; an unconstrained side (`Int.max`) is written `any`.
         public var key: String {
             func side(_ value: Int) -> String { value == .max ? "any" : String(value) }
-            return "resize(w=\(side(size.width)),h=\(side(size.height)),mode=\(mode.rawValue),upscale=\(upscale),filter=\(filter.rawValue))"
+            let lightPart = light == .encoded ? "" : ",light=\(light.rawValue)"
+            return "resize(w=\(side(size.width)),h=\(side(size.height)),mode=\(mode.rawValue),upscale=\(upscale),filter=\(filter.rawValue)\(lightPart))"
         }
 
         /// Returns the resized image (the image itself when no scaling is needed).
@@ -79,7 +91,7 @@ extension ImageTransformers {
             switch mode {
             case .stretch:
                 let target = upscale ? try checked(tw, th) : try checked(min(tw, w), min(th, h))
-                return ImageResampler.resample(image, to: target, filter: filter, light: ImageResampler.light(for: filter))
+                return ImageResampler.resample(image, to: target, filter: filter, light: light)
             case .fit:
                 var scale = min(tw / w, th / h)
                 if !upscale { scale = min(scale, 1) }
@@ -88,7 +100,7 @@ extension ImageTransformers {
                     tw / w == scale ? tw : min(tw, w * scale),
                     th / h == scale ? th : min(th, h * scale)
                 )
-                return ImageResampler.resample(image, to: target, filter: filter, light: ImageResampler.light(for: filter))
+                return ImageResampler.resample(image, to: target, filter: filter, light: light)
             case .fill:
                 var scale = max(tw / w, th / h)
                 if !upscale { scale = min(scale, 1) }
@@ -101,7 +113,7 @@ extension ImageTransformers {
                     x: (image.width - cropWidth) / 2, y: (image.height - cropHeight) / 2,
                     width: cropWidth, height: cropHeight
                 )
-                return ImageResampler.resample(image, region: region, to: target, filter: filter, light: ImageResampler.light(for: filter))
+                return ImageResampler.resample(image, region: region, to: target, filter: filter, light: light)
             }
         }
     }

@@ -81,14 +81,15 @@ struct ResizeTransformerTests {
         // Given a 2×2 checkerboard of black and white tiled over 64×64
         let checker = TransformImages.make(width: 64, height: 64, format: .gray8) { x, y in [(x + y) % 2 == 0 ? 0 : 255] }
         // When shrunk to 16×16, Then every pixel is mid gray (no aliasing):
-        // 128 for `.area`, which averages the stored values; for the filters
-        // that work in linear light, half the light, sRGB 187 (ImageMagick's
-        // `convert -colorspace RGB -filter Lanczos -resize 16x16 -colorspace sRGB`
-        // of the same checkerboard gives 186–187)
-        let out = try ImageTransformers.Resize.resize(width: 16, height: 16, filter: filter).transform(checker)
-        let mid = filter == .area ? 128 : 187
-        for y in 0..<16 {
-            for x in 0..<16 { #expect(abs(Int(out.pixel(x: x, y: y)![0]) - mid) <= 2) }
+        // 128 on the stored values (the default light, as ImageMagick's
+        // `convert -filter Lanczos -resize 16x16` gives); in linear light,
+        // half the light, sRGB 187 (ImageMagick's `convert -colorspace RGB
+        // -filter Lanczos -resize 16x16 -colorspace sRGB` gives 186–187)
+        for (light, mid) in [(ImageTransformers.Resize.Light.encoded, 128), (.linear, filter == .area ? 128 : 187)] {
+            let out = try ImageTransformers.Resize(width: 16, height: 16, filter: filter, light: filter == .area ? .encoded : light).transform(checker)
+            for y in 0..<16 {
+                for x in 0..<16 { #expect(abs(Int(out.pixel(x: x, y: y)![0]) - mid) <= 2, "\(filter) \(light)") }
+            }
         }
         // Given transparent green beside opaque red, When halved, Then no green bleeds in
         let alpha = TransformImages.make(width: 8, height: 8, format: .rgba8) { x, _ in x % 2 == 0 ? [0, 255, 0, 0] : [255, 0, 0, 255] }

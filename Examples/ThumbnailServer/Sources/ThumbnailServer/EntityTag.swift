@@ -11,28 +11,32 @@ import Foundation
 /// memory cache, where the upstream bytes are no longer at hand. Hashing a
 /// 20 KB thumbnail costs microseconds; hashing an 18 MP upstream would not.
 ///
-/// The digest is 64-bit FNV-1a run twice with different offsets (128 bits):
-/// not cryptographic, and it need not be — an ETag only has to change when
-/// the content does, and nobody gains by forging a collision with their own
-/// request.
+/// The digest is two 64-bit multiply-xorshift lanes over the bytes eight at
+/// a time (128 bits): not cryptographic, and it need not be — an ETag only
+/// has to change when the content does, and nobody gains by forging a
+/// collision with their own request. With every cache off it is still
+/// computed for each answer, so it reads words, not bytes: about a
+/// twentieth of byte-wise FNV-1a's time on a 20 KB thumbnail.
 struct EntityTag: Sendable, Hashable {
     /// The quoted value, as sent in `ETag` and compared with `If-None-Match`.
     let value: String
 
     /// Bumped when the server's output for the same input changes (a new
     /// resampler or encoder), so clients do not keep a stale 304.
-    static let generation = "1"
+    static let generation = "2"
 
     /// The tag of `body` made for `parameters`.
     init(parameters: String, body: Data) {
-        var low = FNV1a(offset: 0xCBF2_9CE4_8422_2325)
-        var high = FNV1a(offset: 0x6C62_272E_07BB_0142)
+        var low = WordHash(seed: 0xCBF2_9CE4_8422_2325, multiplier: 0x9E37_79B9_7F4A_7C15)
+        var high = WordHash(seed: 0x6C62_272E_07BB_0142, multiplier: 0xC2B2_AE3D_27D4_EB4F)
         for part in [Data(Self.generation.utf8), Data(parameters.utf8), body] {
-            low.add(part)
-            high.add(part)
+            part.withUnsafeBytes { bytes in
+                low.add(bytes)
+                high.add(bytes)
+            }
             // A separator, so ("ab", "c") and ("a", "bc") differ.
-            low.add(byte: 0xFF)
-            high.add(byte: 0xFF)
+            low.add(word: 0xFF)
+            high.add(word: 0xFF)
         }
         value = "\"" + low.hex + high.hex + "\""
     }
@@ -50,22 +54,32 @@ struct EntityTag: Sendable, Hashable {
     }
 }
 
-/// 64-bit FNV-1a over bytes.
-private struct FNV1a {
+/// One 64-bit lane of ``EntityTag``'s digest: each little-endian word (the
+/// last one zero-padded, its length mixed in) xored in, multiplied, and its
+/// high half folded down.
+private struct WordHash {
     private(set) var state: UInt64
+    private let multiplier: UInt64
 
-    init(offset: UInt64) { state = offset }
-
-    mutating func add(byte: UInt8) {
-        state = (state ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+    init(seed: UInt64, multiplier: UInt64) {
+        state = seed
+        self.multiplier = multiplier
     }
 
-    mutating func add(_ data: Data) {
-        data.withUnsafeBytes { bytes in
-            var state = self.state
-            for byte in bytes { state = (state ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-            self.state = state
+    mutating func add(word: UInt64) {
+        state = (state ^ word) &* multiplier
+        state ^= state >> 32
+    }
+
+    mutating func add(_ bytes: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            add(word: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+            offset += 8
         }
+        var tail: UInt64 = UInt64(bytes.count - offset) << 56
+        for index in offset..<bytes.count { tail |= UInt64(bytes[index]) << UInt64(8 * (index - offset)) }
+        add(word: tail)
     }
 
     /// 16 lower-case hex digits.

@@ -45,7 +45,10 @@ enum JPEGEighthScaleTranscoder {
         58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
     ]
 
-    /// The coefficients of one component.
+    /// The layout of one component's coefficients. It holds no coefficient
+    /// arrays of its own (they are ``State/values`` and ``State/nonzero``,
+    /// shared by all components): a copy of it, which the block loops make,
+    /// then costs no reference counting.
     struct Component {
         let id: UInt8
         let horizontal: Int
@@ -60,15 +63,15 @@ enum JPEGEighthScaleTranscoder {
         /// Natural index → slot in a block's values, or -1 when the 1/8-scale IDCT does not read it.
         let slots: [Int]
         let slotCount: Int
+        /// Where this component's blocks start in ``State/values``:
         /// `slotCount` values a block (slot 0 is the DC coefficient).
-        var values: [Int16]
-        /// One bit per natural index: non-zero (only for components with AC slots).
-        var nonzero: [UInt64]
+        let valueBase: Int
+        /// Where this component's blocks start in ``State/nonzero`` (only
+        /// components with AC slots have bits there).
+        let nonzeroBase: Int
         /// libjpeg's `coef_bits` by zig-zag index: the successive-approximation
         /// bit position reached, -1 before any scan.
         var coefficientBits = [Int](repeating: -1, count: 64)
-        /// The DC predictor of the current scan.
-        var lastDC = 0
 
         var readsAC: Bool { slotCount > 1 }
     }
@@ -77,6 +80,12 @@ enum JPEGEighthScaleTranscoder {
     struct State {
         let frame: JPEGMarkerScanner.Frame
         var components: [Component]
+        /// Every component's kept coefficients, one after the other (``Component/valueBase``).
+        var values: [Int16]
+        /// One bit per natural index and block, non-zero, for components with AC slots (``Component/nonzeroBase``).
+        var nonzero: [UInt64]
+        /// The DC predictor of each component in the current scan.
+        var predictors: [Int]
         let maxH: Int
         let maxV: Int
         let mcusWide: Int
@@ -104,6 +113,7 @@ enum JPEGEighthScaleTranscoder {
             mcusWide = (frame.size.width + 8 * maxH - 1) / (8 * maxH)
             mcusHigh = (frame.size.height + 8 * maxV - 1) / (8 * maxV)
             let single = frame.components.count == 1
+            var valueCount = 0, nonzeroCount = 0
             components = frame.components.map { c in
                 // libjpeg-turbo's reduced IDCT size at 1/8 (jdmaster.c): doubled while both factors allow.
                 var size = 1
@@ -124,14 +134,19 @@ enum JPEGEighthScaleTranscoder {
                 let codedHigh = (frame.size.height * c.vertical + 8 * maxV - 1) / (8 * maxV)
                 let wide = single ? codedWide : (frame.size.width + 8 * maxH - 1) / (8 * maxH) * c.horizontal
                 let high = single ? codedHigh : (frame.size.height + 8 * maxV - 1) / (8 * maxV) * c.vertical
+                defer {
+                    valueCount += wide * high * count
+                    nonzeroCount += count > 1 ? wide * high : 0
+                }
                 return Component(
                     id: c.id, horizontal: c.horizontal, vertical: c.vertical, quantizationTable: c.quantizationTable,
                     blocksWide: wide, blocksHigh: high, codedWide: codedWide, codedHigh: codedHigh,
-                    slots: slots, slotCount: count,
-                    values: [Int16](repeating: 0, count: wide * high * count),
-                    nonzero: count > 1 ? [UInt64](repeating: 0, count: wide * high) : []
+                    slots: slots, slotCount: count, valueBase: valueCount, nonzeroBase: nonzeroCount
                 )
             }
+            values = [Int16](repeating: 0, count: valueCount)
+            nonzero = [UInt64](repeating: 0, count: nonzeroCount)
+            predictors = [Int](repeating: 0, count: components.count)
         }
 
         // MARK: Reading
@@ -287,11 +302,11 @@ enum JPEGEighthScaleTranscoder {
                 }
                 return true
             }
+            let geometry = members.map { c in (c, components[c].horizontal, components[c].vertical, components[c].blocksWide) }
             for my in 0..<mcusHigh {
                 for mx in 0..<mcusWide {
                     guard beginUnit(&self, &reader) else { return false }
-                    for c in members {
-                        let (h, v, stride) = (components[c].horizontal, components[c].vertical, components[c].blocksWide)
+                    for (c, h, v, stride) in geometry {
                         for by in 0..<v {
                             for bx in 0..<h {
                                 guard body(&self, c, (my * v + by) * stride + mx * h + bx, &reader) else { return false }
@@ -304,21 +319,23 @@ enum JPEGEighthScaleTranscoder {
         }
 
         private mutating func decodeDC(_ members: [Int], tables: [Int], refine: Bool, shift: Int, _ reader: inout JPEGBitReader) -> Bool {
-            for c in members { components[c].lastDC = 0 }
-            let huffman = tables.map { $0 < 4 ? dcTables[$0] : nil }
-            let positions = Dictionary(uniqueKeysWithValues: members.enumerated().map { ($1, $0) })
-            return forEachBlock(members, &reader, reset: { state in for c in members { state.components[c].lastDC = 0 } }) { state, c, block, reader in
-                let slot = block * state.components[c].slotCount
+            for c in members { predictors[c] = 0 }
+            // By component index (only the members' entries are read).
+            var huffman = [JPEGHuffmanTable?](repeating: nil, count: components.count)
+            for (c, table) in zip(members, tables) where table < 4 { huffman[c] = dcTables[table] }
+            let layout = components.map { ($0.valueBase, $0.slotCount) }
+            return forEachBlock(members, &reader, reset: { state in for c in members { state.predictors[c] = 0 } }) { state, c, block, reader in
+                let slot = layout[c].0 + block * layout[c].1
                 if refine {
-                    if reader.bits(1) != 0 { state.components[c].values[slot] |= Int16(truncatingIfNeeded: 1 << shift) }
+                    if reader.bits(1) != 0 { state.values[slot] |= Int16(truncatingIfNeeded: 1 << shift) }
                     return true
                 }
-                guard let position = positions[c], let table = huffman[position], let size = table.decode(&reader) else { return false }
-                let dc = state.components[c].lastDC + reader.signed(size)
-                state.components[c].lastDC = dc
+                guard let table = huffman[c], let size = table.decode(&reader) else { return false }
+                let dc = state.predictors[c] + reader.signed(size)
+                state.predictors[c] = dc
                 let value = dc << shift
                 guard let stored = Int16(exactly: value) else { return false }
-                state.components[c].values[slot] = stored
+                state.values[slot] = stored
                 return true
             }
         }
@@ -329,17 +346,18 @@ enum JPEGEighthScaleTranscoder {
             var endOfBandRun = 0
             let positive = 1 << shift, negative = -1 << shift
             let slots = components[c].slots, slotCount = components[c].slotCount
+            let (valueBase, nonzeroBase) = (components[c].valueBase, components[c].nonzeroBase)
             return forEachBlock([c], &reader, reset: { _ in endOfBandRun = 0 }) { state, c, block, reader in
-                let base = block * slotCount
-                var nonzero = state.components[c].nonzero[block]
-                defer { state.components[c].nonzero[block] = nonzero }
+                let base = valueBase + block * slotCount
+                var nonzero = state.nonzero[nonzeroBase + block]
+                defer { state.nonzero[nonzeroBase + block] = nonzero }
                 /// The correction bit of an already non-zero coefficient.
                 func correct(_ natural: Int, _ state: inout State, _ reader: inout JPEGBitReader) {
                     guard reader.bits(1) != 0, slots[natural] >= 0 else { return }
                     let index = base + slots[natural]
-                    let value = Int(state.components[c].values[index])
+                    let value = Int(state.values[index])
                     if value & positive == 0 {
-                        state.components[c].values[index] = Int16(truncatingIfNeeded: value >= 0 ? value + positive : value + negative)
+                        state.values[index] = Int16(truncatingIfNeeded: value >= 0 ? value + positive : value + negative)
                     }
                 }
                 var k = start
@@ -356,7 +374,7 @@ enum JPEGEighthScaleTranscoder {
                             nonzero |= 1 << UInt64(natural)
                             if slots[natural] >= 0 {
                                 guard let stored = Int16(exactly: value) else { return false }
-                                state.components[c].values[base + slots[natural]] = stored
+                                state.values[base + slots[natural]] = stored
                             }
                         } else if run == 15 {
                             k += 15
@@ -396,7 +414,7 @@ enum JPEGEighthScaleTranscoder {
                             guard k <= end else { return false }
                             let natural = JPEGEighthScaleTranscoder.naturalOrder[k]
                             nonzero |= 1 << UInt64(natural)
-                            if slots[natural] >= 0 { state.components[c].values[base + slots[natural]] = Int16(value) }
+                            if slots[natural] >= 0 { state.values[base + slots[natural]] = Int16(value) }
                         }
                         k += 1
                     }
@@ -431,39 +449,45 @@ enum JPEGEighthScaleTranscoder {
             out += [0xFF, 0xDA, 0, UInt8(6 + 2 * n), UInt8(n)]
             for c in components { out += [c.id, 0x00] }
             out += [0, 63, 0]
-            var writer = JPEGBitWriter(reservingCapacity: components.reduce(0) { $0 + $1.values.count } / 2)
+            var writer = JPEGBitWriter(reservingCapacity: values.count / 2)
             var predictors = [Int](repeating: 0, count: n)
+            let values = values
+            // Per component, outside the block loop: its base, slot count
+            // and, in zig-zag order, the slot of each coefficient (-1: none).
+            let layout = components.map { ($0.valueBase, $0.slotCount, $0.readsAC) }
+            let (dcCodes, acCodes) = (Codes.dc, Codes.ac)
+            let zigzagSlots = components.flatMap { component in JPEGEighthScaleTranscoder.naturalOrder.map { component.slots[$0] } }
             func block(_ c: Int, _ index: Int) -> Bool {
-                let component = components[c]
-                let base = index * component.slotCount
-                let dc = Int(component.values[base])
+                let (valueBase, slotCount, readsAC) = layout[c]
+                let base = valueBase + index * slotCount
+                let dc = Int(values[base])
                 let difference = dc - predictors[c]
                 predictors[c] = dc
                 let size = Self.bitLength(difference)
                 guard size <= 11 else { return false }
-                writer.write(Codes.dc[size].code, bits: Codes.dc[size].length)
+                writer.write(dcCodes[size].code, bits: dcCodes[size].length)
                 writer.write(difference < 0 ? difference - 1 : difference, bits: size)
                 var run = 0
-                if component.readsAC {
+                if readsAC {
                     for k in 1..<64 {
-                        let slot = component.slots[JPEGEighthScaleTranscoder.naturalOrder[k]]
-                        let value = slot >= 0 ? Int(component.values[base + slot]) : 0
+                        let slot = zigzagSlots[c * 64 + k]
+                        let value = slot >= 0 ? Int(values[base + slot]) : 0
                         if value == 0 { run += 1; continue }
                         while run > 15 {
-                            writer.write(Codes.ac[0xF0].code, bits: Codes.ac[0xF0].length)
+                            writer.write(acCodes[0xF0].code, bits: acCodes[0xF0].length)
                             run -= 16
                         }
                         let size = Self.bitLength(value)
                         guard size <= 10 else { return false }
                         let symbol = run << 4 | size
-                        writer.write(Codes.ac[symbol].code, bits: Codes.ac[symbol].length)
+                        writer.write(acCodes[symbol].code, bits: acCodes[symbol].length)
                         writer.write(value < 0 ? value - 1 : value, bits: size)
                         run = 0
                     }
                 } else {
                     run = 63
                 }
-                if run > 0 { writer.write(Codes.ac[0].code, bits: Codes.ac[0].length) }
+                if run > 0 { writer.write(acCodes[0].code, bits: acCodes[0].length) }
                 return true
             }
             if n == 1 {
@@ -472,11 +496,12 @@ enum JPEGEighthScaleTranscoder {
                     for x in 0..<c.codedWide where !block(0, y * c.blocksWide + x) { return nil }
                 }
             } else {
+                let geometry = components.enumerated().map { ($0, $1.horizontal, $1.vertical, $1.blocksWide) }
                 for my in 0..<mcusHigh {
                     for mx in 0..<mcusWide {
-                        for (index, c) in components.enumerated() {
-                            for by in 0..<c.vertical {
-                                for bx in 0..<c.horizontal where !block(index, (my * c.vertical + by) * c.blocksWide + mx * c.horizontal + bx) {
+                        for (index, h, v, stride) in geometry {
+                            for by in 0..<v {
+                                for bx in 0..<h where !block(index, (my * v + by) * stride + mx * h + bx) {
                                     return nil
                                 }
                             }

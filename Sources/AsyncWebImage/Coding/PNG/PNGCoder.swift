@@ -46,11 +46,12 @@ import CSpng
 /// full-size image data either.
 ///
 /// Thumbnails and ``ImageDecodingOptions/scaleDownLargeImages`` shrink while
-/// decoding. When the image is at least four times the target size, pixels
-/// are averaged in whole-factor boxes as their rows (or Adam7 pass rows) are
-/// decoded, leaving at least twice the target, then the small result is
-/// resampled to the exact size with ``ImageDecodingOptions/thumbnailFilter``
-/// (Lanczos-3 in linear light by default). Smaller reductions resample row
+/// decoding. When the image is at least six times the target size, pixels
+/// are averaged in linear light in whole-factor boxes as their rows (or
+/// Adam7 pass rows) are decoded, leaving at least three times the target,
+/// then the small result is resampled to the exact size with
+/// ``ImageDecodingOptions/thumbnailFilter`` (Lanczos-3 with anti-ringing on
+/// encoded values by default). Smaller reductions resample row
 /// by row as rows are decoded (`StreamingResampler`; an interlaced image is
 /// decoded in full first).
 /// Either way a plain PNG's full-size image is never held.
@@ -110,7 +111,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
                 decoded = try Self.decodeFull(context, png: buffer, plan: plan, maximumInflatedBytes: inflateLimit)
             case .shrink(let factor):
                 decoded = try Self.decodeShrinking(
-                    context, png: buffer, plan: plan, factor: factor, linear: options.thumbnailLight == .linear, maximumInflatedBytes: inflateLimit
+                    context, png: buffer, plan: plan, factor: factor, linear: options.thumbnailFilter != .area, maximumInflatedBytes: inflateLimit
                 )
             case .resample(let size):
                 decoded = try Self.decodeResampling(

@@ -7,8 +7,11 @@ extension Image {
     /// "full decode then resize" baseline must resize exactly as the
     /// thumbnail path it is compared with does. Not public API; the public
     /// way to resize is a transformer.
-    package func resampled(to size: PixelSize, filter: ImageTransformers.Resize.Filter = .lanczos3) -> Image {
-        ImageResampler.resample(self, to: size, filter: filter, light: ImageResampler.light(for: filter))
+    package func resampled(
+        to size: PixelSize, filter: ImageTransformers.Resize.Filter = .lanczos3,
+        light: ImageTransformers.Resize.Light = .encoded
+    ) -> Image {
+        ImageResampler.resample(self, to: size, filter: filter, light: light)
     }
 }
 

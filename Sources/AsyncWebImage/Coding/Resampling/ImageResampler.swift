@@ -2,25 +2,35 @@
 /// fed the image's rows in place, alpha-correct.
 package enum ImageResampler {
     /// The filter thumbnails and resizes use unless told otherwise:
-    /// Lanczos-3, chosen by measurement against a careful reference
+    /// Lanczos-3, chosen with ``defaultLight`` by a panel of references
     /// (`awi-bench --scenario thumbnail-quality`).
     package static let defaultFilter: ImageTransformers.Resize.Filter = .lanczos3
 
-    /// The light `filter` works in: linear for the sharp filters (scored
-    /// against a careful reference, Lanczos-3 in linear light beat it in
-    /// stored values by about 9 points of SSIMULACRA 2 on real photos, at
-    /// the cost of two table look-ups a sample); stored values for `.area`,
-    /// the speed option, as before.
-    package static func light(for filter: ImageTransformers.Resize.Filter) -> SeparableResampler.Light {
-        filter == .area ? .gamma : .linear
+    /// The light thumbnails and resizes filter in unless told otherwise: the
+    /// stored, sRGB-encoded values. Against the panel (SSIMULACRA 2 under
+    /// Lanczos-3 in either light and under an exact linear-light area
+    /// average), Lanczos-3 on encoded values with anti-ringing was within
+    /// reach of the best under all three; in linear light it led under the
+    /// linear references and fell 7–10 points behind under the encoded one.
+    package static let defaultLight: ImageTransformers.Resize.Light = .encoded
+
+    /// Whether `filter` runs with anti-ringing (``SeparableResampler/clamps``):
+    /// the filters with negative lobes. Clamped, Lanczos-3 scored higher
+    /// under the area average and drew no value outside its source's range,
+    /// for about a point less under the Lanczos-3 references.
+    package static func clamps(_ filter: ImageTransformers.Resize.Filter) -> Bool {
+        filter == .lanczos3 || filter == .mitchell
+    }
+
+    /// The resampling engine's light for `light`.
+    static func engineLight(_ light: ImageTransformers.Resize.Light) -> SeparableResampler.Light {
+        light == .linear ? .linear : .gamma
     }
 
     /// Resamples `image` to `size` with `filter` in `light`; returns the
     /// image itself when the size is unchanged. Metadata (orientation,
     /// format, preview flag) is kept.
     ///
-    /// - Parameter light: `nil` (the default) for the light `filter` calls
-    ///   for (``light(for:)``), as thumbnails and `Resize` filter.
     /// - Parameter extent: the image's true width and height in pixels when
     ///   its last column or row stands for less than a whole pixel (the
     ///   partial last box of a box-reduced image).
@@ -28,7 +38,7 @@ package enum ImageResampler {
     /// - Complexity: O(source pixels × horizontal taps + output pixels × vertical taps).
     package static func resample(
         _ image: Image, to size: PixelSize, filter: ImageTransformers.Resize.Filter = defaultFilter,
-        light: SeparableResampler.Light? = nil, extent: (width: Double, height: Double)? = nil
+        light: ImageTransformers.Resize.Light = defaultLight, extent: (width: Double, height: Double)? = nil
     ) -> Image {
         resample(
             image, region: PixelRect(x: 0, y: 0, width: image.width, height: image.height), to: size,
@@ -41,14 +51,14 @@ package enum ImageResampler {
     /// `light` as in ``resample(_:to:filter:light:extent:)``.
     static func resample(
         _ image: Image, region: PixelRect, to size: PixelSize, filter: ImageTransformers.Resize.Filter = defaultFilter,
-        light: SeparableResampler.Light? = nil, extent: (width: Double, height: Double)? = nil
+        light: ImageTransformers.Resize.Light = defaultLight, extent: (width: Double, height: Double)? = nil
     ) -> Image {
         precondition(size.width > 0 && size.height > 0, "resample target must not be empty")
         precondition(region.clamped(toWidth: image.width, height: image.height) == region, "region must lie inside the image")
         if size.width == region.width && size.height == region.height { return image.cropped(to: region) }
         var resampler = SeparableResampler(
             sourceWidth: region.width, sourceHeight: region.height, to: size, pixelFormat: image.pixelFormat,
-            filter: filter, light: light ?? Self.light(for: filter), extent: extent
+            filter: filter, light: engineLight(light), clamps: clamps(filter), extent: extent
         )
         let bytesPerPixel = image.pixelFormat.bytesPerPixel
         return image.withUnsafeBytes { source in

@@ -20,6 +20,14 @@ struct ResamplingWeights: Sendable {
     let starts: [Int]
     /// `count × taps` weights, each window's summing to 1.
     let weights: [Float]
+    /// Per output index, the source samples whose range bounds it when the
+    /// resampler clamps (``SeparableResampler/clamps``): `clampOffsets[i]`
+    /// from `starts[i]`, `clampCounts[i]` of them — those within one
+    /// output pixel's width of its centre (the main lobe of a shrinking
+    /// kernel, which no ringing reaches beyond), at least the nearest one.
+    let clampOffsets: [Int]
+    /// See ``clampOffsets``.
+    let clampCounts: [Int]
 
     /// The weights of `filter` from `source` samples to `destination`.
     ///
@@ -77,11 +85,20 @@ struct ResamplingWeights: Sendable {
         var starts = [Int](repeating: 0, count: destination)
         var weights = [Float](repeating: 0, count: destination * taps)
         var previous = 0
+        var clampOffsets = [Int](repeating: 0, count: destination)
+        var clampCounts = [Int](repeating: 1, count: destination)
+        let lobe = max(scale, 1)
         for (i, window) in windows.enumerated() {
             // Slide the window inward at the far edge; keep starts in order.
             let start = max(previous, min(window.first, source - taps))
             starts[i] = start
             previous = start
+            let centre = (Double(i) + 0.5) * scale - 0.5
+            let nearest = min(max(Int(centre.rounded()), start), start + taps - 1)
+            let low = min(max(Int((centre - lobe).rounded(.up)), start), nearest)
+            let high = max(min(Int((centre + lobe).rounded(.down)), start + taps - 1), nearest)
+            clampOffsets[i] = low - start
+            clampCounts[i] = high - low + 1
             for (k, weight) in window.taps.enumerated() {
                 let index = window.first + k - start
                 // A window longer than the source (tiny images) folds its
@@ -91,6 +108,8 @@ struct ResamplingWeights: Sendable {
         }
         self.starts = starts
         self.weights = weights
+        self.clampOffsets = clampOffsets
+        self.clampCounts = clampCounts
     }
 
     /// The radius and the kernel function of a filter (for `.area`, the

@@ -1,3 +1,5 @@
+import CResampler
+
 /// The library's one resampling engine: separable, one pass over the
 /// source, alpha premultiplied, in gamma-encoded values or in linear light.
 /// It runs in one of two orders (``Order``), whichever costs fewer
@@ -16,6 +18,16 @@
 /// light through ``SRGBTransfer``); colour is multiplied by alpha so a
 /// transparent pixel's colour weighs nothing; the vertical sum is divided
 /// back by alpha, re-encoded and rounded to the nearest byte.
+///
+/// With ``clamps`` (anti-ringing), each pass clamps every value it makes to
+/// the range of the input samples under its kernel's main lobe
+/// (``ResamplingWeights/clampOffsets``): the negative lobes still sharpen,
+/// but cannot draw a value darker or brighter than anything nearby (the dark
+/// line beside a white edge).
+///
+/// The multiply-adds run in the AVX2/FMA loops of `CResampler` on CPUs that
+/// have them (chosen at run time; the package builds for baseline x86-64),
+/// else in the Swift loops below; the two differ only by float rounding.
 package struct SeparableResampler {
     /// Whether the filter runs on the stored (gamma-encoded) values or on linear light.
     package enum Light: Sendable, Hashable {
@@ -47,6 +59,10 @@ package struct SeparableResampler {
     let size: PixelSize
     let pixelFormat: PixelFormat
     let light: Light
+    /// Whether each pass clamps to the range of its main lobe's inputs.
+    let clamps: Bool
+    /// Whether the multiply-adds run in `CResampler`'s AVX2/FMA loops.
+    let vectorLoops: Bool
     let horizontal: ResamplingWeights
     let vertical: ResamplingWeights
     /// The order this resampler runs in (see ``order(sourceWidth:sourceHeight:to:channels:)``).
@@ -124,17 +140,23 @@ package struct SeparableResampler {
     /// Whether every output row has been written.
     var isComplete: Bool { nextOutputRow == size.height }
 
+    /// Whether this CPU runs `CResampler`'s AVX2/FMA loops.
+    static let vectorLoopsAvailable = cresampler_available() == 1
+
     /// A resampler from `sourceWidth × sourceHeight` to `size`; `order`
-    /// overrides the cheaper one (tests compare the two).
+    /// overrides the cheaper one and `vectorLoops` the CPU's choice of loops
+    /// (tests compare them).
     init(sourceWidth: Int, sourceHeight: Int, to size: PixelSize, pixelFormat: PixelFormat,
-         filter: ImageTransformers.Resize.Filter, light: Light = .gamma, extent: (width: Double, height: Double)? = nil,
-         order: Order? = nil) {
+         filter: ImageTransformers.Resize.Filter, light: Light = .gamma, clamps: Bool = false,
+         extent: (width: Double, height: Double)? = nil, order: Order? = nil, vectorLoops: Bool = Self.vectorLoopsAvailable) {
         precondition(sourceWidth > 0 && sourceHeight > 0 && size.width > 0 && size.height > 0, "empty resample")
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
         self.size = size
         self.pixelFormat = pixelFormat
         self.light = light
+        self.clamps = clamps
+        self.vectorLoops = vectorLoops && Self.vectorLoopsAvailable
         horizontal = ResamplingWeights(source: sourceWidth, destination: size.width, filter: filter, extent: extent?.width)
         vertical = ResamplingWeights(source: sourceHeight, destination: size.height, filter: filter, extent: extent?.height)
         let channels = pixelFormat.channelCount
@@ -192,6 +214,7 @@ package struct SeparableResampler {
         let j = nextSourceRow
         let taps = vertical.taps
         let (width, linear, ringStride, sourceFloats) = (sourceWidth, light == .linear, ringStride, sourceFloats)
+        let (clamps, vectorLoops) = (clamps, vectorLoops)
         ring.withUnsafeMutableBufferPointer { ring in
             Self.prepare(L.self, source, width: width, linear: linear, into: ring.baseAddress! + (j % taps) * ringStride)
         }
@@ -207,17 +230,17 @@ package struct SeparableResampler {
                         vertical.weights.withUnsafeBufferPointer { weights in
                             Self.combine(
                                 ring.baseAddress!, stride: ringStride, first: start, taps: taps,
-                                weights: weights.baseAddress! + y * taps, floats: sourceFloats, into: line.baseAddress!
+                                weights: weights.baseAddress! + y * taps, floats: sourceFloats, into: line.baseAddress!,
+                                vectorLoops: vectorLoops
                             )
                         }
-                        horizontal.weights.withUnsafeBufferPointer { weights in
-                            horizontal.starts.withUnsafeBufferPointer { starts in
-                                Self.filterRow(
-                                    L.self, line.baseAddress!, weights.baseAddress!, starts.baseAddress!,
-                                    taps: horizontal.taps, count: horizontal.count, into: sums.baseAddress!
-                                )
-                            }
+                        if clamps {
+                            Self.clampCombined(
+                                ring.baseAddress!, stride: ringStride, first: start + vertical.clampOffsets[y], taps: taps,
+                                count: vertical.clampCounts[y], floats: sourceFloats, into: line.baseAddress!, vectorLoops: vectorLoops
+                            )
                         }
+                        Self.filterRow(L.self, line.baseAddress!, horizontal, into: sums.baseAddress!, clamps: clamps, vectorLoops: vectorLoops)
                         Self.write(L.self, sums.baseAddress!, pixels: size.width, linear: linear, to: destination)
                     }
                 }
@@ -230,17 +253,14 @@ package struct SeparableResampler {
         let j = nextSourceRow
         let taps = vertical.taps
         let (width, linear, ringStride, rowFloats) = (sourceWidth, light == .linear, ringStride, rowFloats)
+        let (clamps, vectorLoops) = (clamps, vectorLoops)
         let horizontal = horizontal
         line.withUnsafeMutableBufferPointer { line in
             ring.withUnsafeMutableBufferPointer { ring in
                 let line = line.baseAddress!
                 Self.prepare(L.self, source, width: width, linear: linear, into: line)
                 let slot = ring.baseAddress! + (j % taps) * ringStride
-                horizontal.weights.withUnsafeBufferPointer { weights in
-                    horizontal.starts.withUnsafeBufferPointer { starts in
-                        Self.filterRow(L.self, line, weights.baseAddress!, starts.baseAddress!, taps: horizontal.taps, count: horizontal.count, into: slot)
-                    }
-                }
+                Self.filterRow(L.self, line, horizontal, into: slot, clamps: clamps, vectorLoops: vectorLoops)
             }
         }
         // Every output row whose window ends here is complete.
@@ -253,7 +273,14 @@ package struct SeparableResampler {
                     vertical.weights.withUnsafeBufferPointer { weights in
                         Self.combine(
                             ring.baseAddress!, stride: ringStride, first: start, taps: taps,
-                            weights: weights.baseAddress! + y * taps, floats: rowFloats, into: sums.baseAddress!
+                            weights: weights.baseAddress! + y * taps, floats: rowFloats, into: sums.baseAddress!,
+                            vectorLoops: vectorLoops
+                        )
+                    }
+                    if clamps {
+                        Self.clampCombined(
+                            ring.baseAddress!, stride: ringStride, first: start + vertical.clampOffsets[y], taps: taps,
+                            count: vertical.clampCounts[y], floats: rowFloats, into: sums.baseAddress!, vectorLoops: vectorLoops
                         )
                     }
                     Self.write(L.self, sums.baseAddress!, pixels: size.width, linear: linear, to: destination)
@@ -309,6 +336,46 @@ package struct SeparableResampler {
         }
     }
 
+    /// The horizontal pass of one prepared row into `out`, clamped to each
+    /// pixel's main-lobe range when `clamps`.
+    @inline(__always)
+    private static func filterRow<L: Layout>(
+        _: L.Type, _ line: UnsafePointer<Float>, _ horizontal: ResamplingWeights, into out: UnsafeMutablePointer<Float>,
+        clamps: Bool, vectorLoops: Bool
+    ) {
+        horizontal.weights.withUnsafeBufferPointer { weights in
+            horizontal.starts.withUnsafeBufferPointer { starts in
+                if vectorLoops && L.channels >= 3 {
+                    cresampler_filter(line, weights.baseAddress!, starts.baseAddress!, horizontal.taps, horizontal.count, L.channels, out)
+                } else {
+                    filterRow(L.self, line, weights.baseAddress!, starts.baseAddress!, taps: horizontal.taps, count: horizontal.count, into: out)
+                }
+                guard clamps else { return }
+                horizontal.clampOffsets.withUnsafeBufferPointer { offsets in
+                    horizontal.clampCounts.withUnsafeBufferPointer { counts in
+                        cresampler_clamp_row(
+                            line, starts.baseAddress!, offsets.baseAddress!, counts.baseAddress!, horizontal.count, L.channels, out,
+                            vectorLoops ? 1 : 0
+                        )
+                    }
+                }
+            }
+        }
+    }
+
+    /// Clamps each of the first `floats` values in `sums` to the range of
+    /// the `count` ring rows from row `first` (the output row's main lobe).
+    @inline(__always)
+    private static func clampCombined(
+        _ ring: UnsafePointer<Float>, stride: Int, first: Int, taps: Int, count: Int, floats: Int,
+        into sums: UnsafeMutablePointer<Float>, vectorLoops: Bool
+    ) {
+        withUnsafeTemporaryAllocation(of: UnsafePointer<Float>?.self, capacity: max(count, 1)) { rows in
+            for k in 0..<count { rows[k] = ring + ((first + k) % taps) * stride }
+            cresampler_clamp_combined(rows.baseAddress!, max(count, 1), floats, sums, vectorLoops ? 1 : 0)
+        }
+    }
+
     /// The horizontal filter of one prepared row: each output pixel the
     /// weighted sum of its window, one vector of channels per tap.
     @inline(__always)
@@ -359,8 +426,15 @@ package struct SeparableResampler {
     @inline(__always)
     private static func combine(
         _ ring: UnsafePointer<Float>, stride: Int, first: Int, taps: Int,
-        weights: UnsafePointer<Float>, floats: Int, into sums: UnsafeMutablePointer<Float>
+        weights: UnsafePointer<Float>, floats: Int, into sums: UnsafeMutablePointer<Float>, vectorLoops: Bool
     ) {
+        if vectorLoops {
+            withUnsafeTemporaryAllocation(of: UnsafePointer<Float>?.self, capacity: taps) { rows in
+                for k in 0..<taps { rows[k] = ring + ((first + k) % taps) * stride }
+                cresampler_combine(rows.baseAddress!, weights, taps, floats, sums)
+            }
+            return
+        }
         withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: taps) { rows in
             for k in 0..<taps { rows[k] = ring + ((first + k) % taps) * stride }
             var i = 0

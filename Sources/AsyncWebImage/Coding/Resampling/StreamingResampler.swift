@@ -21,20 +21,19 @@ package struct StreamingResampler {
     /// A resampler from `sourceWidth × sourceHeight` to `size` with
     /// `filter`, or `nil` for an empty size.
     ///
-    /// - Parameter light: `nil` (the default) for the light `filter` calls
-    ///   for (``ImageResampler/light(for:)``).
+    /// - Parameter light: the light filtered in (``ImageResampler/defaultLight`` by default).
     /// - Parameter extent: the source's true width and height in source
     ///   pixels when its last column or row stands for less than a whole
     ///   pixel (a box-reduced image whose last box was partial).
     package init?(
         sourceWidth: Int, sourceHeight: Int, to size: PixelSize, pixelFormat: PixelFormat,
-        filter: ImageTransformers.Resize.Filter = ImageResampler.defaultFilter, light: SeparableResampler.Light? = nil,
+        filter: ImageTransformers.Resize.Filter = ImageResampler.defaultFilter, light: ImageTransformers.Resize.Light = ImageResampler.defaultLight,
         extent: (width: Double, height: Double)? = nil
     ) {
         guard sourceWidth > 0, sourceHeight > 0, size.width > 0, size.height > 0 else { return nil }
         engine = SeparableResampler(
             sourceWidth: sourceWidth, sourceHeight: sourceHeight, to: size, pixelFormat: pixelFormat,
-            filter: filter, light: light ?? ImageResampler.light(for: filter), extent: extent
+            filter: filter, light: ImageResampler.engineLight(light), clamps: ImageResampler.clamps(filter), extent: extent
         )
     }
 

@@ -290,7 +290,9 @@ extension ImageLoader {
             if let lease { await lease.release() }
             return (nil, .notModified)
         }
-        let storage = cachePolicy.storage(for: head, request: request.dataRequest, requestTime: requestTime)
+        let storage = cachePolicy.storage(
+            for: head, request: request.dataRequest, requestTime: requestTime, encodesMetadata: request.cache.keepsEncodedData
+        )
         if let lease {
             // The fleet waits for these bytes: share them before anything
             // else (decode, transform), then let the waiters in. A response
@@ -424,7 +426,9 @@ extension ImageLoader {
         let requestTime = Date()
         let (head, data) = try await download(request, request.dataRequest, handle: handle, reservation: reservation)
         if head?.statusCode == 304 { throw ImageError.httpStatus(304) }
-        let storage = cachePolicy.storage(for: head, request: request.dataRequest, requestTime: requestTime)
+        let storage = cachePolicy.storage(
+            for: head, request: request.dataRequest, requestTime: requestTime, encodesMetadata: request.cache.keepsEncodedData
+        )
         return (try await process(request, data: data, head: head, storage: storage), .network)
     }
 

@@ -81,7 +81,7 @@ struct GIFThumbnailTests {
         #expect(image.pixel(x: 6, y: 4)?[3] == 255)
     }
 
-    @Test("a 255×191 GIF to 64×48: with .area within 1 level of ImageMagick's -scale; by default close to its linear-light Lanczos -resize")
+    @Test("a 255×191 GIF to 64×48: with .area within 1 level of ImageMagick's -scale; with .linear close to its linear-light Lanczos -resize")
     func imageMagickReference() throws {
         // Given ImageMagick's `convert 'large.gif[0]' -scale 64x48!` (area averaging) and
         // `-colorspace RGB -filter Lanczos -resize 64x48! -colorspace sRGB` (Lanczos-3 in linear light)
@@ -95,18 +95,20 @@ struct GIFThumbnailTests {
         var areaOptions = ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 64, height: 64))
         areaOptions.thumbnailFilter = .area
         let area = try coder.decode(try fixture("gif", "large.gif"), options: areaOptions)
-        let lanczos = try coder.decode(try fixture("gif", "large.gif"), options: .init(thumbnailPixelSize: PixelSize(width: 64, height: 64)))
+        var linearOptions = ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 64, height: 64))
+        linearOptions.thumbnailLight = .linear
+        let lanczos = try coder.decode(try fixture("gif", "large.gif"), options: linearOptions)
         #expect(area.size == PixelSize(width: 64, height: 48) && lanczos.size == area.size)
 
         // Then the .area speed option is the same area average as -scale, to rounding
         let scale = try difference(area, from: "large-scale-64x48")
         #expect(scale.worst <= 1 && scale.mean < 0.25, "-scale: \(scale)")
-        // And the default agrees with ImageMagick's Lanczos-3 in linear light
-        // on average (measured 0.27 levels); a few pixels at hard edges differ
-        // by up to 20 (measured), where the two clip the kernel's overshoot
-        // at different stages (ImageMagick between its passes, in 16 bits)
+        // And the linear-light option agrees with ImageMagick's Lanczos-3 in
+        // linear light on average (measured 0.75 levels); at hard edges
+        // ImageMagick's kernel overshoots where ours is clamped to its
+        // inputs' range (anti-ringing), by up to 54 levels (measured)
         let resize = try difference(lanczos, from: "large-lanczos-linear-64x48")
-        #expect(resize.worst <= 24 && resize.mean < 0.5, "linear Lanczos -resize: \(resize)")
+        #expect(resize.worst <= 64 && resize.mean < 1, "linear Lanczos -resize: \(resize)")
     }
 
     @Test("a truncated GIF fails the thumbnail decode with a typed error, as the full decode does",

@@ -104,7 +104,7 @@ struct JPEGEighthScaleTranscoderTests {
         let frame = try #require(scanner.frame)
         var state = JPEGEighthScaleTranscoder.State(frame: frame)
         // Then luma keeps 2 bytes a block (its DC), chroma 25 coefficients and a mask: 58 bytes, against libjpeg's 128
-        let held = state.components.reduce(0) { $0 + $1.values.count * 2 + $1.nonzero.count * 8 }
+        let held = state.values.count * 2 + state.nonzero.count * 8
         #expect(held * 3 < frame.blockCount * 128, "\(held) bytes for \(frame.blockCount) blocks")
         #expect(state.components.map(\.slotCount) == [1, 25, 25])
         #expect(original.withUnsafeBytes { state.read($0) } && state.isComplete)

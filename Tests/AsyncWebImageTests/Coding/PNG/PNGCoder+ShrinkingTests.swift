@@ -67,7 +67,7 @@ struct PNGCoderShrinkingTests {
         }
     }
 
-    @Test("picks a whole factor leaving twice the target for the filter; with .area, for images at least twice the target")
+    @Test("picks a whole factor leaving three times the target for the filter; with .area, for images at least twice the target")
     func factor() throws {
         func plan(_ name: String) throws -> PNGDecodePlan {
             try PNGFixture.data(name).withUnsafeBytes { bytes in
@@ -82,11 +82,12 @@ struct PNGCoderShrinkingTests {
         #expect(PNGCoder.shrinkFactor(plan: plain, target: PixelSize(width: 100, height: 75), filter: .area) == nil)
         #expect(PNGCoder.shrinkFactor(plan: plain, target: PixelSize(width: 1, height: 1), filter: .area) == 120)
         #expect(PNGCoder.shrinkFactor(plan: try plan("progressive-interlaced"), target: PixelSize(width: 40, height: 30), filter: .area) == 4)
-        // The default (Lanczos-3): the box stops at twice the target or more
-        #expect(PNGCoder.shrinkFactor(plan: plain, target: PixelSize(width: 40, height: 30)) == 2)
+        // The default (Lanczos-3): the box stops at three times the target or more
+        #expect(PNGCoder.shrinkFactor(plan: plain, target: PixelSize(width: 40, height: 30)) == nil)
+        #expect(PNGCoder.shrinkFactor(plan: plain, target: PixelSize(width: 20, height: 15)) == 2)
         #expect(PNGCoder.shrinkFactor(plan: plain, target: PixelSize(width: 50, height: 20)) == nil)
         #expect(PNGCoder.shrinkFactor(plan: plain, target: PixelSize(width: 100, height: 75)) == nil)
-        #expect(PNGCoder.shrinkFactor(plan: plain, target: PixelSize(width: 1, height: 1)) == 60)
-        #expect(PNGCoder.shrinkFactor(plan: try plan("progressive-interlaced"), target: PixelSize(width: 40, height: 30)) == 2)
+        #expect(PNGCoder.shrinkFactor(plan: plain, target: PixelSize(width: 1, height: 1)) == 40)
+        #expect(PNGCoder.shrinkFactor(plan: try plan("progressive-interlaced"), target: PixelSize(width: 20, height: 15)) == 2)
     }
 }

@@ -1,0 +1,45 @@
+#ifndef CRESAMPLER_H
+#define CRESAMPLER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+// The AVX2/FMA loops of AsyncWebImage's SeparableResampler: the same sums
+// as its Swift loops (one multiply-add per tap, taps in order), eight
+// floats a register. The package builds for baseline x86-64, so these are
+// compiled for AVX2 and FMA function by function and chosen at run time.
+
+/// 1 when this CPU and OS run the AVX2/FMA loops (the YMM state enabled by
+/// the OS), else 0. Always 0 off x86-64.
+int cresampler_available(void);
+
+/// The vertical pass: `out[i] = sum over k < taps of rows[k][i] * weights[k]`
+/// for i below `floats` rounded up to a multiple of 8 (each row and `out`
+/// must hold that many floats).
+void cresampler_combine(const float *const *rows, const float *weights, size_t taps, size_t floats, float *out);
+
+/// The horizontal pass over pixels of 3 or 4 floats (`channels`): output
+/// pixel x is the sum over k < taps of the 4 floats at
+/// `line + (starts[x] + k) * channels` times `weights[x * taps + k]`,
+/// stored as 4 floats at `out + x * channels` (for 3 channels the fourth
+/// float is overwritten by the next pixel or lands in slack: `line` needs 4
+/// floats of slack past its last pixel, `out` 1).
+void cresampler_filter(const float *line, const float *weights, const intptr_t *starts, size_t taps, size_t count,
+                       size_t channels, float *out);
+
+/// Anti-ringing of the vertical pass: clamps `out[i]` to the range of
+/// `rows[k][i]` over k < count, for i below `floats` rounded up to a
+/// multiple of 8 (as `cresampler_combine` reads them). With `vector` (only
+/// when `cresampler_available()`), in AVX2; else plain loops, any CPU.
+void cresampler_clamp_combined(const float *const *rows, size_t count, size_t floats, float *out, int vector);
+
+/// Anti-ringing of the horizontal pass over pixels of `channels` floats:
+/// clamps the first 3 or 4 floats of output pixel x to the range of the
+/// `counts[x]` pixels from `line + (starts[x] + offsets[x]) * channels`
+/// (the fourth float of a 3-channel pixel, the next pixel's, is kept).
+/// `vector` as for `cresampler_clamp_combined`; 1 and 2 channels go to the
+/// plain loops whatever it says.
+void cresampler_clamp_row(const float *line, const intptr_t *starts, const intptr_t *offsets, const intptr_t *counts,
+                          size_t count, size_t channels, float *out, int vector);
+
+#endif
