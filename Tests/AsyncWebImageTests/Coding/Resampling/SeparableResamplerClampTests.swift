@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import AsyncWebImage
+@testable import AsyncWebImage
 
 @Suite("SeparableResampler anti-ringing and vector loops", .timeLimit(.minutes(2)))
 struct SeparableResamplerClampTests {
