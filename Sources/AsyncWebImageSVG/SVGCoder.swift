@@ -141,7 +141,7 @@ public struct SVGCoder: ImageDecoding, SelfSchedulingImageDecoding {
     /// kills the worker.
     ///
     /// - Throws: As ``decode(_:options:)``, and `CancellationError`.
-    public func decodeScheduled(_ data: Data, options: ImageDecodingOptions) async throws -> Image {
+    package func decodeScheduled(_ data: Data, options: ImageDecodingOptions) async throws -> Image {
         try await renderer.renderScheduled(job(data, options: options))
     }
 

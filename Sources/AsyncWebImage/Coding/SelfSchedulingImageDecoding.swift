@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// A decoder that schedules its own work — on threads or in processes of
 /// its own, under a bound of its own — instead of holding one of the
@@ -14,7 +14,7 @@ public import Foundation
 ///
 /// `SVGCoder` (`AsyncWebImageSVG`) is one: each render runs in a child
 /// process that its deadline can end, on a few dedicated threads.
-public protocol SelfSchedulingImageDecoding: ImageDecoding {
+package protocol SelfSchedulingImageDecoding: ImageDecoding {
     /// Decodes `data` on the decoder's own threads or processes, within its
     /// own bound on concurrent work; cancelling the calling task ends the
     /// wait, and the work with it where the decoder can end it.

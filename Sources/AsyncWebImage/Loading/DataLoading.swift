@@ -14,7 +14,7 @@ public protocol DataLoading: Sendable {
     /// - Important: The work stops when the consuming task is cancelled or
     ///   when the sequence and its iterator are released unfinished.
     ///   Implementations must not block the caller.
-    func loadData(for request: DataRequest) -> DataTransfer
+    func loadData(for request: DataRequest) -> DataRequest.Transfer
 
     /// The URL schemes this loader fetches, lower case.
     ///

@@ -45,7 +45,7 @@ public struct DataRequest: Sendable, Hashable {
     /// default) for the loader's ``ImageLoader/Configuration/retryPolicy``.
     /// Not part of ``key``: subscribers that share a transfer share the
     /// policy of the one that started it.
-    public var retryPolicy: RetryPolicy?
+    public var retryPolicy: DataRequest.RetryPolicy?
     /// The TLS client certificate to present when the server asks for one;
     /// nil (the default) for the loader's
     /// ``CurlDataLoader/Configuration/clientCertificate``. Part of ``key``.

@@ -3,7 +3,7 @@ extension HTTPResponseHead {
     /// (`CURLINFO_*_TIME_T`), with the HTTP version and whether a connection was
     /// reused. On a response head the phases up to the head; the total
     /// (`CURLINFO_TOTAL_TIME_T`) is known only after the body, so it is nil
-    /// there and set in ``DataTransfer/completedTimings``.
+    /// there and set in ``DataRequest/Transfer/completedTimings``.
     ///
     /// Every phase is measured from the start of the transfer and includes the
     /// ones before it, as curl reports them; after redirects, the times cover

@@ -109,7 +109,7 @@ struct LoaderObservabilityTests {
             return number == 1 ? .status(503) : .ok(png, contentType: "image/png")
         }
         var context = ImageContext()
-        context.retryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(20))
+        context.retryPolicy = DataRequest.RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(20))
         // When it is loaded with retries allowed
         let response = try await observed.harness.loader.response(observed.harness.server.url("/flaky.png"), context: context)
         // Then it loaded on the second attempt, and the retry was counted and

@@ -9,7 +9,7 @@ struct CollectedTransfer {
     var chunks = 0
 }
 
-extension DataTransfer {
+extension DataRequest.Transfer {
     /// Reads the transfer to its end.
     func collect() async throws -> CollectedTransfer {
         var result = CollectedTransfer()

@@ -17,7 +17,7 @@ final class DownloadTransfer: Sendable {
     private let state: Lock<Machine>
     private let request: DataRequest
     private let loader: any DataLoading
-    private let retryPolicy: RetryPolicy
+    private let retryPolicy: DataRequest.RetryPolicy
     private let retryObserver: RetryObserver?
 
     /// Told, before the wait, that `request` failed with `error` and attempt `number` (2 or more) follows.
@@ -26,7 +26,7 @@ final class DownloadTransfer: Sendable {
     private struct Producer {
         /// The loader's events until ``start(coalescer:)`` takes them: once
         /// the producer lets go of them, the loader's transfer stops.
-        var source: DataTransfer?
+        var source: DataRequest.Transfer?
         /// Changes the loader's priority for the current attempt while it waits.
         var prioritize: @Sendable (DataRequest.Priority) -> Void
         var task: Task<Void, Never>?
@@ -61,9 +61,9 @@ final class DownloadTransfer: Sendable {
     ///   - request: What to load.
     ///   - loader: Where the attempts run.
     ///   - maxBytes: The most body bytes kept.
-    ///   - retryPolicy: How failed attempts are retried; ``RetryPolicy/none`` by default.
+    ///   - retryPolicy: How failed attempts are retried; ``DataRequest/RetryPolicy/none`` by default.
     ///   - retryObserver: Told of each retry.
-    init(request: DataRequest, loader: any DataLoading, maxBytes: Int64, retryPolicy: RetryPolicy = .none, retryObserver: RetryObserver? = nil) {
+    init(request: DataRequest, loader: any DataLoading, maxBytes: Int64, retryPolicy: DataRequest.RetryPolicy = .none, retryObserver: RetryObserver? = nil) {
         self.retryObserver = retryObserver
         key = request.key
         self.request = request
@@ -161,7 +161,7 @@ final class DownloadTransfer: Sendable {
     /// received; when the server sent the same body whole, the part already
     /// received is skipped; when it sent another representation, the body
     /// restarts with it. A restarting attempt's head restarts the body.
-    private func feed(_ source: DataTransfer, from start: Start) async -> Attempt {
+    private func feed(_ source: DataRequest.Transfer, from start: Start) async -> Attempt {
         var skip = 0
         var lastHead: HTTPResponseHead?
         do {
@@ -202,7 +202,7 @@ final class DownloadTransfer: Sendable {
             }
             return .completed
         } catch {
-            let wish = (source.failedHead?() ?? lastHead)?.headers[.retryAfter].flatMap { RetryPolicy.retryAfter($0) }
+            let wish = (source.failedHead?() ?? lastHead)?.headers[.retryAfter].flatMap { DataRequest.RetryPolicy.retryAfter($0) }
             return .failed(error, retryAfter: wish, retryable: true)
         }
     }

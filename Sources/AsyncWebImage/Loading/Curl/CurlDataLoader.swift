@@ -85,13 +85,13 @@ public final class CurlDataLoader: DataLoading, Sendable {
     ///
     /// - Parameter request: What to load.
     /// - Returns: The events; see ``DataLoading/loadData(for:)``.
-    public func loadData(for request: DataRequest) -> DataTransfer {
+    public func loadData(for request: DataRequest) -> DataRequest.Transfer {
         let scheme = request.url.scheme?.lowercased() ?? ""
         guard configuration.allowedSchemes.contains(scheme) else {
             return .failing(.unsupportedScheme(scheme))
         }
         let (stream, continuation) = AsyncThrowingStream.makeStream(
-            of: DataTransfer.Event.self, throwing: (any Error).self
+            of: DataRequest.Transfer.Event.self, throwing: (any Error).self
         )
         let transfer = CurlTransfer(
             id: loop.makeID(), request: request, continuation: continuation, configuration: configuration
@@ -102,7 +102,7 @@ public final class CurlDataLoader: DataLoading, Sendable {
             if case .cancelled = termination { loop.post(.cancel(id)) }
         }
         loop.post(.start(transfer))
-        return DataTransfer(
+        return DataRequest.Transfer(
             stream: stream,
             prioritize: { [self] priority in loop.post(.setPriority(id, priority)) },
             consumed: { [self] count in

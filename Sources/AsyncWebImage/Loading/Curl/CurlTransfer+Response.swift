@@ -73,7 +73,7 @@ extension CurlTransfer {
     /// two more idle connections), and an origin that drops connections
     /// because it is overloaded got the load multiplied. RFC 9110 §9.2.2
     /// allows at most one automatic retry; this loader makes none of its own:
-    /// the drop is a `connectionLost` failure, which ``RetryPolicy`` retries
+    /// the drop is a `connectionLost` failure, which ``DataRequest/RetryPolicy`` retries
     /// (with backoff) when the application asks for retries, and which a
     /// stale cached response may stand in for (RFC 9111 §4.2.4). Redirects and
     /// a digest challenge's answer follow a response, so they go on.

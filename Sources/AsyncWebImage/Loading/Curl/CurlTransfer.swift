@@ -22,7 +22,7 @@ import AWILocking
 final class CurlTransfer: @unchecked Sendable {
     let id: UInt64
     let request: DataRequest
-    let continuation: AsyncThrowingStream<DataTransfer.Event, any Error>.Continuation
+    let continuation: AsyncThrowingStream<DataRequest.Transfer.Event, any Error>.Continuation
     let configuration: CurlDataLoader.Configuration
 
     struct Flow {
@@ -71,7 +71,7 @@ final class CurlTransfer: @unchecked Sendable {
     init(
         id: UInt64,
         request: DataRequest,
-        continuation: AsyncThrowingStream<DataTransfer.Event, any Error>.Continuation,
+        continuation: AsyncThrowingStream<DataRequest.Transfer.Event, any Error>.Continuation,
         configuration: CurlDataLoader.Configuration
     ) {
         self.id = id

@@ -37,7 +37,7 @@ public struct ImageContext: Sendable {
         var decryptor: ImageDataDecryptor?
         var cache: ImageCache?
         var dataLoader: (any DataLoading)?
-        var retryPolicy: RetryPolicy?
+        var retryPolicy: DataRequest.RetryPolicy?
         var logger: Logger?
 
         var isEmpty: Bool {
@@ -169,7 +169,7 @@ public struct ImageContext: Sendable {
     /// How often a failed download is tried again, in place of the loader's
     /// ``ImageLoader/Configuration/retryPolicy``. Subscribers sharing a
     /// download share the policy of the one that started it.
-    public var retryPolicy: RetryPolicy? {
+    public var retryPolicy: DataRequest.RetryPolicy? {
         get { box?.values.retryPolicy }
         set { update { $0.retryPolicy = newValue } }
     }
@@ -205,7 +205,7 @@ public struct ImageContext: Sendable {
         decryptor: ImageDataDecryptor? = nil,
         cache: ImageCache? = nil,
         dataLoader: (any DataLoading)? = nil,
-        retryPolicy: RetryPolicy? = nil,
+        retryPolicy: DataRequest.RetryPolicy? = nil,
         logger: Logger? = nil
     ) {
         self.init(Values(

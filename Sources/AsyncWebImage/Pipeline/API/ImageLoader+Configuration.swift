@@ -63,9 +63,9 @@ extension ImageLoader {
         public var optionsProcessor: (@Sendable (ImageRequest) -> ImageRequest)?
 
         /// How failed downloads are retried when the request's context names
-        /// no policy (``ImageContext/retryPolicy``). ``RetryPolicy/none`` by
-        /// default (see ``RetryPolicy`` for why).
-        public var retryPolicy: RetryPolicy = .none
+        /// no policy (``ImageContext/retryPolicy``). ``DataRequest/RetryPolicy/none`` by
+        /// default (see ``DataRequest/RetryPolicy`` for why).
+        public var retryPolicy: DataRequest.RetryPolicy = .none
 
         /// Whether URLs that failed permanently are refused afterwards until
         /// loaded with `.retryFailed`. `true` by default.

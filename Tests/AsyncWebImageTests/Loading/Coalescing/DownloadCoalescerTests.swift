@@ -361,5 +361,5 @@ private struct DeclaredLimitLoader: DataLoading {
     let base: CurlDataLoader
     let maxResponseBytes: Int64
 
-    func loadData(for request: DataRequest) -> DataTransfer { base.loadData(for: request) }
+    func loadData(for request: DataRequest) -> DataRequest.Transfer { base.loadData(for: request) }
 }

@@ -10,9 +10,9 @@ import AWILocking
 @Suite("Retries and resumption", .timeLimit(.minutes(1)))
 struct RetryTests {
     /// Fast backoff, three attempts.
-    private static let quick = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(20), maxDelay: .milliseconds(40))
+    private static let quick = DataRequest.RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(20), maxDelay: .milliseconds(40))
 
-    private func coalescer(_ policy: RetryPolicy) -> DownloadCoalescer {
+    private func coalescer(_ policy: DataRequest.RetryPolicy) -> DownloadCoalescer {
         var configuration = DownloadCoalescer.Configuration()
         configuration.retryPolicy = policy
         return DownloadCoalescer(loader: CurlDataLoader(), configuration: configuration)
@@ -69,7 +69,7 @@ struct RetryTests {
         server.route("/down", .status(503))
         // When it is downloaded by a coalescer that retries, with a request that does not
         var request = DataRequest(url: server.url("/down"))
-        request.retryPolicy = RetryPolicy.none
+        request.retryPolicy = DataRequest.RetryPolicy.none
         let error = await downloadError(coalescer(Self.quick), request)
         // Then there was one request; and with the coalescer's policy, three
         #expect(error as? ImageError == .httpStatus(503))
@@ -94,7 +94,7 @@ struct RetryTests {
             return number == 1 ? .init(status: 503, headers: [("Retry-After", "1")]) : .ok(body)
         }
         // When it is downloaded with a tiny backoff of its own
-        let policy = RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(1))
+        let policy = DataRequest.RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(1))
         let result = try await coalescer(policy).download(DataRequest(url: server.url("/later"))).collect()
         // Then the second request came at least a second after the first
         #expect(result.completed == body)
@@ -115,7 +115,7 @@ struct RetryTests {
         let server = try startedServer()
         defer { server.stop() }
         server.route("/wait", .init(status: 503, headers: [("Retry-After", "5")]))
-        let coalescer = coalescer(RetryPolicy(maxAttempts: 3))
+        let coalescer = coalescer(DataRequest.RetryPolicy(maxAttempts: 3))
         let request = DataRequest(url: server.url("/wait"))
         let task = Task { try await coalescer.download(request).collect() }
         // (the first answer is complete: the download is waiting its 5 s)
@@ -259,14 +259,14 @@ struct RetryTests {
     @Test("Retry-After in seconds and as an HTTP date; the backoff bound doubles up to its cap")
     func policyArithmetic() throws {
         let now = Date(timeIntervalSince1970: 1_000_000)
-        #expect(RetryPolicy.retryAfter("7", now: now) == .seconds(7))
-        #expect(RetryPolicy.retryAfter("Mon, 12 Jan 1970 13:47:00 GMT", now: now) == .seconds(20))
-        #expect(RetryPolicy.retryAfter("soon", now: now) == nil)
+        #expect(DataRequest.RetryPolicy.retryAfter("7", now: now) == .seconds(7))
+        #expect(DataRequest.RetryPolicy.retryAfter("Mon, 12 Jan 1970 13:47:00 GMT", now: now) == .seconds(20))
+        #expect(DataRequest.RetryPolicy.retryAfter("soon", now: now) == nil)
         // Every form RFC 9110 §5.6.7 allows, by the HTTP cache's one parser; another zone is no HTTP-date
-        #expect(RetryPolicy.retryAfter("Monday, 12-Jan-70 13:47:00 GMT", now: now) == .seconds(20))
-        #expect(RetryPolicy.retryAfter("Mon Jan 12 13:47:00 1970", now: now) == .seconds(20))
-        #expect(RetryPolicy.retryAfter("Mon, 12 Jan 1970 13:47:00 PST", now: now) == nil)
-        let policy = RetryPolicy(maxAttempts: 6, baseDelay: .milliseconds(100), maxDelay: .milliseconds(350))
+        #expect(DataRequest.RetryPolicy.retryAfter("Monday, 12-Jan-70 13:47:00 GMT", now: now) == .seconds(20))
+        #expect(DataRequest.RetryPolicy.retryAfter("Mon Jan 12 13:47:00 1970", now: now) == .seconds(20))
+        #expect(DataRequest.RetryPolicy.retryAfter("Mon, 12 Jan 1970 13:47:00 PST", now: now) == nil)
+        let policy = DataRequest.RetryPolicy(maxAttempts: 6, baseDelay: .milliseconds(100), maxDelay: .milliseconds(350))
         #expect((1...5).map { policy.backoffBound(afterFailures: $0) } == [100, 200, 350, 350, 350].map { .milliseconds($0) })
         #expect(policy.delay(afterFailures: 2, retryAfter: nil, random: 0.5) == .milliseconds(100))
         #expect(policy.delay(afterFailures: 6, retryAfter: nil, random: 0.5) == nil)
@@ -324,7 +324,7 @@ struct RetryTests {
         ownLoader.dataLoader = CurlDataLoader()
         let viaOwnLoader = try await harness.loader.response(harness.server.url("/b.png"), context: ownLoader)
         var noRetry = ImageContext()
-        noRetry.retryPolicy = RetryPolicy.none
+        noRetry.retryPolicy = DataRequest.RetryPolicy.none
         await #expect(throws: ImageError.httpStatus(503)) { try await harness.loader.response(harness.server.url("/c.png"), context: noRetry) }
 
         // Then the first two retried past the 503s (three requests each); the third asked once

@@ -7,7 +7,7 @@ import Testing
 /// loopback server checking `Authorization` (and challenging with `401`).
 @Suite("HTTP authentication", .timeLimit(.minutes(1)))
 struct CurlAuthenticationTests {
-    private func status(_ transfer: DataTransfer) async throws -> Int? {
+    private func status(_ transfer: DataRequest.Transfer) async throws -> Int? {
         do {
             _ = try await transfer.collect()
             return nil

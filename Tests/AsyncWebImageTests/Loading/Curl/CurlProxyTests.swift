@@ -6,7 +6,7 @@ import Testing
 /// Proxy settings against a real `tinyproxy` on 127.0.0.1.
 @Suite("Proxies through tinyproxy", .timeLimit(.minutes(1)))
 struct CurlProxyTests {
-    private func failureKind(_ transfer: DataTransfer) async throws -> ImageError.NetworkFailure.Kind? {
+    private func failureKind(_ transfer: DataRequest.Transfer) async throws -> ImageError.NetworkFailure.Kind? {
         do {
             _ = try await transfer.collect()
             return nil

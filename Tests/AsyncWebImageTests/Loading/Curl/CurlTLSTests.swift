@@ -8,7 +8,7 @@ import Testing
 @Suite("TLS and HTTP/2 against nghttpd", .timeLimit(.minutes(2)))
 struct CurlTLSTests {
     /// The failure kind of a transfer that fails, nil if it loads.
-    private func failureKind(_ transfer: DataTransfer) async throws -> ImageError.NetworkFailure.Kind? {
+    private func failureKind(_ transfer: DataRequest.Transfer) async throws -> ImageError.NetworkFailure.Kind? {
         do {
             _ = try await transfer.collect()
             return nil

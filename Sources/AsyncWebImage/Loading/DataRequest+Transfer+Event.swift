@@ -1,6 +1,6 @@
 public import Foundation
 
-extension DataTransfer {
+extension DataRequest.Transfer {
     /// What a ``DataLoading`` transfer reports, in order: one ``head(_:)``,
     /// then any number of ``chunk(_:)``; the sequence ends after the last byte.
     public enum Event: Sendable {
