@@ -165,10 +165,10 @@ struct ImgproxyInterfaceTests {
             let info = String(decoding: try ServerHarness.run("/usr/bin/env", ["webpmux", "-info", file.path]), as: UTF8.self)
             #expect(info.contains("Number of frames: 3"), "\(info)")
             #expect(info.contains("Canvas size: 20 x 15"), "\(info)")
-            let frames = try #require(try WebPCoder().makeAnimatedFrameDecoder(reply.body, options: .init()))
-            #expect(frames.info.frameDurations == [.milliseconds(200), .milliseconds(200), .milliseconds(200)])
+            let animation = try #require(try ImageCoderRegistry.builtIn.adding(WebPCoder()).decode(reply.body).animation)
+            #expect(animation.frameDurations == [.milliseconds(200), .milliseconds(200), .milliseconds(200)])
             var colours: [[UInt8]] = []
-            while let frame = try frames.decodeNextFrame() { colours.append(Array(try #require(frame.pixel(x: 10, y: 7)).prefix(3))) }
+            for frame in try await animation.allFrames() { colours.append(Array(try #require(frame.image.pixel(x: 10, y: 7)).prefix(3))) }
             #expect(colours.count == 3)
             for (colour, expected) in zip(colours, [[255, 0, 0], [0, 255, 0], [0, 0, 255]] as [[Int]]) {
                 #expect(zip(colour, expected).allSatisfy { abs(Int($0) - $1) <= 12 }, "\(colour) vs \(expected)")
