@@ -88,7 +88,7 @@ public struct ImageCoderRegistry: Sendable {
 
     /// Decodes `data` with the first decoder that accepts it.
     ///
-    /// An animation (a decoder conforming to ``AnimatedImageDecoding`` that
+    /// An animation (a decoder of the package's animated formats that
     /// finds more than one frame) gives its first frame with the
     /// ``AnimatedImage`` in ``Image/animation``, unless
     /// ``ImageDecodingOptions/decodesFirstFrameOnly``: then the decoder's

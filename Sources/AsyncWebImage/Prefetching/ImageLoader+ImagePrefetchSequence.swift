@@ -130,7 +130,7 @@ extension ImageLoader {
     ///   - urls: The URLs, loaded in order.
     ///   - options: Options for every load.
     ///   - context: Context for every load.
-    ///   - priority: The priority of every load: ``ImageRequest/Priority/low`` by default.
+    ///   - priority: The priority of every load: ``DataRequest/Priority/low`` by default.
     ///   - decodes: Decode into memory (`true`, the default) or fetch the data only.
     ///   - maxConcurrentLoads: How many loads of this prefetch run at once; 3 by default.
     public func prefetch(

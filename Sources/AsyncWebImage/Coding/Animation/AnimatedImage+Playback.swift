@@ -13,7 +13,7 @@ extension AnimatedImage {
     /// with that ``ImageError``.
     ///
     /// A frame that is not in the buffer is decoded holding a permit of the
-    /// animation's ``AnimatedImage/limiter`` (a heavy one for a canvas over its
+    /// animation's loader's CPU limit (a heavy one for a canvas over its
     /// ``ImageLoader/CPULimits/heavyPixelCount``), like any decode of the loader.
     public struct Playback<C: Clock>: AsyncSequence, Sendable where C.Duration == Duration {
         /// One frame as it is shown.

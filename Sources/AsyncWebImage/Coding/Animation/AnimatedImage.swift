@@ -3,7 +3,7 @@ import Synchronization
 
 /// An animation with its frames decoded on demand: the public model of an
 /// animated GIF (and of the other animated formats whose coders conform to
-/// ``AnimatedImageDecoding``), the Linux counterpart of SDWebImage's
+/// `AnimatedImageDecoding`), the Linux counterpart of SDWebImage's
 /// `SDAnimatedImage`.
 ///
 /// Every frame is a full-canvas ``Image`` (RGBA, straight alpha) after the
@@ -32,7 +32,7 @@ import Synchronization
 ///
 /// ``frames(clock:)`` yields each frame at its time on any `Clock`,
 /// honouring ``loopCount``, and ends when its task is cancelled. Each frame
-/// it has to decode is CPU work under ``limiter``, the same permits the
+/// it has to decode is CPU work under the loader's CPU permits, the same permits the
 /// loader's still decodes take, so many playbacks at once cannot decode
 /// more frames at once than the machine has cores.
 ///
@@ -138,7 +138,7 @@ public final class AnimatedImage: Sendable {
 
     /// Frame `index` as a full-canvas image, from the buffer or decoded now
     /// (with the frames before it, when the decoder is past it or behind it),
-    /// under the CPU ``limiter`` the animation was decoded with — so a frame
+    /// under the CPU permits of the loader the animation was decoded by — so a frame
     /// decode waits its turn with the loader's other work instead of taking
     /// a core on the caller's thread.
     ///
@@ -151,7 +151,7 @@ public final class AnimatedImage: Sendable {
     }
 
     /// Every frame with its duration, in order, decoded under the CPU
-    /// ``limiter`` one at a time: all of an animation in one call, for an
+    /// CPU permit one at a time: all of an animation in one call, for an
     /// encoder or an export.
     ///
     /// Each frame is a full canvas (`canvasSize` × 4 bytes as RGBA): an
@@ -170,7 +170,7 @@ public final class AnimatedImage: Sendable {
     }
 
     /// ``frame(at:)`` on the calling thread, taking no permit: for work that
-    /// already holds a permit of ``limiter`` (an encoder fed one frame at a
+    /// already holds a CPU permit (an encoder fed one frame at a
     /// time inside it, playback's own decode). Elsewhere call ``frame(at:)``,
     /// which waits its turn for a core.
     ///

@@ -4,8 +4,8 @@ public import Foundation
 ///
 /// Frames are pulled one at a time, so an encoder never needs more than the
 /// frame it is writing (and its own state): an animation decoded frame by
-/// frame by an ``AnimatedFrameDecoder`` can be re-encoded without holding
-/// all of its frames (``encodeAnimation(from:)``). Every frame is a full
+/// frame by a frame decoder can be re-encoded without holding
+/// all of its frames (``encodeAnimation(loopCount:nextFrame:)``). Every frame is a full
 /// canvas, as decoders give them; all must have the first frame's size.
 public protocol AnimatedImageEncoding: Sendable {
     /// The format this encoder writes.

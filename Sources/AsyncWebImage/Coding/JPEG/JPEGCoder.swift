@@ -30,7 +30,7 @@ public import Foundation
 /// with the marker appended, and a scan that really ends early still warns
 /// and fails (a progressive file cut between scans cannot be told from a
 /// complete one that way, so without EOI it fails). The
-/// progressive decoder from ``makeProgressiveDecoder(options:)``
+/// progressive decoder from `makeProgressiveDecoder(options:)` (the loader's, with `.progressiveLoad`)
 /// turns partial data into previews instead.
 ///
 /// ### Why refuse, and how not to

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Makes previews of a JPEG download in progress; returned by
-/// ``JPEGCoder/makeProgressiveDecoder(options:)``.
+/// `JPEGCoder.makeProgressiveDecoder(options:)`.
 ///
 /// Each call scans only the bytes that arrived since the previous call
 /// (an incremental marker scanner keeps its place), and decodes only when a

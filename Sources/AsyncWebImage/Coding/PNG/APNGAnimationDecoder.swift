@@ -14,7 +14,7 @@ package import Foundation
 /// file's `iCCP`, `sRGB` or `gAMA`/`cHRM`, converted to sRGB or kept, as
 /// the options say). Frames are decoded when asked for, in order.
 ///
-/// Not `Sendable`: one task at a time, as ``AnimatedFrameDecoder`` says.
+/// Not `Sendable`: one task at a time, as `AnimatedFrameDecoder` says.
 final class APNGAnimationDecoder: AnimatedFrameDecoder {
     let info: AnimatedImage.Info
     private(set) var nextFrameIndex = 0

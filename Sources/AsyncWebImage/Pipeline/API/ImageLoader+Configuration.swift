@@ -161,7 +161,7 @@ extension ImageLoader {
         ///
         /// A load holds its response body from its download until its decode
         /// and transform are done, and under load most of that time goes to
-        /// waiting for a ``cpuLimiter`` permit: without a bound, a server
+        /// waiting for a CPU permit (``cpuLimits``): without a bound, a server
         /// with many requests in flight holds every one of their bodies at
         /// once, a few megabytes each, while one core decodes one of them.
         /// With a budget, a load waits before it starts its download while

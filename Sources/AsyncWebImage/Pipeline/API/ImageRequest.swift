@@ -30,7 +30,7 @@ public struct ImageRequest: Sendable {
     public var options: ImageOptions
     /// Settings for this load, over the loader's defaults.
     public var context: ImageContext
-    /// When its download starts among those waiting: ``Priority/normal`` by default.
+    /// When its download starts among those waiting: ``DataRequest/Priority/normal`` by default.
     public var priority: Priority
 
     /// A request for `url`.
@@ -39,7 +39,7 @@ public struct ImageRequest: Sendable {
     ///   - url: The image's URL.
     ///   - options: Switches for this load; none by default.
     ///   - context: Settings for this load; every value inherits by default.
-    ///   - priority: ``Priority/normal`` by default.
+    ///   - priority: ``DataRequest/Priority/normal`` by default.
     public init(url: URL, options: ImageOptions = [], context: ImageContext = ImageContext(), priority: Priority = .normal) {
         self.url = url
         self.options = options
@@ -53,7 +53,7 @@ public struct ImageRequest: Sendable {
     ///   - url: The image's URL.
     ///   - thumbnail: The size and fit to decode at.
     ///   - options: Switches for this load; none by default.
-    ///   - priority: ``Priority/normal`` by default.
+    ///   - priority: ``DataRequest/Priority/normal`` by default.
     public init(url: URL, thumbnail: ThumbnailOptions, options: ImageOptions = [], priority: Priority = .normal) {
         self.init(url: url, options: options, context: ImageContext(thumbnail: thumbnail), priority: priority)
     }
