@@ -274,7 +274,7 @@ struct ImgproxyInterfaceTests {
         // Another transform of the same image: the original from Redis, decoded here, no origin request.
         let fit = try harness.get("/insecure/rs:fit:50:50/plain/\(harness.origin)/photo.jpg@png")
         #expect(fit.status == 200)
-        #expect(fit.headers[.xCache] == "hit-disk")
+        #expect(fit.headers[.xCache] == "hit-shared")
         #expect(try Self.size(of: fit.body, in: harness) == "50x38")
         #expect(try harness.decodes() == 1)
         #expect(harness.originRequests == 1)
