@@ -36,8 +36,7 @@ struct PyvipsThumbnailScenario: Scenario {
     private static let side = 256
 
     static var helperScript: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("pyvips/pyvips_thumbnail.py")
+        BenchmarkPaths.benchmarks.appendingPathComponent("pyvips/pyvips_thumbnail.py")
     }
 
     func run(in context: BenchmarkContext) async throws -> [ResultRow] {

@@ -33,8 +33,7 @@ struct ThumbnailQualityScenario: Scenario {
     private static let filesPerClass = 8
 
     static var helperScript: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("quality/thumbnail_quality.py")
+        BenchmarkPaths.benchmarks.appendingPathComponent("quality/thumbnail_quality.py")
     }
 
     func run(in context: BenchmarkContext) async throws -> [ResultRow] {
