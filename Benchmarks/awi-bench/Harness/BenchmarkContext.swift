@@ -1,3 +1,5 @@
+import AWIBenchResults
+
 /// What every scenario gets: the options, the corpus, the progress display, the server.
 struct BenchmarkContext: Sendable {
     let options: BenchmarkOptions

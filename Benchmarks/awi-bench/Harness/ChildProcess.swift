@@ -21,9 +21,13 @@ struct ChildProcess {
     static let env = URL(fileURLWithPath: "/usr/bin/env")
 
     /// Runs `executable` with `arguments` and waits for it to exit.
-    /// - Parameter mergingErrors: Standard error into the same file as
-    ///   standard output (`true` by default); else kept apart in ``Outcome/errors``.
-    static func run(_ executable: URL, _ arguments: [String], mergingErrors: Bool = true) async throws -> Outcome {
+    /// - Parameters:
+    ///   - mergingErrors: Standard error into the same file as standard
+    ///     output (`true` by default); else kept apart in ``Outcome/errors``.
+    ///   - environment: The child's environment (`nil`: this process's).
+    static func run(
+        _ executable: URL, _ arguments: [String], mergingErrors: Bool = true, environment: [String: String]? = nil
+    ) async throws -> Outcome {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("awi-bench-child-\(UUID().uuidString)")
         let outURL = base.appendingPathExtension("out")
         let errURL = base.appendingPathExtension("err")
@@ -39,6 +43,7 @@ struct ChildProcess {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let environment { process.environment = environment }
         process.standardOutput = output
         process.standardError = errors
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in

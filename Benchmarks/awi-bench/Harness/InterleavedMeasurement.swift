@@ -1,3 +1,5 @@
+import AWIBenchResults
+
 /// Runs an operation and its baseline alternately in the same process.
 ///
 /// After the warm-up, round *i* runs ours then the baseline when *i* is even
@@ -9,6 +11,18 @@ struct InterleavedMeasurement: Sendable {
     var ours = SampleSeries()
     /// Samples of the baseline.
     var baseline = SampleSeries()
+
+    /// The run's own noise around the ratio: a 95 % confidence interval of the
+    /// median of the per-round ratios on `basis`. Each round times both sides
+    /// back to back, so a round's ratio is paired: drift between rounds moves
+    /// both sides of it, and only what the rounds disagree on widens the interval.
+    func ratioInterval(_ basis: TimeBasis) -> ClosedInterval? {
+        let ours = basis == .cpu ? self.ours.cpu : self.ours.wall
+        let theirs = basis == .cpu ? baseline.cpu : baseline.wall
+        let ratios = zip(ours, theirs).compactMap { ours, theirs in ours > 0 && theirs > 0 ? theirs / ours : nil }
+        guard ratios.count >= 2, let interval = Statistics.medianInterval(ratios) else { return nil }
+        return ClosedInterval(interval.low, interval.high)
+    }
 
     /// Measures `ours` against `baseline` under `plan`, reporting progress.
     ///

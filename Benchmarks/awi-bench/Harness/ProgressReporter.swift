@@ -1,3 +1,4 @@
+import AWIBenchResults
 import Glibc
 import Synchronization
 

@@ -1,3 +1,5 @@
+import AWIBenchResults
+
 /// The timed samples of one side of a comparison.
 struct SampleSeries: Sendable {
     private(set) var wall: [Double] = []

@@ -1,3 +1,5 @@
+import AWIBenchResults
+
 /// What a case must achieve. A missed target is reported, never fatal: the
 /// benchmark is a measurement, not a test.
 enum Target: Sendable {
@@ -17,12 +19,17 @@ enum Target: Sendable {
         }
     }
 
-    /// Whether `ratio` meets a ratio target (`nil` for conditions).
-    func isMet(byRatio ratio: Double) -> Bool? {
+    /// The smallest ratio that meets the target (`nil` for conditions).
+    var minimumRatio: Double? {
         switch self {
-        case .ratioAtLeast(let value): ratio >= value
-        case .timeAtMost(let value): ratio >= 1 / value
+        case .ratioAtLeast(let value): value
+        case .timeAtMost(let value): 1 / value
         case .condition: nil
         }
+    }
+
+    /// Whether `ratio` meets a ratio target (`nil` for conditions).
+    func isMet(byRatio ratio: Double) -> Bool? {
+        minimumRatio.map { ratio >= $0 }
     }
 }

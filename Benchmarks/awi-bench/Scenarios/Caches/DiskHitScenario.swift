@@ -1,3 +1,4 @@
+import AWIBenchResults
 import AsyncWebImage
 import CXXHash
 import Foundation

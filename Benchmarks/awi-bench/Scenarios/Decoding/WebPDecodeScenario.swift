@@ -1,3 +1,4 @@
+import AWIBenchResults
 import AsyncWebImage
 import CTurboJPEG
 import Foundation

@@ -1,3 +1,4 @@
+import AWIBenchResults
 @_spi(Benchmarks) import AsyncWebImage
 import Foundation
 import LoopbackServer

@@ -1,3 +1,4 @@
+import AWIBenchResults
 import AsyncWebImage
 import AsyncWebImageAllFormats
 import CTurboJPEG
@@ -57,10 +58,10 @@ struct PyvipsThumbnailScenario: Scenario {
             let chosen = Array(files.sorted { $0.byteCount > $1.byteCount }.prefix(limit))
             let caseName = "\(label) ×\(chosen.count) → \(Self.side)px"
             rows.append(await context.measureCase(scenario: name, caseName: caseName) {
-                try await measure(chosen, caseName: caseName, target: 1.2, context: context)
+                try await measure(chosen, group: label, caseName: caseName, target: 1.2, context: context)
             })
             rows.append(await context.measureCase(scenario: name, caseName: caseName + " vs Pillow") {
-                try await measure(chosen, caseName: caseName + " vs Pillow", target: nil, pillow: true, context: context)
+                try await measure(chosen, group: label, caseName: caseName + " vs Pillow", target: nil, pillow: true, context: context)
             })
         }
         var webp = context.corpus.images.filter { $0.format == .webp }
@@ -75,10 +76,10 @@ struct PyvipsThumbnailScenario: Scenario {
             let chosen = Array(webp.sorted { $0.byteCount > $1.byteCount }.prefix(limit))
             let caseName = "WebP ×\(chosen.count) → \(Self.side)px" + (madeFolder == nil ? "" : " (made from the JPEGs)")
             rows.append(await context.measureCase(scenario: name, caseName: caseName) {
-                try await measure(chosen, caseName: caseName, target: 1.0, context: context)
+                try await measure(chosen, group: "WebP", caseName: caseName, target: 1.0, context: context)
             })
             rows.append(await context.measureCase(scenario: name, caseName: caseName + " vs Pillow") {
-                try await measure(chosen, caseName: caseName + " vs Pillow", target: nil, pillow: true, context: context)
+                try await measure(chosen, group: "WebP", caseName: caseName + " vs Pillow", target: nil, pillow: true, context: context)
             })
         }
         // HEIC: made from the largest baseline JPEGs (phones' format; no corpus has any).
@@ -86,7 +87,7 @@ struct PyvipsThumbnailScenario: Scenario {
         if !heic.isEmpty {
             let caseName = "HEIC ×\(heic.count) → \(Self.side)px (made from the JPEGs, 512 px embedded thumbnail)"
             rows.append(await context.measureCase(scenario: name, caseName: caseName) {
-                try await measure(heic, caseName: caseName, target: 1.0, context: context)
+                try await measure(heic, group: "HEIC", caseName: caseName, target: 1.0, context: context)
             })
         }
         return rows
@@ -133,9 +134,10 @@ struct PyvipsThumbnailScenario: Scenario {
         return made
     }
 
-    /// Our thumbnails of `files` against pyvips's (or, with `pillow`, Pillow's) in the same run.
+    /// Our thumbnails of `files` against pyvips's (or, with `pillow`, Pillow's) in the same run;
+    /// `group` is the class, which the quality scenario's rows share.
     private func measure(
-        _ files: [CorpusImage], caseName: String, target: Double?, pillow: Bool = false, context: BenchmarkContext
+        _ files: [CorpusImage], group: String, caseName: String, target: Double?, pillow: Bool = false, context: BenchmarkContext
     ) async throws -> ResultRow {
         let datas = try files.map { try context.corpus.data(of: $0) }
         let registry = ImageCoderRegistry.allFormats
@@ -167,6 +169,7 @@ struct PyvipsThumbnailScenario: Scenario {
             unitsPerOperation: Double(files.count), unit: "img/s", basis: .cpu,
             baseline: pillow ? "Pillow thumbnail(LANCZOS)" : "pyvips thumbnail_buffer", target: target.map { .ratioAtLeast($0) }
         )
+        row.group = group
         let megapixels = files.reduce(0) { $0 + $1.megapixels } / Double(files.count)
         row.note = String(format: "mean %.1f MP per file; ", megapixels) + (pillow ? "Pillow, one thread" : "libvips with VIPS_CONCURRENCY=1")
         return row

@@ -1,3 +1,4 @@
+import AWIBenchResults
 @_spi(Benchmarks) import AsyncWebImage
 import AsyncWebImageAllFormats
 import Foundation
@@ -20,7 +21,7 @@ import Foundation
 /// Speed is measured beside it by `pyvips-thumbnail` (the same files and
 /// classes, pyvips and Pillow).
 ///
-/// With `AWI_QUALITY_CROPS=DIR` in the environment, the helper also writes
+/// With `--report DIR` (into `DIR/crops`) or `AWI_QUALITY_CROPS=DIR` in the environment, the helper also writes
 /// each class's worst file (the library furthest below pyvips) to DIR as
 /// 4× crops side by side, reference, library, pyvips, Pillow — the
 /// README's crops come from it.
@@ -84,7 +85,7 @@ struct ThumbnailQualityScenario: Scenario {
         }
         let cache = CorpusGenerator.defaultDirectory() + "/../quality-references"
         var manifest: [String: Any] = ["size": Self.side, "cache": cache, "baselines": ["pyvips", "pillow"], "files": entries]
-        if let crops = ProcessInfo.processInfo.environment["AWI_QUALITY_CROPS"], !crops.isEmpty {
+        if let crops = context.options.qualityCropsDirectory {
             manifest["crops"] = URL(fileURLWithPath: crops).standardizedFileURL.path
         }
         let manifestURL = folder.appendingPathComponent("manifest.json")
@@ -120,6 +121,8 @@ struct ThumbnailQualityScenario: Scenario {
             return text
         }
         var row = ResultRow(scenario: scenario, caseName: "\(group) → \(side)px" + (perScale ? "" : " (class)"))
+        row.group = perScale ? nil : group
+        row.metrics = QualityMetrics.flattened(lines)
         row.baseline = "pyvips thumbnail_buffer; Pillow thumbnail(LANCZOS)"
         row.note = "SSIMULACRA 2 median / 10th percentile, butteraugli 3-norm median: " + [
             describe("library", "library"), describe("library .area", "library .area"),

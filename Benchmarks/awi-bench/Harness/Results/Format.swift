@@ -1,9 +1,9 @@
 import Foundation
 
-/// Number formatting for the table: short, fixed significant digits, units attached.
-enum Format {
+/// Number formatting for the tables and the report: short, fixed significant digits, units attached.
+public enum Format {
     /// Seconds as ns/µs/ms/s with three significant digits.
-    static func seconds(_ value: Double?) -> String {
+    public static func seconds(_ value: Double?) -> String {
         guard let value else { return "-" }
         switch value {
         case ..<1e-6: return significant(value * 1e9) + " ns"
@@ -14,7 +14,7 @@ enum Format {
     }
 
     /// A throughput with its unit, with k/M prefixes for large counts.
-    static func rate(_ value: Double?, unit: String?) -> String {
+    public static func rate(_ value: Double?, unit: String?) -> String {
         guard let value else { return "-" }
         let unit = unit ?? "/s"
         switch value {
@@ -25,19 +25,19 @@ enum Format {
     }
 
     /// Bytes as MiB.
-    static func bytes(_ value: Int?) -> String {
+    public static func bytes(_ value: Int?) -> String {
         guard let value else { return "-" }
         return String(format: "%.0f MiB", Double(value) / 1_048_576)
     }
 
     /// A ratio like `1.03×`.
-    static func ratio(_ value: Double?) -> String {
+    public static func ratio(_ value: Double?) -> String {
         guard let value else { return "-" }
         return (value >= 10 ? String(format: "%.1f", value) : String(format: "%.2f", value)) + "×"
     }
 
     /// Three significant digits, no exponent.
-    static func significant(_ value: Double) -> String {
+    public static func significant(_ value: Double) -> String {
         // Thresholds just below the next decade, so 99.96 prints as "100", not "100.0".
         switch abs(value) {
         case 99.95...: String(format: "%.0f", value)
