@@ -132,11 +132,11 @@ enum BenchmarkRunner {
         }
     }
 
-    /// Gives every missed target of `document` its explanation (a saved run
-    /// of the first JSON version has none).
+    /// Gives every missed target of `document` its explanation, from what is
+    /// known now (a saved run is explained again: its bounds may be better known).
     static func explainMisses(in document: inout BenchmarkDocument) {
         let environment = document.environment
-        for index in document.rows.indices where document.rows[index].passed == false && document.rows[index].explanation == nil {
+        for index in document.rows.indices where document.rows[index].passed == false {
             let row = document.rows[index]
             document.rows[index].explanation = MissExplanation(row: row, environment: environment, known: TargetBounds.bound(for: row))
         }

@@ -12,16 +12,13 @@ struct InterleavedMeasurement: Sendable {
     /// Samples of the baseline.
     var baseline = SampleSeries()
 
-    /// The run's own noise around the ratio: a 95 % confidence interval of the
-    /// median of the per-round ratios on `basis`. Each round times both sides
-    /// back to back, so a round's ratio is paired: drift between rounds moves
-    /// both sides of it, and only what the rounds disagree on widens the interval.
+    /// The run's own noise around the ratio on `basis`: a 95 % bootstrap
+    /// interval over the rounds, each round's pair of samples drawn together
+    /// (see ``Statistics/pairedRatioInterval(ours:theirs:resamples:)``).
     func ratioInterval(_ basis: TimeBasis) -> ClosedInterval? {
         let ours = basis == .cpu ? self.ours.cpu : self.ours.wall
         let theirs = basis == .cpu ? baseline.cpu : baseline.wall
-        let ratios = zip(ours, theirs).compactMap { ours, theirs in ours > 0 && theirs > 0 ? theirs / ours : nil }
-        guard ratios.count >= 2, let interval = Statistics.medianInterval(ratios) else { return nil }
-        return ClosedInterval(interval.low, interval.high)
+        return Statistics.pairedRatioInterval(ours: ours, theirs: theirs).map { ClosedInterval($0.low, $0.high) }
     }
 
     /// Measures `ours` against `baseline` under `plan`, reporting progress.

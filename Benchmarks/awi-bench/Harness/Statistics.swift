@@ -28,17 +28,32 @@ struct Statistics: Sendable, Codable {
         mean = sorted.reduce(0, +) / Double(sorted.count)
     }
 
-    /// A distribution-free 95 % confidence interval of the median of `samples`:
-    /// the order statistics at ranks n/2 ∓ 0.98·√n (the normal approximation
-    /// to the binomial), which with fewer than 6 samples are the extremes.
-    static func medianInterval(_ samples: [Double]) -> (low: Double, high: Double)? {
-        guard !samples.isEmpty else { return nil }
-        let sorted = samples.sorted()
-        let n = Double(sorted.count)
-        let spread = 0.98 * n.squareRoot()
-        let lower = max(1, Int((n / 2 - spread).rounded(.down)))
-        let upper = min(sorted.count, Int((1 + n / 2 + spread).rounded(.up)))
-        return (sorted[lower - 1], sorted[upper - 1])
+    /// A 95 % interval of `median(theirs) / median(ours)`, the ratio the
+    /// table shows: the 2.5th and 97.5th percentiles of that ratio over
+    /// bootstrap resamples of the rounds, each round's two samples drawn
+    /// together (they ran back to back, so they share the round's machine
+    /// state). Seeded: the same samples give the same interval. `nil` with
+    /// fewer than 2 rounds.
+    static func pairedRatioInterval(ours: [Double], theirs: [Double], resamples: Int = 1000) -> (low: Double, high: Double)? {
+        let pairs = zip(ours, theirs).filter { $0.0 > 0 && $0.1 > 0 }
+        guard pairs.count >= 2 else { return nil }
+        var random = SplitMix64(seed: 0x5EED_0F_B0075)
+        var ratios: [Double] = []
+        ratios.reserveCapacity(resamples)
+        var oursDrawn = [Double](repeating: 0, count: pairs.count)
+        var theirsDrawn = [Double](repeating: 0, count: pairs.count)
+        for _ in 0..<resamples {
+            for index in pairs.indices {
+                let pick = pairs[Int(random.next() % UInt64(pairs.count))]
+                oursDrawn[index] = pick.0
+                theirsDrawn[index] = pick.1
+            }
+            oursDrawn.sort()
+            theirsDrawn.sort()
+            ratios.append(percentile(theirsDrawn, 0.5) / percentile(oursDrawn, 0.5))
+        }
+        ratios.sort()
+        return (percentile(ratios, 0.025), percentile(ratios, 0.975))
     }
 
     /// Linear interpolation between closest ranks of an already sorted array.

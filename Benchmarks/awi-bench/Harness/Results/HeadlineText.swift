@@ -12,11 +12,9 @@ public enum HeadlineText {
             let measured = mine.filter { !$0.isSkipped && !$0.isError }
             switch section.layout {
             case .groups:
+                // Rows without a group (the quality per decode scale) are in the full table.
                 let table = GroupComparison(rows: measured, scenarios: section.scenarios).render()
                 if !table.isEmpty { output.append(table) }
-                // Rows without a group (none today) still show, as rows.
-                let loose = measured.filter { $0.group == nil }
-                if !loose.isEmpty { output += rowTable(loose) }
             case .rows:
                 if !measured.isEmpty { output += rowTable(measured) }
             }

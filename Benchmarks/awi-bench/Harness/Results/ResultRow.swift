@@ -46,6 +46,10 @@ public struct ResultRow: Sendable, Codable, Equatable {
     public var targetRatio: Double?
     /// Whether the target was met (`nil`: no target, or not measurable).
     public var passed: Bool?
+    /// What the same work reaches without the library, against the same
+    /// baseline in the same run (the raw codec call alone, the runtime's bare
+    /// fan-out): how far up the ratio can go by wrapping that work.
+    public var reference: ReferencePoint?
     /// Why a missed target missed, and whether it needs action (set for every missed target).
     public var explanation: MissExplanation?
     /// Timed rounds per side.
@@ -73,7 +77,21 @@ public struct ResultRow: Sendable, Codable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case scenario, caseName = "case", area, group, throughput, unit, p50, p90, p99, cpuSeconds, peakRSS, baseline,
-            baselineThroughput, ratio, ratioInterval, basis, target, targetRatio, passed, explanation, iterations, metrics, note
+            baselineThroughput, ratio, ratioInterval, basis, target, targetRatio, passed, reference, explanation, iterations, metrics, note
+    }
+}
+
+/// A ratio reached without the library, and by what.
+public struct ReferencePoint: Sendable, Codable, Equatable {
+    /// The ratio against the row's baseline.
+    public var ratio: Double
+    /// What reached it ("raw tjDecompress2 at 1/4 scale, no resample").
+    public var what: String
+
+    /// `ratio`, reached by `what`.
+    public init(ratio: Double, what: String) {
+        self.ratio = ratio
+        self.what = what
     }
 }
 

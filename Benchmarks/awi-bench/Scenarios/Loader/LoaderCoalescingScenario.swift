@@ -74,6 +74,7 @@ struct LoaderCoalescingScenario: Scenario {
             // the runtime and the 2 cores take by themselves.
             let floor = await TaskFanOutFloor.ratio(callers: Self.callers, work: single, rounds: 5)
             row.note! += String(format: "; runtime floor (%d bare tasks awaiting one %.1f ms job): %.2f× the job", Self.callers, single * 1e3, floor)
+            if floor > 0 { row.reference = ReferencePoint(ratio: 1 / floor, what: "\(Self.callers) bare tasks awaiting one job as long as a load (the runtime alone)") }
         }
         return row
     }

@@ -75,10 +75,10 @@ struct LoadTestResults {
             row.baselineThroughput = 1000 / theirCPU
             row.ratio = theirCPU / oursCPU
             // Rounds pair up by their number: the two servers ran one after the other.
-            let paired = ours.compactMap { mine in
-                theirs.first { $0.round == mine.round }.flatMap { $0.cpuMilliseconds > 0 && mine.cpuMilliseconds > 0 ? $0.cpuMilliseconds / mine.cpuMilliseconds : nil }
+            let paired = ours.compactMap { mine in theirs.first { $0.round == mine.round }.map { (mine.cpuMilliseconds, $0.cpuMilliseconds) } }
+            if let interval = Statistics.pairedRatioInterval(ours: paired.map(\.0), theirs: paired.map(\.1)) {
+                row.ratioInterval = ClosedInterval(interval.low, interval.high)
             }
-            if paired.count >= 2, let interval = Statistics.medianInterval(paired) { row.ratioInterval = ClosedInterval(interval.low, interval.high) }
             note += String(format: ", thumbor %.1f; p99 thumbor %@; peak RSS thumbor %.0f MiB",
                            median(theirs.map(\.requestsPerSecond)) ?? 0, Format.seconds(median(theirs.compactMap(\.p99))), theirs.map(\.peakMiB).max() ?? 0)
             if !identical {

@@ -77,24 +77,25 @@ public struct HTMLReport: Sendable {
     private func header() -> String {
         let environment = document.environment
         let (met, measured, errors) = (document.targetsMet, document.targetsMeasured, document.errors)
-        var facts = [
-            "started \(environment.startedAt)",
-            "\(environment.cores) cores",
-            "1-min load average " + [environment.loadAverageAtStart, environment.loadAverageAtEnd].map { $0.map { String(format: "%.2f", $0) } ?? "?" }.joined(separator: " → "),
-            environment.wallSeconds.map { String(format: "run took %.0f s", $0) } ?? "",
-            "suites: " + (document.suites ?? ["?"]).joined(separator: ", "),
-            document.corpus.map { "corpus \($0)" } ?? "generated corpus",
-        ]
+        let loads = [environment.loadAverageAtStart, environment.loadAverageAtEnd].map { load in load.map { String(format: "%.2f", $0) } ?? "?" }
+        let suites = document.suites ?? []
+        let selection = suites.isEmpty ? "scenarios: " + document.scenarios.joined(separator: ", ") : "suites: " + suites.joined(separator: ", ")
+        var facts: [String] = ["started \(environment.startedAt)", "\(environment.cores) cores", "1-min load average " + loads.joined(separator: " → ")]
+        if let seconds = environment.wallSeconds { facts.append(String(format: "run took %.0f s", seconds)) }
+        facts.append(selection)
+        facts.append(document.corpus.map { "corpus \($0)" } ?? "generated corpus")
         if document.quick { facts.append("--quick") }
         if document.durationScale != 1 { facts.append("--duration-scale \(Format.significant(document.durationScale))") }
         var html = "<header><h1>awi-bench: AsyncWebImage against its baselines</h1>\n<p class=\"facts\">"
-            + HTML.escape(facts.filter { !$0.isEmpty }.joined(separator: " · ")) + "</p>\n"
+            + HTML.escape(facts.joined(separator: " · ")) + "</p>\n"
         html += "<p class=\"tally\">targets met: <strong>\(met)/\(measured)</strong>" + (errors > 0 ? " · \(errors) case(s) failed to run" : "") + "</p>\n"
         if let warning = environment.warning { html += "<p class=\"warning\">\(HTML.escape(warning))</p>\n" }
         html += "<p class=\"definition\">Ratio = \(HTML.escape(document.ratioDefinition)). Every baseline ran in the same process or the same run, in interleaved rounds.</p>"
-        html += "<nav>" + [("headline", "headline"), ("misses", "missed targets"), ("ratios", "ratios"), ("quality-speed", "quality vs speed"),
-                           ("latency", "latency"), ("crops", "crops")] .map { "<a href=\"#\($0.0)\">\($0.1)</a>" }.joined(separator: " · ")
-            + (comparison == nil ? "" : " · <a href=\"#compare\">comparison</a>") + " · <a href=\"#rows\">every row</a></nav></header>"
+        let links: [(String, String)] = [
+            ("headline", "headline"), ("misses", "missed targets"), ("ratios", "ratios"), ("quality-speed", "quality vs speed"),
+            ("latency", "latency"), ("crops", "crops"),
+        ] + (comparison == nil ? [] : [("compare", "comparison")]) + [("rows", "every row")]
+        html += "<nav>" + links.map { "<a href=\"#\($0.0)\">\($0.1)</a>" }.joined(separator: " · ") + "</nav></header>"
         return html
     }
 
@@ -226,7 +227,7 @@ public struct HTMLReport: Sendable {
         th { background: #f3f3f3; }
         tr.missed td, tr.action-investigate td, tr.verdict-regression td { background: #ffebee; }
         tr.action-rerun td { background: #fff8e1; } tr.action-none td { background: #f5f5f5; }
-        tr.met td:nth-last-child(1) { color: #2e7d32; } tr.error td, tr.skipped td { color: #777; }
+        tr.error td, tr.skipped td { color: #777; }
         tr.verdict-improvement td { background: #e8f5e9; }
         svg { max-width: 100%; height: auto; display: block; margin: 8px 0; }
         figure.crop { margin: 12px 0; } figure.crop img { max-width: 100%; image-rendering: pixelated; border: 1px solid #ccc; }
