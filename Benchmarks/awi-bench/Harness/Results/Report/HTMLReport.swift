@@ -45,9 +45,11 @@ public struct HTMLReport: Sendable {
         body.append(section("misses", "Missed targets, explained", misses()))
         body.append(section("ratios", "Ratios against targets", RatioChart.render(rows: document.rows)
             ?? "<p>No row of this run has a ratio.</p>"))
+        let groups = GroupComparison(rows: document.rows)
         body.append(section("quality-speed", "Quality against speed per class",
-            QualitySpeedChart.render(comparison: GroupComparison(rows: document.rows))
-                ?? "<p>No class has both a speed and a quality row in this run (they come from <code>--scenario pyvips-thumbnail --scenario thumbnail-quality</code>, both in the default run).</p>"))
+            (QualitySpeedChart.render(comparison: groups)
+                ?? "<p>No class has both a speed and a quality row in this run (they come from <code>--scenario pyvips-thumbnail --scenario thumbnail-quality</code>, both in the default run).</p>")
+                + qualityMetrics(groups)))
         body.append(section("latency", "Latency percentiles", LatencyChart.render(rows: document.rows)
             ?? "<p>No row of this run has latency percentiles.</p>"))
         body.append(section("crops", "Quality crops (4×)", crops()))
@@ -111,24 +113,21 @@ public struct HTMLReport: Sendable {
             case .groups:
                 let comparison = GroupComparison(rows: mine)
                 let baselines = comparison.candidates.filter { name in comparison.entries.contains { $0.ratios.contains { $0.baseline == name } } }
-                let qualityKeys = Array(Set(comparison.entries.flatMap { entry in
-                    entry.quality.flatMap { candidate, metrics in metrics.keys.map { "\(candidate)/\($0)" } }
-                })).sorted()
-                var table: [[String]] = []
-                for entry in comparison.entries {
-                    var line = [entry.group, entry.speed["library"].map { Format.seconds(1 / $0) } ?? "-"]
-                    line += baselines.map { name in
-                        guard let row = entry.ratios.first(where: { $0.baseline == name })?.row else { return "-" }
-                        return ResultTable.ratioText(row) + (row.ratioInterval.map { " (\(Format.ratio($0.low))–\(Format.ratio($0.high)))" } ?? "")
-                            + (row.passed == false ? " missed" : "")
-                    }
-                    line += qualityKeys.map { key in
-                        let parts = key.split(separator: "/", maxSplits: 1).map(String.init)
-                        return entry.quality[parts[0]]?[parts[1]].map { Format.significant($0) } ?? "-"
-                    }
-                    table.append(line)
+                let metric = GroupComparison.primaryQualityMetric
+                let scored = comparison.candidates.filter { name in comparison.entries.contains { $0.quality[name]?[metric] != nil } }
+                let table = comparison.entries.map { entry in
+                    [entry.group, entry.speed["library"].map { Format.seconds(1 / $0) } ?? "-"]
+                        + baselines.map { name in
+                            guard let row = entry.ratios.first(where: { $0.baseline == name })?.row else { return "-" }
+                            return ResultTable.ratioText(row) + (row.ratioInterval.map { " (\(Format.ratio($0.low))–\(Format.ratio($0.high)))" } ?? "")
+                                + (row.passed == false ? " missed" : "")
+                        }
+                        + scored.map { name in entry.quality[name]?[metric].map { Format.significant($0) } ?? "-" }
                 }
-                html += HTML.table(header: ["class", "library per item"] + baselines.map { "vs \($0)" } + qualityKeys, rows: table, className: "groups")
+                html += HTML.table(
+                    header: ["class", "library per item"] + baselines.map { "vs \($0)" } + scored.map { "\(metric): \($0)" },
+                    rows: table, className: "groups"
+                )
             case .rows:
                 html += HTML.table(
                     header: ["case", "ours", "baseline", "theirs", "ratio", "95 % interval", "target", "result"],
@@ -142,6 +141,20 @@ public struct HTMLReport: Sendable {
             }
         }
         return html
+    }
+
+    /// Every quality metric the rows carry, one line per class and candidate.
+    private func qualityMetrics(_ groups: GroupComparison) -> String {
+        let metrics = Array(Set(groups.entries.flatMap { $0.quality.values.flatMap(\.keys) })).sorted()
+        guard !metrics.isEmpty else { return "" }
+        var lines: [[String]] = []
+        for entry in groups.entries {
+            for candidate in groups.candidates {
+                guard let values = entry.quality[candidate] else { continue }
+                lines.append([entry.group, candidate] + metrics.map { values[$0].map { Format.significant($0) } ?? "-" })
+            }
+        }
+        return "<h3>Every quality figure per class</h3>\n" + HTML.table(header: ["class", "candidate"] + metrics, rows: lines, className: "quality")
     }
 
     private func misses() -> String {

@@ -38,7 +38,7 @@ enum QualitySpeedChart {
             guard let speed = entry.speed[name], let quality = entry.quality[name]?[metric] else { return nil }
             return (name, speed, quality)
         }
-        let x0 = left + 40, x1 = left + panelWidth - 14, y0 = top + 24, y1 = top + panelHeight - 30
+        let x0 = left + 40, x1 = left + panelWidth - 14, y0 = top + 24, y1 = top + panelHeight - 34
         canvas.rect(x: left, y: top, width: panelWidth, height: panelHeight, fill: "#fafafa", className: "panel")
         canvas.text(entry.group, x: left + 8, y: top + 16, size: 12, weight: "bold", className: "group")
         let speeds = scaleSpeeds(plotted.map(\.1), from: x0, to: x1)
@@ -54,6 +54,7 @@ enum QualitySpeedChart {
             canvas.line(x1: speeds.position(tick), y1: y0, x2: speeds.position(tick), y2: y1, stroke: "#e3e3e3", className: "grid")
             canvas.text(Format.significant(tick), x: speeds.position(tick), y: y1 + 14, anchor: "middle", size: 9, fill: "#555")
         }
+        canvas.text("\(entry.unit ?? "items/s"), CPU clock", x: (x0 + x1) / 2, y: y1 + 27, anchor: "middle", size: 9, fill: "#555")
         for (name, speed, quality) in plotted {
             let colour = colours[name] ?? otherColour
             let x = speeds.position(speed), yy = y(quality)
@@ -64,7 +65,7 @@ enum QualitySpeedChart {
         let unplotted = comparison.candidates.filter { name in entry.quality[name]?[metric] != nil && entry.speed[name] == nil }
         if !unplotted.isEmpty {
             let text = unplotted.map { "\($0) \(Format.significant(entry.quality[$0]![metric]!))" }.joined(separator: ", ")
-            canvas.text("no speed figure: " + text, x: left + 8, y: top + panelHeight - 4, size: 10, fill: "#555")
+            canvas.text("no speed figure: " + text, x: left + 8, y: top + panelHeight + 14, size: 10, fill: "#555")
         }
     }
 
