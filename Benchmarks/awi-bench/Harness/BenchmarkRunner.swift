@@ -7,6 +7,7 @@ import Foundation
 enum BenchmarkRunner {
     /// sysexits(3) codes (see ``AwiBenchCommand``).
     enum ExitStatus {
+        static let usage: Int32 = 64
         static let dataError: Int32 = 65
         static let noInput: Int32 = 66
         static let unavailable: Int32 = 69
@@ -67,7 +68,7 @@ enum BenchmarkRunner {
         do {
             entries = try ScenarioRegistry.select(scenarios: options.scenarios, suites: options.suites)
         } catch {
-            throw Failure(status: 64, message: error.description)
+            throw Failure(status: ExitStatus.usage, message: error.description)
         }
         var environment = RunEnvironment.capture()
         let start = ResourceUsage.wallSeconds()
@@ -82,13 +83,15 @@ enum BenchmarkRunner {
         if let crops { try? FileManager.default.removeItem(atPath: crops + "/crops.json") }
         let server = BenchmarkServer(corpus: corpus)
         defer { server.stop() }
-        let context = BenchmarkContext(options: options, corpus: corpus, progress: progress, server: server)
 
         var rows: [ResultRow] = []
         var seconds: [String: Double] = [:]
         for (index, entry) in entries.enumerated() {
             progress.beginScenario(entry.name, index: index)
             let began = ResourceUsage.wallSeconds()
+            var scenarioOptions = options
+            if ScenarioRegistry.runsAsHeadline(entry, in: options) { scenarioOptions.durationScale *= entry.headlineBudget }
+            let context = BenchmarkContext(options: scenarioOptions, corpus: corpus, progress: progress, server: server)
             var produced: [ResultRow]
             do {
                 produced = try await entry.scenario.run(in: context)

@@ -14,7 +14,12 @@ import Foundation
 public struct RunComparison: Sendable {
     /// What the change of one row is.
     public enum Verdict: String, Sendable, Codable {
-        case regression, improvement, unchanged
+        /// The ratio fell, beyond both runs' noise (or the target is missed now).
+        case regression
+        /// The ratio rose, beyond both runs' noise (or the target is met now).
+        case improvement
+        /// The change is within the runs' noise.
+        case unchanged
         /// The row is in this run only.
         case added
         /// The row is in the base only.
@@ -61,12 +66,28 @@ public struct RunComparison: Sendable {
             warnings.append(String(format: "%@ ran on a busy machine (load up to %.1f on %d cores): its wall-clock intervals are wide", label, environment.peakLoad, environment.cores))
         }
         let baseRows = Dictionary(base.rows.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        let busy = base.environment.wasBusy || current.environment.wasBusy
         var seen = Set<String>()
         for row in current.rows where seen.insert(row.key).inserted {
-            entries.append(Self.entry(base: baseRows[row.key], current: row))
+            var entry = Self.entry(base: baseRows[row.key], current: row)
+            if busy, row.basis == .wall, entry.verdict == .regression || entry.verdict == .improvement {
+                entry.reason += " (wall clock, and a run on a busy machine: confirm on an idle one)"
+            }
+            entries.append(entry)
         }
+        // A case the base had in a scenario this run measured is gone; rows of
+        // scenarios this run did not select are only counted.
+        let measured = Set(current.rows.map(\.scenario))
+        var unselected: [String] = []
         for row in base.rows where seen.insert(row.key).inserted {
-            entries.append(Entry(key: row.key, base: row, current: nil, verdict: .removed, reason: "not in this run"))
+            if measured.contains(row.scenario) {
+                entries.append(Entry(key: row.key, base: row, current: nil, verdict: .removed, reason: "not in this run"))
+            } else if !unselected.contains(row.scenario) {
+                unselected.append(row.scenario)
+            }
+        }
+        if !unselected.isEmpty {
+            warnings.append("the base also has \(unselected.count) scenario(s) this run did not select: " + unselected.joined(separator: ", "))
         }
     }
 
