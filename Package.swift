@@ -45,7 +45,7 @@ let package = Package(
     // swift-collections and the observability packages (swift-log, swift-metrics,
     // swift-distributed-tracing, swift-service-lifecycle) are the library's
     // package dependencies. The others
-    // serve only targets no product reaches (the CLI, its test) and the
+    // serve only targets no product reaches (the CLI, the benchmark, their tests) and the
     // documentation plugin: with target-based resolution a dependent of the
     // library fetches neither.
     dependencies: [
@@ -274,6 +274,14 @@ let package = Package(
             path: "Sources/LoopbackServer",
             swiftSettings: swiftSettings
         ),
+        // The benchmark's results as data (the JSON document, comparisons
+        // between runs) and as text and HTML (the report): Foundation only,
+        // so its tests build without the benchmark or the library.
+        .target(
+            name: "AWIBenchResults",
+            path: "Benchmarks/awi-bench/Harness/Results",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "awi-bench",
             dependencies: [
@@ -281,12 +289,15 @@ let package = Package(
                 "AsyncWebImageRedis", "AWILocking", "LoopbackServer", "CTurboJPEG", "CSpng", "CCurl", "CWebP", "CAvif", "CHeif", "CXXHash", "CMalloc", "CGif",
                 // hiredis: only the shared-tier scenario's baseline (the client the Redis tier had before issue 29).
                 "CHiredis",
+                "AWIBenchResults",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Benchmarks/awi-bench",
+            exclude: ["Harness/Results"],
             swiftSettings: swiftSettings
         ),
         // A second process for the disk store's shared-directory test (test support, not a product).
@@ -344,6 +355,15 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        // The benchmark report's tests: the comparison between runs, and the
+        // HTML page rendered by headless Chromium from a saved run. No
+        // executable and no codec: it builds in seconds.
+        .testTarget(
+            name: "AWIBenchResultsTests",
+            dependencies: ["AWIBenchResults"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

@@ -1,3 +1,4 @@
+import ArgumentParser
 import AsyncWebImage
 import Glibc
 
@@ -13,6 +14,20 @@ if CommandLine.arguments.dropFirst().contains("--allocator-tuning") {
     ImageLoader.AllocatorTuning.default.apply()
 }
 
-// Everything lives in BenchmarkRunner; top-level code only hands over the
-// arguments and the exit code.
-exit(await BenchmarkRunner.main(arguments: Array(CommandLine.arguments.dropFirst())))
+// Child processes of two scenarios re-run this executable in a mode of their
+// own, not part of the command line a user sees.
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--allocator-child" {
+    exit(AllocatorScenario.child(Array(arguments.dropFirst())))
+}
+if arguments.first == "--rss-child" {
+    exit(ThumbnailRSSScenario.child(Array(arguments.dropFirst())))
+}
+// Parsed here rather than through `AwiBenchCommand.main`, which top-level
+// code resolves to the synchronous `ParsableCommand.main`.
+do {
+    let command = try AwiBenchCommand.parse(arguments)
+    try await command.execute()
+} catch {
+    AwiBenchCommand.exit(withError: error)
+}
