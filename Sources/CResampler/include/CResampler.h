@@ -34,12 +34,31 @@ void cresampler_filter(const float *line, const float *weights, const intptr_t *
 void cresampler_clamp_combined(const float *const *rows, size_t count, size_t floats, float *out, int vector);
 
 /// Anti-ringing of the horizontal pass over pixels of `channels` floats:
-/// clamps the first 3 or 4 floats of output pixel x to the range of the
-/// `counts[x]` pixels from `line + (starts[x] + offsets[x]) * channels`
-/// (the fourth float of a 3-channel pixel, the next pixel's, is kept).
+/// clamps the `channels` floats of output pixel x, each to the range of
+/// that channel over the `counts[x]` pixels from
+/// `line + (starts[x] + offsets[x]) * channels` (for 3 channels the AVX2
+/// loop loads a fourth float, the next pixel's, and keeps it as it was).
 /// `vector` as for `cresampler_clamp_combined`; 1 and 2 channels go to the
 /// plain loops whatever it says.
 void cresampler_clamp_row(const float *line, const intptr_t *starts, const intptr_t *offsets, const intptr_t *counts,
                           size_t count, size_t channels, float *out, int vector);
+
+/// Bytes to floats: `out[i] = bytes[i]` for i below `count`. With `vector`
+/// (only when `cresampler_available()`), compiled for AVX2; else for the
+/// baseline target. The same for the three below.
+void cresampler_widen(const uint8_t *bytes, size_t count, float *out, int vector);
+
+/// Pixels of `channels` (2 or 4) bytes, alpha last, to floats with the
+/// colour premultiplied: colour × alpha / 255, alpha as it is (0...255).
+void cresampler_widen_premultiplied(const uint8_t *bytes, size_t pixels, size_t channels, float *out, int vector);
+
+/// Floats to bytes: each rounded to the nearest integer and clamped to
+/// 0...255 (NaN gives 0).
+void cresampler_narrow(const float *sums, size_t count, uint8_t *out, int vector);
+
+/// Premultiplied pixels of `channels` (2 or 4) floats, alpha last, to
+/// bytes: colour × 255 / alpha (0 where alpha rounds to 0), each rounded
+/// and clamped as by `cresampler_narrow`.
+void cresampler_narrow_unpremultiplied(const float *sums, size_t pixels, size_t channels, uint8_t *out, int vector);
 
 #endif

@@ -28,6 +28,8 @@ import CResampler
 /// The multiply-adds run in the AVX2/FMA loops of `CResampler` on CPUs that
 /// have them (chosen at run time; the package builds for baseline x86-64),
 /// else in the Swift loops below; the two differ only by float rounding.
+/// The byte/float conversions of gamma values are `CResampler`'s on every
+/// CPU (compiled for AVX2 or for the baseline): identical results.
 package struct SeparableResampler {
     /// Whether the filter runs on the stored (gamma-encoded) values or on linear light.
     package enum Light: Sendable, Hashable {
@@ -216,7 +218,7 @@ package struct SeparableResampler {
         let (width, linear, ringStride, sourceFloats) = (sourceWidth, light == .linear, ringStride, sourceFloats)
         let (clamps, vectorLoops) = (clamps, vectorLoops)
         ring.withUnsafeMutableBufferPointer { ring in
-            Self.prepare(L.self, source, width: width, linear: linear, into: ring.baseAddress! + (j % taps) * ringStride)
+            Self.prepare(L.self, source, width: width, linear: linear, into: ring.baseAddress! + (j % taps) * ringStride, vectorLoops: vectorLoops)
         }
         // Every output row whose window ends here is complete.
         while nextOutputRow < size.height, vertical.starts[nextOutputRow] + taps - 1 == j {
@@ -241,7 +243,7 @@ package struct SeparableResampler {
                             )
                         }
                         Self.filterRow(L.self, line.baseAddress!, horizontal, into: sums.baseAddress!, clamps: clamps, vectorLoops: vectorLoops)
-                        Self.write(L.self, sums.baseAddress!, pixels: size.width, linear: linear, to: destination)
+                        Self.write(L.self, sums.baseAddress!, pixels: size.width, linear: linear, to: destination, vectorLoops: vectorLoops)
                     }
                 }
             }
@@ -258,7 +260,7 @@ package struct SeparableResampler {
         line.withUnsafeMutableBufferPointer { line in
             ring.withUnsafeMutableBufferPointer { ring in
                 let line = line.baseAddress!
-                Self.prepare(L.self, source, width: width, linear: linear, into: line)
+                Self.prepare(L.self, source, width: width, linear: linear, into: line, vectorLoops: vectorLoops)
                 let slot = ring.baseAddress! + (j % taps) * ringStride
                 Self.filterRow(L.self, line, horizontal, into: slot, clamps: clamps, vectorLoops: vectorLoops)
             }
@@ -283,27 +285,28 @@ package struct SeparableResampler {
                             count: vertical.clampCounts[y], floats: rowFloats, into: sums.baseAddress!, vectorLoops: vectorLoops
                         )
                     }
-                    Self.write(L.self, sums.baseAddress!, pixels: size.width, linear: linear, to: destination)
+                    Self.write(L.self, sums.baseAddress!, pixels: size.width, linear: linear, to: destination, vectorLoops: vectorLoops)
                 }
             }
             nextOutputRow += 1
         }
     }
 
-    /// 8-bit samples to floats: gamma values (`0...255`) or linear light
-    /// (`0...1`), colour multiplied by alpha/255, alpha kept as `0...255`.
+    /// 8-bit samples to floats: gamma values (`0...255`, in `CResampler`)
+    /// or linear light (`0...1`), colour multiplied by alpha/255, alpha kept
+    /// as `0...255`.
     @inline(__always)
-    private static func prepare<L: Layout>(_: L.Type, _ source: UnsafePointer<UInt8>, width: Int, linear: Bool, into line: UnsafeMutablePointer<Float>) {
+    private static func prepare<L: Layout>(
+        _: L.Type, _ source: UnsafePointer<UInt8>, width: Int, linear: Bool, into line: UnsafeMutablePointer<Float>, vectorLoops: Bool
+    ) {
         let channels = L.channels
         let samples = width * channels
-        if !L.hasAlpha && !linear {
-            var i = 0
-            while i + 16 <= samples {
-                let bytes = UnsafeRawPointer(source + i).loadUnaligned(as: SIMD16<UInt8>.self)
-                UnsafeMutableRawPointer(line + i).storeBytes(of: SIMD16<Float>(SIMD16<Int32>(truncatingIfNeeded: bytes)), as: SIMD16<Float>.self)
-                i += 16
+        if !linear {
+            if L.hasAlpha {
+                cresampler_widen_premultiplied(source, width, channels, line, vectorLoops ? 1 : 0)
+            } else {
+                cresampler_widen(source, samples, line, vectorLoops ? 1 : 0)
             }
-            while i < samples { line[i] = Float(source[i]); i += 1 }
             return
         }
         SRGBTransfer.linearFromByte.withUnsafeBufferPointer { table in
@@ -328,9 +331,7 @@ package struct SeparableResampler {
                 let p = x * channels
                 let alpha = Float(source[p + channels - 1])
                 let weight = alpha * (1 / 255)
-                for c in 0..<(channels - 1) {
-                    line[p + c] = (linear ? table[Int(source[p + c])] : Float(source[p + c])) * weight
-                }
+                for c in 0..<(channels - 1) { line[p + c] = table[Int(source[p + c])] * weight }
                 line[p + channels - 1] = alpha
             }
         }
@@ -470,27 +471,24 @@ package struct SeparableResampler {
     }
 
     /// One output row of sums to bytes: alpha divided back out, linear light
-    /// re-encoded, rounded to nearest and clamped.
+    /// re-encoded, rounded to nearest and clamped (gamma values in `CResampler`).
     @inline(__always)
-    private static func write<L: Layout>(_: L.Type, _ sums: UnsafePointer<Float>, pixels: Int, linear: Bool, to out: UnsafeMutablePointer<UInt8>) {
+    private static func write<L: Layout>(
+        _: L.Type, _ sums: UnsafePointer<Float>, pixels: Int, linear: Bool, to out: UnsafeMutablePointer<UInt8>, vectorLoops: Bool
+    ) {
         let channels = L.channels
         let samples = pixels * channels
-        if !L.hasAlpha && !linear {
-            var i = 0
-            let low = SIMD8<Float>(repeating: 0), high = SIMD8<Float>(repeating: 255), half = SIMD8<Float>(repeating: 0.5)
-            while i + 8 <= samples {
-                let v = (UnsafeRawPointer(sums + i).loadUnaligned(as: SIMD8<Float>.self) + half).clamped(lowerBound: low, upperBound: high)
-                let bytes = SIMD8<UInt8>(truncatingIfNeeded: SIMD8<Int32>(v, rounding: .towardZero))
-                UnsafeMutableRawPointer(out + i).storeBytes(of: bytes, as: SIMD8<UInt8>.self)
-                i += 8
+        if !linear {
+            if L.hasAlpha {
+                cresampler_narrow_unpremultiplied(sums, pixels, channels, out, vectorLoops ? 1 : 0)
+            } else {
+                cresampler_narrow(sums, samples, out, vectorLoops ? 1 : 0)
             }
-            while i < samples { out[i] = byte(sums[i]); i += 1 }
             return
         }
         SRGBTransfer.byteFromLinear.withUnsafeBufferPointer { table in
             let table = table.baseAddress!
             @inline(__always) func encode(_ value: Float) -> UInt8 {
-                guard linear else { return byte(value) }
                 let index = value * SRGBTransfer.scale + 0.5
                 return table[index <= 0 ? 0 : (index >= SRGBTransfer.scale ? 65_535 : Int(index))]
             }

@@ -54,6 +54,34 @@ struct SeparableResamplerClampTests {
         }
     }
 
+    @Test("a grey picture comes out as the same picture in RGB does: each pixel clamped to its own window", arguments: [
+        (PixelFormat.gray8, PixelFormat.rgb8), (.grayAlpha8, .rgba8),
+    ])
+    func greyAsColour(grey: PixelFormat, colour: PixelFormat) throws {
+        // Given a photo in grey, and the same grey pixels in three channels
+        let image = try SeparableResamplerOrderTests.photo(grey)
+        let widened = image.converted(to: colour)
+        let (greyChannels, colourChannels) = (grey.channelCount, colour.channelCount)
+        for (size, order) in [(PixelSize(width: 160, height: 120), SeparableResampler.Order.verticalFirst),
+                              (PixelSize(width: 161, height: 479), .horizontalFirst)] {
+            for light in ImageTransformers.Resize.Light.allCases {
+                // When both are shrunk with anti-ringing
+                let narrow = SeparableResamplerOrderTests.resample(image, to: size, filter: .lanczos3, light: light, order: order, clamps: true)
+                let wide = SeparableResamplerOrderTests.resample(widened, to: size, filter: .lanczos3, light: light, order: order, clamps: true)
+                // Then every grey sample (and alpha) is the colour image's red (and alpha) within a level
+                var worst = 0
+                for pixel in 0..<(size.width * size.height) {
+                    let g = narrow.pixels[pixel * greyChannels], r = wide.pixels[pixel * colourChannels]
+                    worst = max(worst, abs(Int(g) - Int(r)))
+                    if grey.hasAlpha {
+                        worst = max(worst, abs(Int(narrow.pixels[pixel * 2 + 1]) - Int(wide.pixels[pixel * 4 + 3])))
+                    }
+                }
+                #expect(worst <= 1, "\(grey) \(size) \(order) \(light): \(worst) levels")
+            }
+        }
+    }
+
     @Test("the AVX2/FMA loops give the Swift loops' pixels within one level, every layout and both orders", arguments: [
         PixelFormat.rgb8, .rgba8, .gray8, .grayAlpha8,
     ])
