@@ -343,12 +343,17 @@ let package = Package(
             path: "Tests/AWITestSupport",
             swiftSettings: swiftSettings
         ),
+        // The library's tests. They link no executable of the package: the
+        // `awi` example is run as the binary `swift build --build-tests` (and
+        // `swift test`) builds beside the test bundle; the two helper
+        // processes under Tests/ (the cache stress writer, the allocator and
+        // memory probe) exist for these tests alone.
         .testTarget(
             name: "AsyncWebImageTests",
             dependencies: [
                 "AsyncWebImage", "AsyncWebImageWebP", "AsyncWebImageAVIF", "AsyncWebImageHEIF", "AsyncWebImageGIF", "AsyncWebImageAllFormats",
                 "AsyncWebImageJXL", "AsyncWebImageTIFF", "AsyncWebImageBMP", "AsyncWebImageSVG",
-                "AWILocking", "AWITestSupport", "awi-cache-stress", "awi", "awi-bench", "LoopbackServer", "CTurboJPEG", "CSpng", "awi-allocator-probe",
+                "AWILocking", "AWITestSupport", "awi-cache-stress", "LoopbackServer", "CTurboJPEG", "CSpng", "awi-allocator-probe",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

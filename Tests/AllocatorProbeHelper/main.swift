@@ -13,6 +13,8 @@
 //   release  one default loader; 48 buffers of 1 MiB written then freed.
 //            Prints "burst B freed F released R trimmed T" (resident bytes
 //            after writing, after freeing, after releaseFreeMemory; T 1 or 0).
+//   thumbnail-rss SIZE WARMUP FILE [full]
+//            the peak resident growth of one thumbnail (ThumbnailPeak.swift).
 import AsyncWebImage
 import CMalloc
 import Foundation
@@ -82,7 +84,9 @@ case "release":
     let trimmed = ImageLoader.AllocatorTuning.releaseFreeMemory()
     let released = residentBytes()
     print("burst \(burst) freed \(freed) released \(released) trimmed \(trimmed ? 1 : 0) loader \(loader.configuration.decodingLimits.maxPixelCount > 0)")
+case "thumbnail-rss":
+    exit(ThumbnailPeak.run(Array(arguments.dropFirst())))
 default:
-    FileHandle.standardError.write(Data("usage: awi-allocator-probe once | optout | default | tuned | release\n".utf8))
+    FileHandle.standardError.write(Data("usage: awi-allocator-probe once | optout | default | tuned | release | thumbnail-rss\n".utf8))
     exit(2)
 }

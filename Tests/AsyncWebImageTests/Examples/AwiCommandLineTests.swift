@@ -20,7 +20,7 @@ struct AwiCommandLineTests {
     func awi(_ arguments: [String], in directory: TemporaryDirectory = TemporaryDirectory()) throws -> Run {
         let binaries = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         let binary = binaries.appendingPathComponent("awi")
-        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "missing \(binary.path)")
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "missing \(binary.path) (swift build --build-tests builds it)")
         let out = directory.url.appendingPathComponent("stdout")
         let err = directory.url.appendingPathComponent("stderr")
         try #require(FileManager.default.createFile(atPath: out.path, contents: nil))

@@ -174,7 +174,7 @@ public final class ImageLoader: Sendable {
     /// ```
     ///
     /// - Throws: ``ImageError``, or `CancellationError` when the calling task is cancelled.
-    public func image(for request: ImageRequest) async throws -> Image {
+    nonisolated(nonsending) public func image(for request: ImageRequest) async throws -> Image {
         try await response(for: request).image
     }
 
@@ -184,7 +184,7 @@ public final class ImageLoader: Sendable {
     /// cached one when the server says it has not changed, else the new one.
     ///
     /// - Throws: ``ImageError``, or `CancellationError` when the calling task is cancelled.
-    public func response(for request: ImageRequest) async throws -> ImageResponse {
+    nonisolated(nonsending) public func response(for request: ImageRequest) async throws -> ImageResponse {
         try await loadResponse(request.url, options: Self.loadOptions(request, decodes: true), context: request.context)
     }
 
@@ -193,17 +193,36 @@ public final class ImageLoader: Sendable {
     /// context it would carry is a dozen references retained and released).
     @inline(__always)
     private func loadResponse(_ url: URL, options: ImageOptions, context: ImageContext) async throws -> ImageResponse {
+        try await load(url, options: options, context: context, hit: { Self.hitResponse($0, url: url) }, full: { $0 })
+    }
+
+    /// A load's result in the shape its call returns: `hit` makes it from a
+    /// memory entry the fast path found, `full` from the response of any
+    /// other load. `image(url)` takes the entry's image and builds no
+    /// response on a hit (its copy and release were a fifth of the hit).
+    @inline(__always)
+    private func load<Output>(
+        _ url: URL, options: ImageOptions, context: ImageContext,
+        hit: (MemoryCache.Entry) -> Output, full: (ImageResponse) -> Output
+    ) async throws -> Output {
         // Without a tracer the load runs as it is: no span, no task-local.
         guard let span = telemetry.startSpan("image.load", parent: nil, kind: .client) else {
-            return try await loadImage(url, options: options, context: context, span: nil)
+            return try await loadImage(url, options: options, context: context, span: nil, hit: hit, full: full)
         }
         defer { span.end() }
         do {
-            return try await loadImage(url, options: options, context: context, span: span)
+            return try await loadImage(url, options: options, context: context, span: span, hit: hit, full: full)
         } catch {
             LoaderTelemetry.record(error, on: span)
             throw error
         }
+    }
+
+    /// The response of a memory hit on `entry`.
+    private static func hitResponse(_ entry: MemoryCache.Entry, url: URL) -> ImageResponse {
+        var response = ImageResponse(image: entry.image, data: nil, source: .memory, url: url)
+        response.headSource = entry.http.map { .stored($0) }
+        return response
     }
 
     /// The encoded bytes of `request`'s image, not decoded, with the
@@ -311,8 +330,8 @@ public final class ImageLoader: Sendable {
     ///   - options: Switches for this load.
     ///   - context: Settings for this load, over the loader's defaults.
     /// - Throws: ``ImageError``, or `CancellationError` when the calling task is cancelled.
-    public func image(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) async throws -> Image {
-        try await loadResponse(url, options: options, context: context).image
+    nonisolated(nonsending) public func image(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) async throws -> Image {
+        try await load(url, options: options, context: context, hit: { $0.image }, full: { $0.image })
     }
 
     /// The final image of `url` with its data, where it came from and its
@@ -323,7 +342,7 @@ public final class ImageLoader: Sendable {
     ///   - options: Switches for this load.
     ///   - context: Settings for this load, over the loader's defaults.
     /// - Throws: ``ImageError``, or `CancellationError` when the calling task is cancelled.
-    public func response(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) async throws -> ImageResponse {
+    nonisolated(nonsending) public func response(_ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) async throws -> ImageResponse {
         // The options carry no priority bits beyond the caller's own, as
         // `loadOptions` of a `.normal` request would give them.
         try await loadResponse(url, options: options, context: context)
@@ -353,14 +372,20 @@ public final class ImageLoader: Sendable {
         return options
     }
 
-    /// The body of ``response(for:)``. The fast paths have no
+    /// The body of ``response(for:)``. It runs on the caller's executor
+    /// (the public calls are `nonisolated(nonsending)`), so a memory hit,
+    /// a synchronous lookup, makes no executor hop at all; everything else
+    /// leaves it, because `fullLoad` is `@concurrent`. The fast paths have no
     /// stage of their own; the full path runs with `span`'s context current,
     /// so its stages' spans are children of it (binding the task-local costs
     /// what a memory hit as a whole does, so only the full path pays it).
     // Inlined into both branches of `image(_:)`: an async call of its own
     // costs a memory hit an executor check on entry.
     @inline(__always)
-    private func loadImage(_ url: URL, options: ImageOptions, context: ImageContext, span: (any Span)?) async throws -> ImageResponse {
+    private func loadImage<Output>(
+        _ url: URL, options: ImageOptions, context: ImageContext, span: (any Span)?,
+        hit: (MemoryCache.Entry) -> Output, full: (ImageResponse) -> Output
+    ) async throws -> Output {
         try Task.checkCancellation()
         if hasShutDown { throw ImageError.shutDown }
         // The fast paths: a memory hit (one lookup), or joining the load
@@ -368,29 +393,31 @@ public final class ImageLoader: Sendable {
         let memoryChecked: Bool
         let keys: ImageRequestKeys?
         switch try fastPath(url, options: options, context: context) {
-        case .hit(let response):
-            return response
+        case .hit(let entry):
+            return hit(entry)
         case .inFlight(let key, let known):
             telemetry.countJoin()
             if case .finished(let result) = try await tasks.awaitResult(key) {
                 guard let result else { throw CancellationError() }
-                return try result.imageResponse()
+                return full(try result.imageResponse())
             }
             // The work ended in between: the shared work looks in memory again.
             (memoryChecked, keys) = (true, known)
         case .none(let checked, let known):
             (memoryChecked, keys) = (checked, known)
         }
-        guard let span else { return try await fullLoad(url, options: options, context: context, memoryChecked: memoryChecked, keys: keys).imageResponse() }
-        return try await ServiceContext.withValue(span.context) {
-            try await fullLoad(url, options: options, context: context, memoryChecked: memoryChecked, keys: keys).imageResponse()
+        guard let span else {
+            return full(try await fullLoad(url, options: options, context: context, memoryChecked: memoryChecked, keys: keys).imageResponse())
         }
+        return full(try await ServiceContext.withValue(span.context) {
+            try await fullLoad(url, options: options, context: context, memoryChecked: memoryChecked, keys: keys).imageResponse()
+        })
     }
 
     /// The full path of a load: a request, a channel, the shared work.
     ///
     /// - Parameter keys: The keys the fast path resolved, if it did.
-    private func fullLoad(
+    @concurrent private func fullLoad(
         _ url: URL, options: ImageOptions, context: ImageContext, memoryChecked: Bool, keys: ImageRequestKeys? = nil
     ) async throws -> LoadResult {
         let request = try await makeRequest(url, options: options, context: context, keys: keys)

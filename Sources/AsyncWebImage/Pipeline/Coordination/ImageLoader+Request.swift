@@ -114,10 +114,13 @@ extension ImageLoader {
     /// calls skip the memory fast path and the early memory check.
     static let memoryBypassingOptions: ImageOptions = [.refreshCached, .fromLoaderOnly, .avoidDecodeImage, .queryMemoryData]
 
+    /// Options that change how an image decodes, so its key.
+    static let decodingKeyOptions: ImageOptions = [.scaleDownLargeImages, .decodeFirstFrameOnly, .preloadAllFrames]
+
     /// What the fast path of `image(_:)` found.
     enum FastPath {
-        /// The final image, from memory.
-        case hit(ImageResponse)
+        /// The final image's memory entry.
+        case hit(MemoryCache.Entry)
         /// The result is being made by work the call can join as it is;
         /// `keys` are the call's, should the work end before it joins.
         case inFlight(ImageRequestKeys.TaskKey, keys: ImageRequestKeys)
@@ -174,12 +177,10 @@ extension ImageLoader {
         // would retain and release a handler and a label on every hit).
         if let logger = context.logger {
             logger.debug("memory hit", metadata: ["awi.id": .string(String(SHA256.hexDigest(keys.resultKey).prefix(12)))])
-        } else {
+        } else if telemetry.logsDebug {
             telemetry.logger.debug("memory hit", metadata: ["awi.id": .string(String(SHA256.hexDigest(keys.resultKey).prefix(12)))])
         }
-        var response = ImageResponse(image: entry.image, data: nil, source: .memory, url: url)
-        response.headSource = entry.http.map { .stored($0) }
-        return .hit(response)
+        return .hit(entry)
     }
 
     /// The keys of a call, as ``makeRequest(_:options:context:)`` would
@@ -188,9 +189,14 @@ extension ImageLoader {
     private func requestKeys(
         url: URL, string: String, variant: DataRequest.Variant, options: ImageOptions, context: ImageContext, defaults: ImageContext?
     ) -> ImageRequestKeys {
+        // A call with no context over no defaults (the common hit): nothing
+        // to read, so no optional existential is copied out of a context.
+        if context.isEmpty && defaults == nil && options.isDisjoint(with: Self.decodingKeyOptions) {
+            return ImageRequestKeys(url: url, urlString: string, filter: nil, variant: variant, decodingSuffix: plainKeySuffix, transformer: nil)
+        }
         let thumbnail = context.thumbnail ?? defaults?.thumbnail
         let decodingSuffix: String
-        if thumbnail == nil && options.isDisjoint(with: [.scaleDownLargeImages, .decodeFirstFrameOnly, .preloadAllFrames]) {
+        if thumbnail == nil && options.isDisjoint(with: Self.decodingKeyOptions) {
             decodingSuffix = plainKeySuffix
         } else {
             decodingSuffix = decodingOptions(options: options, thumbnail: thumbnail).cacheKeySuffix

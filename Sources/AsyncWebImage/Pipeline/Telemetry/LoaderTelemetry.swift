@@ -22,6 +22,11 @@ final class LoaderTelemetry: Sendable {
     }
 
     let logger: Logger
+    /// Whether `logger` takes debug records, asked once: the memory fast
+    /// path logs each hit at debug, and asking the handler there copied the
+    /// logger's existential on every hit. The logger is a constant, so its
+    /// level is the one its handler had when the loader was made.
+    let logsDebug: Bool
     let factory: any MetricsFactory
     /// The tracer, or `nil` when none is bootstrapped (a ``NoOpTracer``): then
     /// no span is started and no context is injected, at no cost.
@@ -54,6 +59,7 @@ final class LoaderTelemetry: Sendable {
 
     init(logger: Logger, factory: (any MetricsFactory)?, tracer: (any Tracer)?) {
         self.logger = logger
+        logsDebug = logger.logLevel <= .debug
         let factory = factory ?? MetricsSystem.factory
         self.factory = factory
         let tracer = tracer ?? InstrumentationSystem.tracer

@@ -53,14 +53,14 @@ struct ProgressiveThumbnailMemoryTests {
         return file
     }
 
-    /// Runs `awi-bench --rss-child` (a fresh process: thumbnails `warmup`,
+    /// Runs `awi-allocator-probe thumbnail-rss` (a fresh process: thumbnails `warmup`,
     /// resets its peak, thumbnails `file` once) and returns the growth of its
     /// peak resident set over the resident set before the second thumbnail.
     private static func peakGrowth(_ arguments: [String]) throws -> Int {
         let binaries = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        let bench = binaries.appendingPathComponent("awi-bench")
-        try #require(FileManager.default.isExecutableFile(atPath: bench.path), "missing \(bench.path)")
-        let output = try JPEGEighthScaleTranscoderTests.run(bench.path, ["--rss-child"] + arguments)
+        let probe = binaries.appendingPathComponent("awi-allocator-probe")
+        try #require(FileManager.default.isExecutableFile(atPath: probe.path), "missing \(probe.path)")
+        let output = try JPEGEighthScaleTranscoderTests.run(probe.path, ["thumbnail-rss"] + arguments)
         let words = String(decoding: output, as: UTF8.self).split(whereSeparator: \.isWhitespace)
         try #require(words.count == 4 && words[0] == "rss" && words[2] == "hwm", "child said: \(words)")
         return try #require(Int(words[3])) - (try #require(Int(words[1])))
