@@ -51,7 +51,7 @@ enum ThumbnailPeak {
     private static func statusBytes(_ field: String) -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
               let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
-              let kib = Int(line.dropFirst(field.count).split(separator: " ").first ?? "")
+              let kib = Int(line.dropFirst(field.count).split(whereSeparator: \.isWhitespace).first ?? "")
         else { return nil }
         return kib * 1024
     }
