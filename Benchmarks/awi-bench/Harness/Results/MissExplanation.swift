@@ -45,7 +45,7 @@ public struct MissExplanation: Sendable, Codable, Equatable {
     /// → investigate; a CPU ratio within 15 % of its target on a busy machine
     /// → rerun; a known bound that needs no action → none; else → investigate.
     public init(row: ResultRow, environment: RunEnvironment, known: TargetBound?) {
-        var figure = row.ratio.map { Format.ratio($0) + (row.basis.map { " " + $0.rawValue } ?? "") } ?? "-"
+        var figure = row.ratio.map { Format.ratio($0) + (row.basis.map { " " + $0.rawValue } ?? "") } ?? row.measured ?? "-"
         if let interval = row.ratioInterval {
             figure += " (this run's 95 % interval \(Format.ratio(interval.low))–\(Format.ratio(interval.high)))"
         }

@@ -46,6 +46,10 @@ public struct ResultRow: Sendable, Codable, Equatable {
     public var targetRatio: Double?
     /// Whether the target was met (`nil`: no target, or not measurable).
     public var passed: Bool?
+    /// The figures a target that is not a ratio is judged on, against the
+    /// baseline's ("area median 88.9 vs pyvips 89.1"): what a missed
+    /// target's explanation shows as measured.
+    public var measured: String?
     /// What the same work reaches without the library, against the same
     /// baseline in the same run (the raw codec call alone, the runtime's bare
     /// fan-out): how far up the ratio can go by wrapping that work.

@@ -181,6 +181,15 @@ struct ThumbnailQualityScenario: Scenario {
             ].compactMap { $0 }.joined(separator: "; ")
         let target = Target.condition("area ≥ pyvips, ≤ 1/10 worse by > 2; Lanczos ≥ pyvips − 3; halos ≤ pyvips")
         row.target = target.text
+        if let ours = line("library"), let theirs = line("pyvips") {
+            func median(_ line: [String: Any], _ kind: String) -> String { String(format: "%.1f", line["\(kind):median"] as? Double ?? .nan) }
+            func halos(_ line: [String: Any]) -> String { String(format: "%.0f", line["halo_area:mean"] as? Double ?? .nan) }
+            let worse = (ours["linear-area:worse_than_pyvips_by_2"] as? Int).map { "\($0)/\(ours["files"] as? Int ?? 0)" } ?? "-"
+            row.measured = "area median \(median(ours, "linear-area")) vs pyvips \(median(theirs, "linear-area")), "
+                + "\(worse) files more than 2 below; linear / sRGB Lanczos-3 \(median(ours, "linear-lanczos3")) / "
+                + "\(median(ours, "srgb-lanczos3")) vs \(median(theirs, "linear-lanczos3")) / \(median(theirs, "srgb-lanczos3")); "
+                + "halos \(halos(ours)) vs \(halos(theirs))"
+        }
         if !group.hasPrefix(patternClass), let targets = line("library")?["targets"] as? [String: Bool] {
             row.passed = targets.values.allSatisfy { $0 }
             if let missed = Optional(targets.filter { !$0.value }.keys.sorted()), !missed.isEmpty {
