@@ -387,3 +387,38 @@ let package = Package(
         ),
     ]
 )
+
+// The libFuzzer targets (Fuzzing/Sources), declared only when scripts/fuzz
+// builds them (AWI_FUZZ=1, into .build-fuzz with the fuzzer and address
+// sanitizers), so no other build, dependent or CI run sees them. They live
+// in this package because they drive package-internal parts no other
+// package can reach: the progressive decoders, the animation frame
+// decoders and the resampler.
+if Context.environment["AWI_FUZZ"] == "1" {
+    let fuzzSettings: [SwiftSetting] = [
+        .swiftLanguageMode(.v6),
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ]
+    let fuzzTargets = [
+        "FuzzFormatDetect", "FuzzJPEGDecode", "FuzzPNGDecode", "FuzzProgressive", "FuzzWebPDecode", "FuzzGIFDecode",
+        "FuzzAVIFDecode", "FuzzHEIFDecode", "FuzzICCProfile", "FuzzAnimatedWebPDecode", "FuzzAPNGDecode", "FuzzGIFAnimation",
+        "FuzzJXLDecode", "FuzzTIFFDecode", "FuzzBMPDecode", "FuzzSVGDecode", "FuzzAVIFAnimation",
+    ]
+    // What the targets share: input checks and the option variants.
+    package.targets.append(.target(
+        name: "FuzzSupport", dependencies: ["AsyncWebImage"], path: "Fuzzing/Sources/FuzzSupport", swiftSettings: fuzzSettings
+    ))
+    package.targets += fuzzTargets.map { name in
+        .executableTarget(
+            name: name,
+            dependencies: [
+                "FuzzSupport", "AsyncWebImage", "AsyncWebImageWebP", "AsyncWebImageAVIF", "AsyncWebImageHEIF", "AsyncWebImageGIF",
+                "AsyncWebImageAllFormats", "AsyncWebImageJXL", "AsyncWebImageTIFF", "AsyncWebImageBMP", "AsyncWebImageSVG",
+            ],
+            path: "Fuzzing/Sources/\(name)",
+            swiftSettings: fuzzSettings
+        )
+    }
+    package.products += fuzzTargets.map { .executable(name: $0, targets: [$0]) }
+}

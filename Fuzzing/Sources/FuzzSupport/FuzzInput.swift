@@ -1,7 +1,8 @@
-// The SPI is `Image.resampled(to:)`: the resampler the full-decode route
+// Package access (the targets are declared in the library's manifest when
+// AWI_FUZZ=1): `Image.resampled(to:)`, the resampler the full-decode route
 // of a thumbnail uses, the reference a decoder that resamples while
 // decoding must match.
-@_spi(Benchmarks) public import AsyncWebImage
+public import AsyncWebImage
 public import Foundation
 
 /// What every fuzz target checks, and the decode options it varies.
