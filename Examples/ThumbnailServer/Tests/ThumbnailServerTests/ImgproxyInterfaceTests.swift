@@ -14,7 +14,7 @@ struct ImgproxyInterfaceTests {
     static func size(of data: Data, in harness: ServerHarness) throws -> String {
         let file = harness.root.appendingPathComponent("identify-\(UUID().uuidString)")
         try data.write(to: file)
-        let text = String(decoding: try ServerHarness.run("/usr/bin/env", ["identify", "-format", "%wx%h", file.path]), as: UTF8.self)
+        let text = String(decoding: try ServerHarness.run("/usr/bin/env", ["identify", "-format", "%wx%h", file.path], requiringSuccess: true), as: UTF8.self)
         return text
     }
 
@@ -22,7 +22,7 @@ struct ImgproxyInterfaceTests {
     static func rgb(of data: Data, in harness: ServerHarness) throws -> [UInt8] {
         let file = harness.root.appendingPathComponent("rgb-\(UUID().uuidString)")
         try data.write(to: file)
-        return Array(try ServerHarness.run("/usr/bin/env", ["convert", file.path, "-depth", "8", "rgb:-"]))
+        return Array(try ServerHarness.run("/usr/bin/env", ["convert", file.path, "-depth", "8", "rgb:-"], requiringSuccess: true))
     }
 
     static func started(_ arguments: [String] = ["--allow-unsigned"]) throws -> ServerHarness {
@@ -162,7 +162,7 @@ struct ImgproxyInterfaceTests {
             #expect(reply.headers[.contentType] == "image/webp")
             let file = harness.root.appendingPathComponent("anim-\(UUID().uuidString).webp")
             try reply.body.write(to: file)
-            let info = String(decoding: try ServerHarness.run("/usr/bin/env", ["webpmux", "-info", file.path]), as: UTF8.self)
+            let info = String(decoding: try ServerHarness.run("/usr/bin/env", ["webpmux", "-info", file.path], requiringSuccess: true), as: UTF8.self)
             #expect(info.contains("Number of frames: 3"), "\(info)")
             #expect(info.contains("Canvas size: 20 x 15"), "\(info)")
             let animation = try #require(try ImageCoderRegistry.builtIn.adding(WebPCoder()).decode(reply.body).animation)

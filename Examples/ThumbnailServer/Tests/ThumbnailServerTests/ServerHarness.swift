@@ -366,15 +366,26 @@ final class ServerHarness {
     }
 
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String]) throws -> Data {
+    static func run(_ executable: String, _ arguments: [String], requiringSuccess: Bool = false) throws -> Data {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
+        // Its errors in a file (no second pipe to fill while stdout is read),
+        // so a tool that must succeed says why it failed instead of handing
+        // back short output (curl's failures are answers some tests expect).
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("harness-stderr-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errors) }
+        process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        guard process.terminationStatus == 0 || !requiringSuccess else {
+            let message = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+            throw HarnessError("\(([executable] + arguments).joined(separator: " ")) exited \(process.terminationStatus): \(message.prefix(500))")
+        }
         return data
     }
 
