@@ -58,7 +58,7 @@ struct RevalidationScenario: Scenario {
             throw BenchmarkFailure("the loader's no-body download did not come back empty")
         }
         let before = server.statistics("/revalidation/photo.png")
-        guard try await loader.response(photo).source == .memory,
+        guard try await loader.response(photo).source == .revalidated,
               server.statistics("/revalidation/photo.png").notModifiedResponses == before.notModifiedResponses + 1 else {
             throw BenchmarkFailure("the loader did not revalidate its memory entry with a 304")
         }
