@@ -376,7 +376,7 @@ final class ServerHarness {
         // so a tool that must succeed says why it failed instead of handing
         // back short output (curl's failures are answers some tests expect).
         let errors = FileManager.default.temporaryDirectory.appendingPathComponent("harness-stderr-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        guard FileManager.default.createFile(atPath: errors.path, contents: nil) else { throw HarnessError("cannot create \(errors.path)") }
         defer { try? FileManager.default.removeItem(at: errors) }
         process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()
