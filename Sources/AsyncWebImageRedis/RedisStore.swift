@@ -6,7 +6,7 @@ import Synchronization
 import AWILocking
 
 /// A cache tier shared by a fleet of servers, on Redis: the tier between
-/// the local disk and the network (DESIGN.md §5). `import AsyncWebImageRedis`.
+/// the local disk and the network (the *Architecture* article). `import AsyncWebImageRedis`.
 ///
 /// ```swift
 /// import AsyncWebImage

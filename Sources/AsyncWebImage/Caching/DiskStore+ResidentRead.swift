@@ -27,7 +27,7 @@ extension DiskStore {
     /// lookup cache (`openat2` with `RESOLVE_CACHED`), the bytes from the
     /// page cache (`preadv2` with `RWF_NOWAIT`); `fstat` and `close` of an
     /// open read-only file do no I/O. So it may run on the cooperative pool
-    /// (DESIGN.md §2 keeps *blocking* I/O off it), and a hot entry costs a
+    /// (the design keeps *blocking* I/O off it), and a hot entry costs a
     /// disk hit no thread hand-off: two of them (to the I/O thread and back,
     /// each a wake-up of an idle CPU) cost 25–45 µs here, more than reading
     /// and checking a 60 KB entry.
