@@ -1,19 +1,19 @@
-public import AsyncWebImage
-public import Foundation
+import AsyncWebImage
+import Foundation
 
 /// What the animation targets check: a frame decoder made from the input
 /// gives only full-canvas RGBA8 frames or typed errors, never more frames
 /// than its info lists, and rewinds to the same first frame.
-public enum AnimationFuzzing {
+package enum AnimationFuzzing {
     /// Tight limits keep executions fast and still check that they hold.
-    public static let options: ImageDecodingOptions = {
+    package static let options: ImageDecodingOptions = {
         var options = ImageDecodingOptions(maxPixelCount: FuzzInput.maxPixelCount)
         options.maxAnimationPixelCount = 1 << 24
         return options
     }()
 
     /// Runs `decoder`'s `makeAnimatedFrameDecoder` on `data` and plays what it gives.
-    public static func play(_ decoder: any AnimatedImageDecoding, _ data: Data, _ what: String) {
+    package static func play(_ decoder: any AnimatedImageDecoding, _ data: Data, _ what: String) {
         guard let made = FuzzInput.expectingImageError(what, { try decoder.makeAnimatedFrameDecoder(data, options: options) }),
               let frames = made else { return }
         let info = frames.info

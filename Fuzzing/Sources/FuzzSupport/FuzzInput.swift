@@ -2,25 +2,25 @@
 // AWI_FUZZ=1): `Image.resampled(to:)`, the resampler the full-decode route
 // of a thumbnail uses, the reference a decoder that resamples while
 // decoding must match.
-public import AsyncWebImage
-public import Foundation
+import AsyncWebImage
+import Foundation
 
 /// What every fuzz target checks, and the decode options it varies.
 ///
 /// A finding is anything that is not a typed ``ImageError`` or a valid
 /// image: a trap, a sanitizer report, an error of another type, an image
 /// whose sizes do not add up. libFuzzer counts each of them as a crash.
-public enum FuzzInput {
+package enum FuzzInput {
     /// The pixel limit the targets decode with: 4 megapixels. The library's
     /// 100-megapixel default is a limit by design (a legitimate 400 MB
     /// allocation); fuzzing with it would only make every execution slow.
     /// Tighter, it keeps runs fast and still checks that the limit holds.
-    public static let maxPixelCount = 1 << 22
+    package static let maxPixelCount = 1 << 22
 
     /// Decode options chosen by `selector` (the fuzzer controls it through
     /// the input's length), so one corpus covers full decodes, thumbnails,
     /// stretched thumbnails, scale-down and applied orientation.
-    public static func options(_ selector: Int) -> ImageDecodingOptions {
+    package static func options(_ selector: Int) -> ImageDecodingOptions {
         switch selector % 4 {
         case 0:
             ImageDecodingOptions(maxPixelCount: maxPixelCount)
@@ -35,7 +35,7 @@ public enum FuzzInput {
 
     /// Runs `body`, which may fail only with an ``ImageError``; returns its
     /// result or `nil` when it threw one.
-    public static func expectingImageError<Result>(_ what: String, _ body: () throws -> Result) -> Result? {
+    package static func expectingImageError<Result>(_ what: String, _ body: () throws -> Result) -> Result? {
         do {
             return try body()
         } catch is ImageError {
@@ -48,7 +48,7 @@ public enum FuzzInput {
     /// Traps unless `image` is a consistent bitmap within the pixel limit
     /// (and, for a thumbnail, no larger than asked), then reads every byte
     /// of it, so AddressSanitizer sees a storage shorter than its sizes.
-    public static func check(_ image: Image, options: ImageDecodingOptions, isPreview: Bool, _ what: String) {
+    package static func check(_ image: Image, options: ImageDecodingOptions, isPreview: Bool, _ what: String) {
         precondition(image.width > 0 && image.height > 0, "\(what): empty image \(image.size)")
         precondition(image.width * image.height <= options.maxPixelCount, "\(what): \(image.size) over the pixel limit")
         precondition(image.bytesPerRow >= image.width * image.pixelFormat.bytesPerPixel, "\(what): bytesPerRow \(image.bytesPerRow)")
@@ -70,18 +70,18 @@ public enum FuzzInput {
 
     /// Keeps the optimiser from dropping a computation whose result is unused.
     @inline(never)
-    public static func blackHole<T>(_ value: T) {
+    package static func blackHole<T>(_ value: T) {
         withExtendedLifetime(value) {}
     }
 }
 
 /// SplitMix64: a tiny deterministic generator, seeded from the input, so a
 /// given input always replays the same chunking.
-public struct SplitMix64: RandomNumberGenerator {
+package struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
 
     /// A generator seeded with an FNV-1a hash of `bytes`.
-    public init(seededBy bytes: some Collection<UInt8>) {
+    package init(seededBy bytes: some Collection<UInt8>) {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in bytes {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3
@@ -90,7 +90,7 @@ public struct SplitMix64: RandomNumberGenerator {
     }
 
     /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -102,7 +102,7 @@ public struct SplitMix64: RandomNumberGenerator {
 extension FuzzInput {
     /// The options a decode with `options(selector)` is compared with: a
     /// thumbnail for a full decode, a full decode for anything else.
-    public static func partnerOptions(_ selector: Int) -> ImageDecodingOptions {
+    package static func partnerOptions(_ selector: Int) -> ImageDecodingOptions {
         options(selector % 4 == 0 ? 1 : 0)
     }
 
@@ -121,7 +121,7 @@ extension FuzzInput {
     /// so damage to the primary image alone fails only the full decode. The
     /// reverse (a thumbnail failing where the full decode succeeds) is never
     /// allowed: a thumbnail item that fails is passed over for the primary.
-    public static func decodeBothWays(
+    package static func decodeBothWays(
         _ decoder: some ImageDecoding, as format: ImageFormat, _ data: Data, selector: Int, _ what: String,
         thumbnailMayAcceptMore: Bool = false, thumbnailIsResampledFullDecode: Bool = false
     ) {

@@ -3,11 +3,11 @@ import Foundation
 /// Reads a JPEG's marker segments up to the frame header, independently of
 /// the library: the harness must not trust the code it tests to tell it
 /// which rule applies.
-public enum JPEGFrameProbe {
+package enum JPEGFrameProbe {
     /// Whether the first frame header before the first scan is `SOF2`
     /// (progressive, Huffman-coded). Bytes between segments are skipped as
     /// libjpeg skips them.
-    public static func isProgressive(_ data: Data) -> Bool {
+    package static func isProgressive(_ data: Data) -> Bool {
         let bytes = [UInt8](data)
         guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return false }
         var index = 2

@@ -1,17 +1,17 @@
-public import Foundation
+import Foundation
 
 /// Rewrites the CRC of every complete PNG chunk, so that mutated inputs get
 /// past libspng's CRC check and reach the decoder itself: without it nearly
 /// every mutation of a PNG dies at its first CRC.
-public enum PNGResealing {
+package enum PNGResealing {
     /// Whether an input of `count` bytes is resealed: half of them are, so
     /// the CRC checks themselves stay fuzzed too. Independent of the option
     /// selector (`count % 4`).
-    public static func applies(toCount count: Int) -> Bool { (count >> 2) & 1 == 0 }
+    package static func applies(toCount count: Int) -> Bool { (count >> 2) & 1 == 0 }
 
     /// `data` with correct CRCs on every complete chunk after the signature
     /// (data that is not a PNG is returned as is).
-    public static func resealed(_ data: Data) -> Data {
+    package static func resealed(_ data: Data) -> Data {
         var bytes = [UInt8](data)
         guard bytes.count >= 8, bytes[0] == 0x89, bytes[1] == 0x50 else { return data }
         var offset = 8
