@@ -1,4 +1,5 @@
 import CTurboJPEG
+import Foundation
 
 extension JPEGCoder {
     /// What a decode does when the data runs out or is damaged.
@@ -139,8 +140,11 @@ extension JPEGCoder {
             // coefficients: as a baseline stream of just those (decoded
             // without whole-image coefficient arrays), else with the scans
             // that scale does not read dropped.
-            pruned = JPEGEighthScaleTranscoder.baselineStream(jpeg, frame: frame)
+            pruned = JPEGReducedScaleTranscoder.baselineStream(jpeg, frame: frame)
                 ?? JPEGScanPruner.eighthScaleStream(jpeg, scanner: markers)
+        } else if completeness.checksIntegrity, scale == JPEGReducedScaleTranscoder.Mode.quarter.scale,
+                  let frame = markers.frame, frame.marker == 0xC2, ProcessInfo.processInfo.environment["AWI_QUARTER"] != "0" {
+            pruned = JPEGReducedScaleTranscoder.baselineStream(jpeg, frame: frame, mode: .quarter)
         }
         // Colour: previews are never converted; a CMYK profile is applied
         // while converting to RGB, any other at the end (ColorManager).

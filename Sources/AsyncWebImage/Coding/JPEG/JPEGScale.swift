@@ -58,7 +58,7 @@ struct JPEGScale: Sendable, Hashable, CustomStringConvertible {
     ///
     /// 1.9, not libvips's 2: a 12-megapixel 4:3 photo (4000 × 3000, 1.95×
     /// a 256-pixel thumbnail at 1/8) then decodes at 1/8, progressive files
-    /// through ``JPEGEighthScaleTranscoder``, instead of a four times larger
+    /// through ``JPEGReducedScaleTranscoder``, instead of a four times larger
     /// 1/4. Judged by the quality panel (`awi-bench --scenario
     /// thumbnail-quality`), 12 MP photos at 1/8 stayed within 0.3 points of
     /// pyvips (which decodes them at 1/4) under the area average, none more

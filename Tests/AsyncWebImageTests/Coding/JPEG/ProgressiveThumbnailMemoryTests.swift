@@ -60,7 +60,7 @@ struct ProgressiveThumbnailMemoryTests {
         let binaries = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         let probe = binaries.appendingPathComponent("awi-allocator-probe")
         try #require(FileManager.default.isExecutableFile(atPath: probe.path), "missing \(probe.path)")
-        let output = try JPEGEighthScaleTranscoderTests.run(probe.path, ["thumbnail-rss"] + arguments)
+        let output = try JPEGReducedScaleTranscoderTests.run(probe.path, ["thumbnail-rss"] + arguments)
         let words = String(decoding: output, as: UTF8.self).split(whereSeparator: \.isWhitespace)
         try #require(words.count == 4 && words[0] == "rss" && words[2] == "hwm", "child said: \(words)")
         return try #require(Int(words[3])) - (try #require(Int(words[1])))
@@ -68,12 +68,12 @@ struct ProgressiveThumbnailMemoryTests {
 
     @Test("a 256 px thumbnail of a 17.9 MP progressive JPEG: the 1/8 route, djpeg's pixels, at most 16 MiB of peak growth")
     func largeProgressiveThumbnail() throws {
-        let djpeg = try #require(JPEGEighthScaleTranscoderTests.tool("djpeg"), "djpeg missing (apt-get install libjpeg-turbo-progs)")
+        let djpeg = try #require(JPEGReducedScaleTranscoderTests.tool("djpeg"), "djpeg missing (apt-get install libjpeg-turbo-progs)")
         // Given a 17.9 MP progressive file and djpeg's 1/8-scale decode of it
         let file = try Self.largeProgressiveFile()
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         let data = try Data(contentsOf: file)
-        let reference = try JPEGFixtures.pnm(JPEGEighthScaleTranscoderTests.run(djpeg, ["-scale", "1/8", "-ppm", file.path]))
+        let reference = try JPEGFixtures.pnm(JPEGReducedScaleTranscoderTests.run(djpeg, ["-scale", "1/8", "-ppm", file.path]))
         #expect(reference.size == PixelSize(width: 612, height: 458))
         // Then the default 256 px thumbnail decodes it at 1/8 (612 px ≥ 2 × 256) ...
         let thumbnail = ImageDecodingOptions(thumbnailPixelSize: PixelSize(width: 256, height: 256))

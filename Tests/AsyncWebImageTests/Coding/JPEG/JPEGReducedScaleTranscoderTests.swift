@@ -3,14 +3,14 @@ import Foundation
 import Testing
 @testable import AsyncWebImage
 
-@Suite("JPEGEighthScaleTranscoder", .timeLimit(.minutes(3)))
-struct JPEGEighthScaleTranscoderTests {
+@Suite("JPEGReducedScaleTranscoder", .timeLimit(.minutes(3)))
+struct JPEGReducedScaleTranscoderTests {
     /// The baseline stream of a progressive file, or `nil` when the transcoder declines.
     static func transcode(_ bytes: [UInt8]) throws -> [UInt8]? {
         var scanner = JPEGMarkerScanner(recordingScans: true)
         try bytes.withUnsafeBytes { try scanner.advance($0) }
         let frame = try #require(scanner.frame)
-        return bytes.withUnsafeBytes { JPEGEighthScaleTranscoder.baselineStream($0, frame: frame) }
+        return bytes.withUnsafeBytes { JPEGReducedScaleTranscoder.baselineStream($0, frame: frame) }
     }
 
     /// Whether `bytes` have a baseline frame (SOF0) and exactly one scan.
@@ -102,7 +102,7 @@ struct JPEGEighthScaleTranscoderTests {
         var scanner = JPEGMarkerScanner(recordingScans: true)
         try original.withUnsafeBytes { try scanner.advance($0) }
         let frame = try #require(scanner.frame)
-        var state = JPEGEighthScaleTranscoder.State(frame: frame)
+        var state = JPEGReducedScaleTranscoder.State(frame: frame)
         // Then luma keeps 2 bytes a block (its DC), chroma 25 coefficients and a mask: 58 bytes, against libjpeg's 128
         let held = state.values.count * 2 + state.nonzero.count * 8
         #expect(held * 3 < frame.blockCount * 128, "\(held) bytes for \(frame.blockCount) blocks")

@@ -1,38 +1,67 @@
 /// Rewrites a complete progressive JPEG as a baseline (sequential, one
-/// interleaved scan) JPEG that decodes to the same pixels at 1/8 scale,
-/// holding only the coefficients that scale reads.
+/// interleaved scan) JPEG holding only the coefficients a reduced-scale
+/// decode reads: exactly the same pixels at 1/8 (``Mode/eighth``), or a
+/// 1/4-scale approximation from the lowest frequencies (``Mode/quarter``).
 ///
 /// A progressive decode needs every coefficient of every block in memory
 /// until its last scan (libjpeg's whole-image coefficient arrays: 128 bytes
-/// a block, 70 MiB for a 17.9-megapixel photo), even at 1/8 scale where a
-/// full-resolution component is read through a 1×1 IDCT (its DC
-/// coefficient alone). A baseline stream decodes block row by block row.
-/// So the progressive scans are decoded here (Huffman, successive
-/// approximation, end-of-band runs, restarts) into compact arrays — the DC
-/// of each block of a 1×1 component; for a subsampled component, which
-/// libjpeg-turbo reads through a larger reduced IDCT, the coefficients that
-/// IDCT reads (rows and columns 0, 1, 3, 5, 7 for its 2×2 one; 0–3, 5–7 for
-/// its 4×4 one) and one bit a coefficient saying which are non-zero
-/// (successive-approximation refinement needs that of every coefficient) —
-/// then re-encoded as one baseline scan with the frame's own quantisation
-/// tables, which TurboJPEG decodes at 1/8 exactly as the original: same
-/// coefficients in, same IDCT, upsampling and colour conversion out. The AC
-/// scans of 1×1 components are not decoded at all (most of the file).
+/// a block, 70 MiB for a 17.9-megapixel photo), and it entropy-decodes every
+/// scan even when the scale reads a fraction of what they carry. A baseline
+/// stream decodes block row by block row. So the progressive scans are
+/// decoded here (Huffman, successive approximation, end-of-band runs,
+/// restarts) into compact arrays: for each component, the coefficients its
+/// reduced IDCT reads (libjpeg-turbo's: rows and columns 0, 1, 3, 5, 7 for
+/// the 2×2 one; 0–3, 5–7 for the 4×4 one; the DC alone for 1×1) and one bit
+/// a coefficient saying which are non-zero (successive-approximation
+/// refinement needs that of every coefficient). They are re-encoded as one
+/// baseline scan with the frame's own quantisation tables, which TurboJPEG
+/// decodes at the scale: same coefficients in, same IDCT, upsampling and
+/// colour conversion out. A scan that carries none of the kept coefficients
+/// is not decoded at all.
+///
+/// - At 1/8 every full-resolution component is read through a 1×1 IDCT, its
+///   DC alone, so its AC scans (most of the file) are skipped, and the
+///   output is exactly TurboJPEG's 1/8 decode of the original.
+/// - At 1/4 a full-resolution component keeps only its four lowest
+///   coefficients (rows and columns 0 and 1: the 2×2 IDCT's main terms), so
+///   only the scans of the first spectral band are decoded. A refinement
+///   scan that would also refine a skipped band cannot be decoded (it codes
+///   runs over coefficients whose history is unknown), so it is skipped too
+///   and those coefficients keep the precision of their first pass, each
+///   reconstructed at the middle of its interval. In libjpeg's standard
+///   progression that skips the luma's higher band and both its refinements,
+///   about two thirds of a photo's bytes. What is lost is detail at the 1/4
+///   image's own Nyquist limit, which the thumbnail's final reduction (at
+///   least ``JPEGScale/thumbnailGap`` times) filters out; the quality panel
+///   (`awi-bench --scenario thumbnail-quality`) judged it.
 ///
 /// It declines (`nil`, and the caller decodes the file as it is) whenever
-/// the equivalence is not certain: not 8-bit progressive Huffman, more than
+/// the output is not certain: not 8-bit progressive Huffman, more than
 /// 10 blocks per MCU, quantisation tables redefined after the first scan, a
 /// progression libjpeg would warn about, coefficients left incomplete
-/// (libjpeg would then smooth blocks), any damage the decode meets
-/// (unknown codes, data ending early or going on, misplaced restarts),
-/// values a baseline frame cannot carry.
-enum JPEGEighthScaleTranscoder {
+/// (libjpeg would then smooth blocks; at 1/4, a DC left incomplete), any
+/// damage the decode meets (unknown codes, data ending early or going on,
+/// misplaced restarts), values a baseline frame cannot carry; and at 1/4,
+/// a file from which it would skip nothing, which libjpeg decodes exactly
+/// at the same cost.
+enum JPEGReducedScaleTranscoder {
+    /// The scale the output is made for, and how faithful it is.
+    enum Mode: Sendable {
+        /// 1/8: the same pixels as a 1/8 decode of the original.
+        case eighth
+        /// 1/4, from each full-resolution component's four lowest coefficients.
+        case quarter
+
+        /// The scale TurboJPEG decodes the output at.
+        var scale: JPEGScale { self == .eighth ? .eighth : JPEGScale(numerator: 1, denominator: 4) }
+    }
+
     /// The baseline stream, or `nil` when the transcoder declines.
     ///
     /// - Parameter frame: the frame header as the marker scanner read it.
-    static func baselineStream(_ jpeg: UnsafeRawBufferPointer, frame: JPEGMarkerScanner.Frame) -> [UInt8]? {
+    static func baselineStream(_ jpeg: UnsafeRawBufferPointer, frame: JPEGMarkerScanner.Frame, mode: Mode = .eighth) -> [UInt8]? {
         guard frame.marker == 0xC2, [1, 3].contains(frame.components.count) else { return nil }
-        var state = State(frame: frame)
+        var state = State(frame: frame, mode: mode)
         guard state.blocksPerMCU <= 10, state.read(jpeg), state.isComplete else { return nil }
         return state.encode()
     }
@@ -72,6 +101,14 @@ enum JPEGEighthScaleTranscoder {
         /// libjpeg's `coef_bits` by zig-zag index: the successive-approximation
         /// bit position reached, -1 before any scan.
         var coefficientBits = [Int](repeating: -1, count: 64)
+        /// By zig-zag index (bit k): the coefficients kept.
+        let keptMask: UInt64
+        /// By zig-zag index: the coefficients whose first pass was decoded,
+        /// so a refinement of them can be.
+        var firstPassDecoded: UInt64 = 0
+        /// By zig-zag index: the bit position the decoded scans reached
+        /// (below ``coefficientBits`` where a refinement was skipped).
+        var decodedBits = [Int](repeating: 0, count: 64)
 
         var readsAC: Bool { slotCount > 1 }
     }
@@ -99,14 +136,24 @@ enum JPEGEighthScaleTranscoder {
         var copied: [UInt8] = []
         var sawScan = false
         var sawEnd = false
+        let mode: Mode
+        /// Scans whose data was not decoded.
+        var skippedScans = 0
         var isComplete: Bool {
-            // libjpeg smooths blocks whose first coefficients are not all
-            // known; with all of them complete, it does not.
-            sawEnd && components.allSatisfy { component in component.coefficientBits[0...9].allSatisfy { $0 == 0 } }
+            guard sawEnd else { return false }
+            switch mode {
+            case .eighth:
+                // libjpeg smooths blocks whose first coefficients are not all
+                // known; with all of them complete, it does not.
+                return components.allSatisfy { component in component.coefficientBits[0...9].allSatisfy { $0 == 0 } }
+            case .quarter:
+                return skippedScans > 0 && components.allSatisfy { $0.coefficientBits[0] == 0 }
+            }
         }
 
-        init(frame: JPEGMarkerScanner.Frame) {
+        init(frame: JPEGMarkerScanner.Frame, mode: Mode = .eighth) {
             self.frame = frame
+            self.mode = mode
             maxH = frame.components.map(\.horizontal).max() ?? 1
             maxV = frame.components.map(\.vertical).max() ?? 1
             let (maxH, maxV) = (maxH, maxV)
@@ -115,11 +162,16 @@ enum JPEGEighthScaleTranscoder {
             let single = frame.components.count == 1
             var valueCount = 0, nonzeroCount = 0
             components = frame.components.map { c in
-                // libjpeg-turbo's reduced IDCT size at 1/8 (jdmaster.c): doubled while both factors allow.
-                var size = 1
-                while size < 8, maxH % (c.horizontal * size * 2) == 0, maxV % (c.vertical * size * 2) == 0 { size *= 2 }
+                // libjpeg-turbo's reduced IDCT size (jdmaster.c): the scale's
+                // own (1 at 1/8, 2 at 1/4), doubled while both factors allow.
+                let least = mode == .eighth ? 1 : 2
+                var size = least
+                while size < 8, (maxH * least) % (c.horizontal * size * 2) == 0, (maxV * least) % (c.vertical * size * 2) == 0 {
+                    size *= 2
+                }
                 let kept: Set<Int> = switch size {
                 case 1: [0]
+                case 2 where mode == .quarter: [0, 1]
                 case 2: [0, 1, 3, 5, 7]
                 case 4: [0, 1, 2, 3, 5, 6, 7]
                 default: Set(0..<8)
@@ -138,10 +190,13 @@ enum JPEGEighthScaleTranscoder {
                     valueCount += wide * high * count
                     nonzeroCount += count > 1 ? wide * high : 0
                 }
+                let keptMask = (0..<64).reduce(UInt64(0)) { mask, k in
+                    slots[JPEGReducedScaleTranscoder.naturalOrder[k]] >= 0 ? mask | 1 << UInt64(k) : mask
+                }
                 return Component(
                     id: c.id, horizontal: c.horizontal, vertical: c.vertical, quantizationTable: c.quantizationTable,
                     blocksWide: wide, blocksHigh: high, codedWide: codedWide, codedHigh: codedHigh,
-                    slots: slots, slotCount: count, valueBase: valueCount, nonzeroBase: nonzeroCount
+                    slots: slots, slotCount: count, valueBase: valueCount, nonzeroBase: nonzeroCount, keptMask: keptMask
                 )
             }
             values = [Int16](repeating: 0, count: valueCount)
@@ -240,8 +295,24 @@ enum JPEGEighthScaleTranscoder {
                     components[member.component].coefficientBits[k] = low
                 }
             }
-            if start > 0 && !components[members[0].component].readsAC {
-                return Self.skipEntropyData(jpeg, from: dataStart)
+            if start > 0 {
+                let c = members[0].component
+                let band = (UInt64.max >> UInt64(63 - end + start)) << UInt64(start)
+                let unknown = band & ~components[c].firstPassDecoded
+                // At 1/8 a component with AC coefficients kept decodes all its
+                // AC scans, as it must to refine any of them.
+                let nothingKept = components[c].keptMask & band == 0 && (mode == .quarter || !components[c].readsAC)
+                if nothingKept || (high > 0 && unknown != 0) {
+                    // Nothing kept, or (at 1/4) a refinement coding runs over
+                    // coefficients whose first pass was skipped.
+                    guard nothingKept || mode == .quarter else { return nil }
+                    skippedScans += 1
+                    return Self.skipEntropyData(jpeg, from: dataStart)
+                }
+                if high == 0 { components[c].firstPassDecoded |= band }
+                for k in start...end { components[c].decodedBits[k] = low }
+            } else {
+                for member in members { components[member.component].decodedBits[0] = low }
             }
             var reader = JPEGBitReader(jpeg, at: dataStart)
             let decoded: Bool
@@ -369,7 +440,7 @@ enum JPEGEighthScaleTranscoder {
                         if size != 0 {
                             k += run
                             guard k <= end else { return false }
-                            let natural = JPEGEighthScaleTranscoder.naturalOrder[k]
+                            let natural = JPEGReducedScaleTranscoder.naturalOrder[k]
                             let value = reader.signed(size) << shift
                             nonzero |= 1 << UInt64(natural)
                             if slots[natural] >= 0 {
@@ -401,7 +472,7 @@ enum JPEGEighthScaleTranscoder {
                         }
                         // Past already non-zero coefficients (a correction bit each) and `run` zero ones.
                         while k <= end {
-                            let natural = JPEGEighthScaleTranscoder.naturalOrder[k]
+                            let natural = JPEGReducedScaleTranscoder.naturalOrder[k]
                             if nonzero & (1 << UInt64(natural)) != 0 {
                                 correct(natural, &state, &reader)
                             } else {
@@ -412,7 +483,7 @@ enum JPEGEighthScaleTranscoder {
                         }
                         if value != 0 {
                             guard k <= end else { return false }
-                            let natural = JPEGEighthScaleTranscoder.naturalOrder[k]
+                            let natural = JPEGReducedScaleTranscoder.naturalOrder[k]
                             nonzero |= 1 << UInt64(natural)
                             if slots[natural] >= 0 { state.values[base + slots[natural]] = Int16(value) }
                         }
@@ -421,7 +492,7 @@ enum JPEGEighthScaleTranscoder {
                 }
                 if endOfBandRun > 0 {
                     while k <= end {
-                        let natural = JPEGEighthScaleTranscoder.naturalOrder[k]
+                        let natural = JPEGReducedScaleTranscoder.naturalOrder[k]
                         if nonzero & (1 << UInt64(natural)) != 0 { correct(natural, &state, &reader) }
                         k += 1
                     }
@@ -453,41 +524,54 @@ enum JPEGEighthScaleTranscoder {
             var predictors = [Int](repeating: 0, count: n)
             let values = values
             // Per component, outside the block loop: its base, slot count
-            // and, in zig-zag order, the slot of each coefficient (-1: none).
-            let layout = components.map { ($0.valueBase, $0.slotCount, $0.readsAC) }
+            // and the range of its kept AC coefficients in `kept`.
+            let layout = components.map { ($0.valueBase, $0.slotCount) }
             let (dcCodes, acCodes) = (Codes.dc, Codes.ac)
-            let zigzagSlots = components.flatMap { component in JPEGEighthScaleTranscoder.naturalOrder.map { component.slots[$0] } }
+            // Every component's kept AC coefficients in zig-zag order: the
+            // zig-zag index, the slot, and the bias its value is written
+            // with. At 1/4, a coefficient whose last refinement was skipped
+            // is known to lie in [|v|, |v| + 2^bits) times its sign: it is
+            // written at the middle of that interval (rounded toward zero),
+            // not at its low end. (At 1/8 every kept coefficient is complete.)
+            var kept: [(zigzag: Int, slot: Int, bias: Int)] = []
+            var keptRanges: [Range<Int>] = []
+            for component in components {
+                let first = kept.count
+                for k in 1..<64 where component.slots[JPEGReducedScaleTranscoder.naturalOrder[k]] >= 0 {
+                    let bias = mode == .quarter ? ((1 << component.decodedBits[k]) - 1) >> 1 : 0
+                    kept.append((k, component.slots[JPEGReducedScaleTranscoder.naturalOrder[k]], bias))
+                }
+                keptRanges.append(first..<kept.count)
+            }
+            let zeroRun = acCodes[0xF0], endOfBlock = acCodes[0]
             func block(_ c: Int, _ index: Int) -> Bool {
-                let (valueBase, slotCount, readsAC) = layout[c]
+                let (valueBase, slotCount) = layout[c]
                 let base = valueBase + index * slotCount
                 let dc = Int(values[base])
                 let difference = dc - predictors[c]
                 predictors[c] = dc
                 let size = Self.bitLength(difference)
                 guard size <= 11 else { return false }
-                writer.write(dcCodes[size].code, bits: dcCodes[size].length)
-                writer.write(difference < 0 ? difference - 1 : difference, bits: size)
-                var run = 0
-                if readsAC {
-                    for k in 1..<64 {
-                        let slot = zigzagSlots[c * 64 + k]
-                        let value = slot >= 0 ? Int(values[base + slot]) : 0
-                        if value == 0 { run += 1; continue }
-                        while run > 15 {
-                            writer.write(acCodes[0xF0].code, bits: acCodes[0xF0].length)
-                            run -= 16
-                        }
-                        let size = Self.bitLength(value)
-                        guard size <= 10 else { return false }
-                        let symbol = run << 4 | size
-                        writer.write(acCodes[symbol].code, bits: acCodes[symbol].length)
-                        writer.write(value < 0 ? value - 1 : value, bits: size)
-                        run = 0
+                // A code and its value bits in one write (at most 15 bits here, 19 below).
+                let dcCode = dcCodes[size]
+                writer.write(dcCode.code << size | (difference < 0 ? difference - 1 : difference) & ((1 << size) - 1), bits: dcCode.length + size)
+                var last = 0
+                for entry in kept[keptRanges[c]] {
+                    var value = Int(values[base + entry.slot])
+                    if value == 0 { continue }
+                    value += value > 0 ? entry.bias : -entry.bias
+                    var run = entry.zigzag - last - 1
+                    while run > 15 {
+                        writer.write(zeroRun.code, bits: zeroRun.length)
+                        run -= 16
                     }
-                } else {
-                    run = 63
+                    let size = Self.bitLength(value)
+                    guard size <= 10 else { return false }
+                    let code = acCodes[run << 4 | size]
+                    writer.write(code.code << size | (value < 0 ? value - 1 : value) & ((1 << size) - 1), bits: code.length + size)
+                    last = entry.zigzag
                 }
-                if run > 0 { writer.write(acCodes[0].code, bits: acCodes[0].length) }
+                if last < 63 { writer.write(endOfBlock.code, bits: endOfBlock.length) }
                 return true
             }
             if n == 1 {
