@@ -1,5 +1,4 @@
 import CTurboJPEG
-import Foundation
 
 extension JPEGCoder {
     /// What a decode does when the data runs out or is damaged.
@@ -143,7 +142,9 @@ extension JPEGCoder {
             pruned = JPEGReducedScaleTranscoder.baselineStream(jpeg, frame: frame)
                 ?? JPEGScanPruner.eighthScaleStream(jpeg, scanner: markers)
         } else if completeness.checksIntegrity, scale == JPEGReducedScaleTranscoder.Mode.quarter.scale,
-                  let frame = markers.frame, frame.marker == 0xC2, ProcessInfo.processInfo.environment["AWI_QUARTER"] != "0" {
+                  let frame = markers.frame, frame.marker == 0xC2 {
+            // At 1/4, from the lowest spectral band (most of the file's
+            // scans skipped; judged by the quality panel), else as it is.
             pruned = JPEGReducedScaleTranscoder.baselineStream(jpeg, frame: frame, mode: .quarter)
         }
         // Colour: previews are never converted; a CMYK profile is applied
