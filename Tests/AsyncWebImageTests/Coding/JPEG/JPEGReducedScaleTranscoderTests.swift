@@ -6,11 +6,11 @@ import Testing
 @Suite("JPEGReducedScaleTranscoder", .timeLimit(.minutes(3)))
 struct JPEGReducedScaleTranscoderTests {
     /// The baseline stream of a progressive file, or `nil` when the transcoder declines.
-    static func transcode(_ bytes: [UInt8]) throws -> [UInt8]? {
+    static func transcode(_ bytes: [UInt8], mode: JPEGReducedScaleTranscoder.Mode = .eighth) throws -> [UInt8]? {
         var scanner = JPEGMarkerScanner(recordingScans: true)
         try bytes.withUnsafeBytes { try scanner.advance($0) }
         let frame = try #require(scanner.frame)
-        return bytes.withUnsafeBytes { JPEGReducedScaleTranscoder.baselineStream($0, frame: frame) }
+        return bytes.withUnsafeBytes { JPEGReducedScaleTranscoder.baselineStream($0, frame: frame, mode: mode) }
     }
 
     /// Whether `bytes` have a baseline frame (SOF0) and exactly one scan.
@@ -70,6 +70,36 @@ struct JPEGReducedScaleTranscoderTests {
         #expect(try Self.isSingleScanBaseline(stream))
         let expected = try JPEGScanPrunerTests.decodeEighth(original)
         #expect(try JPEGScanPrunerTests.decodeEighth(stream).maximumChannelDifference(from: expected) == 0, "\(sampling) restart \(restart)")
+    }
+
+    @Test("at 1/4, a stream from the lowest band, made without the upper scans, decodes close to djpeg's 1/4 decode of the whole file")
+    func quarter() throws {
+        let djpeg = try #require(Self.tool("djpeg"), "djpeg missing (apt-get install libjpeg-turbo-progs)")
+        // Given a progressive 4:2:0 file in libjpeg's standard progression, and djpeg's 1/4 decode of all of it
+        let original = [UInt8](try JPEGFixtures.data("large-progressive.jpg"))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("awi-quarter-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("in.jpg")
+        try Data(original).write(to: file)
+        let reference = try JPEGFixtures.pnm(Self.run(djpeg, ["-scale", "1/4", "-ppm", file.path]))
+        // When it is transcoded at 1/4
+        let stream = try #require(try Self.transcode(original, mode: .quarter))
+        // Then the stream is one baseline scan, made without decoding the
+        // luma's upper band and its two refinements
+        #expect(try Self.isSingleScanBaseline(stream))
+        var scanner = JPEGMarkerScanner(recordingScans: true)
+        try original.withUnsafeBytes { try scanner.advance($0) }
+        var state = JPEGReducedScaleTranscoder.State(frame: try #require(scanner.frame), mode: .quarter)
+        #expect(original.withUnsafeBytes { state.read($0) } && state.isComplete)
+        #expect(state.skippedScans == 3, "\(state.skippedScans) of \(scanner.completedScans) scans skipped")
+        // And its 1/4 decode is the reference's size, within a few levels of it on average, but not identical
+        let image = try JPEGScanPrunerTests.decode(stream, scale: JPEGReducedScaleTranscoder.Mode.quarter.scale)
+        #expect(image.size == reference.size)
+        let difference = try #require(AVIFFixture.meanChannelDifference(image, reference))
+        #expect(difference > 0 && difference < 3, "mean difference \(difference)")
+        // And a file it would skip nothing of (a baseline one) is declined
+        #expect(try Self.transcode([UInt8](try JPEGFixtures.data("large.jpg")), mode: .quarter) == nil)
     }
 
     @Test("declines what it cannot reproduce: baseline, arithmetic, truncated or damaged scans, coefficients left unrefined")

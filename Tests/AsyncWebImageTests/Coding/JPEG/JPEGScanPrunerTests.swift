@@ -96,9 +96,14 @@ struct JPEGScanPrunerTests {
 
     /// TurboJPEG's own 1/8 decode of `bytes`, as RGB or gray.
     static func decodeEighth(_ bytes: [UInt8]) throws -> Image {
+        try decode(bytes, scale: .eighth)
+    }
+
+    /// TurboJPEG's decode of `bytes` at `scale`, RGB or grey.
+    static func decode(_ bytes: [UInt8], scale: JPEGScale) throws -> Image {
         let handle = try TurboJPEGHandle(.decompressor)
         let header = try bytes.withUnsafeBytes { try handle.readHeader($0) }
-        let size = JPEGScale.eighth.apply(to: header.size)
+        let size = scale.apply(to: header.size)
         let format: PixelFormat = header.isGray ? .gray8 : .rgb8
         var pixels = [UInt8](repeating: 0, count: size.pixelCount * format.bytesPerPixel)
         _ = try bytes.withUnsafeBytes { jpeg in
