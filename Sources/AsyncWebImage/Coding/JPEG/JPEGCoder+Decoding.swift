@@ -134,18 +134,16 @@ extension JPEGCoder {
         let target = options.targetSize(forStored: header.size, orientation: orientation)
         let scale = target.map { JPEGScale.forThumbnail($0, from: header.size, filter: options.thumbnailFilter) } ?? .one
         var pruned: [UInt8]?
-        if completeness.checksIntegrity, scale == .eighth, let frame = markers.frame, frame.marker == 0xC2 {
-            // A progressive thumbnail at 1/8 needs a fraction of the
+        if completeness.checksIntegrity, let mode = JPEGReducedScaleTranscoder.Mode(scale: scale),
+           let frame = markers.frame, frame.marker == 0xC2 {
+            // A progressive thumbnail at 1/8 or 1/4 needs a fraction of the
             // coefficients: as a baseline stream of just those (decoded
-            // without whole-image coefficient arrays), else with the scans
-            // that scale does not read dropped.
-            pruned = JPEGReducedScaleTranscoder.baselineStream(jpeg, frame: frame)
-                ?? JPEGScanPruner.eighthScaleStream(jpeg, scanner: markers)
-        } else if completeness.checksIntegrity, scale == JPEGReducedScaleTranscoder.Mode.quarter.scale,
-                  let frame = markers.frame, frame.marker == 0xC2 {
-            // At 1/4, from the lowest spectral band (most of the file's
-            // scans skipped; judged by the quality panel), else as it is.
-            pruned = JPEGReducedScaleTranscoder.baselineStream(jpeg, frame: frame, mode: .quarter)
+            // without whole-image coefficient arrays; at 1/4 from the lowest
+            // spectral band, judged by the quality panel). Failing that, at
+            // 1/8 with the scans that scale does not read dropped; at 1/4 the
+            // file as it is.
+            pruned = JPEGReducedScaleTranscoder.baselineStream(jpeg, frame: frame, mode: mode)
+                ?? (mode == .eighth ? JPEGScanPruner.eighthScaleStream(jpeg, scanner: markers) : nil)
         }
         // Colour: previews are never converted; a CMYK profile is applied
         // while converting to RGB, any other at the end (ColorManager).

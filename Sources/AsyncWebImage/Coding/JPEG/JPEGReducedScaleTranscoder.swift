@@ -60,8 +60,17 @@ enum JPEGReducedScaleTranscoder {
         /// 1/4, from each full-resolution component's four lowest coefficients.
         case quarter
 
+        /// The mode for a decode at `scale`, or `nil` when none serves it.
+        init?(scale: JPEGScale) {
+            switch scale {
+            case .eighth: self = .eighth
+            case .quarter: self = .quarter
+            default: return nil
+            }
+        }
+
         /// The scale TurboJPEG decodes the output at.
-        var scale: JPEGScale { self == .eighth ? .eighth : JPEGScale(numerator: 1, denominator: 4) }
+        var scale: JPEGScale { self == .eighth ? .eighth : .quarter }
     }
 
     /// The baseline stream, or `nil` when the transcoder declines.

@@ -17,6 +17,9 @@ struct JPEGScale: Sendable, Hashable, CustomStringConvertible {
     /// The smallest factor: one pixel per 8×8 block, from the DC coefficient alone.
     static let eighth = JPEGScale(numerator: 1, denominator: 8)
 
+    /// Two pixels a block side: the 2×2 reduced IDCT.
+    static let quarter = JPEGScale(numerator: 1, denominator: 4)
+
     /// The factors TurboJPEG supports that shrink (≤ 1), smallest first.
     static let reducing: [JPEGScale] = {
         var count: Int32 = 0
